@@ -1,0 +1,33 @@
+"""`citewatch config validate|show`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from sidecar._cli_common import config_option, settings_from
+
+__all__ = ["config_group"]
+
+
+@click.group("config")
+def config_group() -> None:
+    """Inspect the settings citewatch would run with."""
+
+
+@config_group.command("validate")
+@config_option
+def validate(config_file: str | None) -> None:
+    """Check the settings from the file and environment; exit 1 with the reason if invalid."""
+    settings_from(config_file, {})
+    click.echo("settings are valid", err=True)
+
+
+@config_group.command("show")
+@config_option
+def show(config_file: str | None) -> None:
+    """Print the effective settings as JSON, secrets masked."""
+    settings = settings_from(config_file, {})
+    # SecretStr dumps as '**********' in JSON mode: secrets never reach the terminal.
+    click.echo(json.dumps(settings.model_dump(mode="json"), indent=2, sort_keys=True))

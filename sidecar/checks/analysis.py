@@ -1,0 +1,93 @@
+"""One pass over a trace that every check and the scorer read from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from schemas import Claim, Trace
+from sidecar.checks.markers import Marker, MarkerParser
+from sidecar.checks.prescreen import PassageFacts, prescreen_flags
+
+__all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
+
+ClaimStatus = Literal["cited", "uncited", "invalid_citation", "not_factual"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAnalysis:
+    """The deterministic view of one claim."""
+
+    claim: Claim
+    status: ClaimStatus
+    valid_ids: tuple[str, ...]
+    invalid_ids: tuple[str, ...]
+    prescreen: tuple[str, ...]
+
+    @property
+    def needs_judge(self) -> bool:
+        """A factual claim citing at least one known source: only a judge can score it."""
+        return self.status == "cited"
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Markers, known sources and per-claim status of one trace."""
+
+    trace: Trace
+    markers: tuple[Marker, ...]
+    marker_ids: tuple[str, ...]
+    source_ids: frozenset[str]
+    claims: tuple[ClaimAnalysis, ...]
+
+    @property
+    def invalid_marker_ids(self) -> tuple[str, ...]:
+        """Marker IDs in the answer that resolve to no source, first-seen order."""
+        return tuple(i for i in self.marker_ids if i not in self.source_ids)
+
+    def claim(self, claim_id: str) -> ClaimAnalysis | None:
+        """The analysis of one claim, or None for an unknown ID."""
+        for item in self.claims:
+            if item.claim.id == claim_id:
+                return item
+        return None
+
+
+def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
+    """Parse markers, resolve citations and pre-screen every claim of ``trace``."""
+    markers = tuple(parser.markers(trace.answer))
+    seen: dict[str, None] = {}
+    for marker in markers:
+        for marker_id in marker.ids:
+            seen.setdefault(marker_id, None)
+    source_ids = frozenset(source.id for source in trace.sources)
+    facts: dict[str, PassageFacts] = {}
+    claims = []
+    for claim in trace.claims:
+        cited = list(dict.fromkeys(claim.citation_ids))
+        valid = tuple(i for i in cited if i in source_ids)
+        invalid = tuple(i for i in cited if i not in source_ids)
+        status: ClaimStatus
+        if claim.kind != "factual":
+            status = "not_factual"
+        elif not cited:
+            status = "uncited"
+        elif not valid:
+            status = "invalid_citation"
+        else:
+            status = "cited"
+        flags: tuple[str, ...] = ()
+        if status == "cited":
+            for source_id in valid:
+                if source_id not in facts:
+                    facts[source_id] = PassageFacts(_source_text(trace, source_id))
+            flags = tuple(prescreen_flags(claim.text, (facts[i] for i in valid)))
+        claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
+    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims))
+
+
+def _source_text(trace: Trace, source_id: str) -> str:
+    for source in trace.sources:
+        if source.id == source_id:
+            return source.text
+    return ""

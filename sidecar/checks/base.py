@@ -1,0 +1,34 @@
+"""The check Protocol and the findings checks return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from sidecar.checks.analysis import Analysis
+
+__all__ = ["Check", "Finding", "Severity"]
+
+Severity = Literal["info", "warning", "critical"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A deterministic finding: codes and IDs, never raw trace text."""
+
+    code: str
+    severity: Severity
+    claim_id: str | None = None
+    source_id: str | None = None
+    detail: str = ""
+
+
+class Check(Protocol):
+    """One deterministic check. ``codes`` lists every finding code it can emit."""
+
+    name: str
+    codes: tuple[str, ...]
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        """Findings for one analysed trace; must not raise on any valid trace."""
+        ...

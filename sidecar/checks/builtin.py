@@ -1,0 +1,188 @@
+"""The built-in deterministic checks."""
+
+from __future__ import annotations
+
+import re
+
+from sidecar.checks.analysis import Analysis
+from sidecar.checks.base import Check, Finding, Severity
+
+__all__ = [
+    "CitationMismatchCheck",
+    "ClaimCitationCheck",
+    "MarkerCheck",
+    "NoClaimsCheck",
+    "PrescreenCheck",
+    "SourceUsageCheck",
+    "default_checks",
+]
+
+
+class NoClaimsCheck:
+    """A trace without claims cannot be scored for correctness or completeness."""
+
+    name: str = "no_claims"
+    codes: tuple[str, ...] = ("no_claims",)
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        if analysis.trace.claims:
+            return []
+        return [Finding("no_claims", "info")]
+
+
+class MarkerCheck:
+    """The answer's markers: none at all, or IDs that resolve to no source."""
+
+    name: str = "markers"
+    codes: tuple[str, ...] = ("no_markers", "unknown_citation_id")
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        if not analysis.marker_ids:
+            return [Finding("no_markers", "warning")] if analysis.trace.answer.strip() else []
+        return [
+            Finding("unknown_citation_id", "warning", source_id=marker_id, detail="answer_marker")
+            for marker_id in analysis.invalid_marker_ids
+        ]
+
+
+class ClaimCitationCheck:
+    """Claims citing unknown IDs, uncited factual claims, and the critical ones among them."""
+
+    name: str = "claim_citations"
+    codes: tuple[str, ...] = ("unknown_citation_id", "uncited_claim", "invalid_citation_claim")
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        findings = []
+        for item in analysis.claims:
+            claim = item.claim
+            for bad_id in item.invalid_ids:
+                findings.append(
+                    Finding("unknown_citation_id", "warning", claim_id=claim.id,
+                            source_id=bad_id, detail="claim_citation")
+                )
+            severity: Severity = "critical" if claim.importance == 3 else "warning"
+            if item.status == "uncited":
+                findings.append(Finding("uncited_claim", severity, claim_id=claim.id,
+                                        detail=f"importance={claim.importance}"))
+            elif item.status == "invalid_citation":
+                findings.append(Finding("invalid_citation_claim", severity, claim_id=claim.id,
+                                        detail=f"importance={claim.importance}"))
+        return findings
+
+
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
+class CitationMismatchCheck:
+    """A claim whose citation_ids disagree with the markers next to its text in the answer.
+
+    Only claims whose text can be found in the answer (case and whitespace folded) are
+    compared; the markers considered are those after the claim text up to the end of its
+    sentence.
+    """
+
+    name: str = "citation_mismatch"
+    codes: tuple[str, ...] = ("citation_mismatch",)
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        answer = analysis.trace.answer
+        if not analysis.claims or not analysis.markers:
+            return []
+        folded, index_map = _fold_with_map(answer)
+        findings = []
+        for item in analysis.claims:
+            needle = _SPACES.sub(" ", item.claim.text.rstrip(" .")).lower().strip()
+            if len(needle) < 8:
+                continue
+            at = folded.find(needle)
+            if at < 0:
+                continue
+            last = at + len(needle) - 1
+            claim_end = (index_map[last] if index_map is not None else last) + 1
+            end_match = _SENTENCE_END.search(answer, claim_end)
+            sentence_end = end_match.end() if end_match else len(answer)
+            nearby: list[str] = []
+            for marker in analysis.markers:
+                if claim_end <= marker.start < sentence_end + 1:
+                    nearby.extend(marker.ids)
+            if not nearby:
+                continue
+            if set(nearby) != set(item.claim.citation_ids):
+                findings.append(Finding("citation_mismatch", "warning", claim_id=item.claim.id,
+                                        detail=f"markers={','.join(dict.fromkeys(nearby))}"))
+        return findings
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _fold_with_map(text: str) -> tuple[str, list[int] | None]:
+    """Lower-case, whitespace-collapsed text and a map from folded to original indices.
+
+    The map is None when folding kept every index (the common case: single spaces).
+    """
+    folded = _SPACES.sub(" ", text).lower()
+    if len(folded) == len(text):
+        return folded, None
+    out: list[str] = []
+    index: list[int] = []
+    previous_space = False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if previous_space:
+                continue
+            out.append(" ")
+            index.append(i)
+            previous_space = True
+        else:
+            lowered = ch.lower()
+            out.extend(lowered)
+            index.extend([i] * len(lowered))
+            previous_space = False
+    return "".join(out), index
+
+
+class PrescreenCheck:
+    """Numbers or negations in a cited claim that none of its cited passages contain."""
+
+    name: str = "prescreen"
+    codes: tuple[str, ...] = ("prescreen_flag",)
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        return [
+            Finding("prescreen_flag", "info", claim_id=item.claim.id,
+                    detail=",".join(item.prescreen))
+            for item in analysis.claims
+            if item.prescreen
+        ]
+
+
+class SourceUsageCheck:
+    """Sources cited by nothing, and sources with empty text."""
+
+    name: str = "sources"
+    codes: tuple[str, ...] = ("uncited_source", "empty_source")
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        cited = set(analysis.marker_ids)
+        for item in analysis.claims:
+            cited.update(item.valid_ids)
+        findings = []
+        for source in analysis.trace.sources:
+            if not source.text.strip():
+                findings.append(Finding("empty_source", "warning", source_id=source.id))
+            if source.id not in cited:
+                findings.append(Finding("uncited_source", "info", source_id=source.id))
+        return findings
+
+
+def default_checks() -> list[Check]:
+    """The checks `citewatch check` and `citewatch run` apply to every trace."""
+    return [
+        NoClaimsCheck(),
+        MarkerCheck(),
+        ClaimCitationCheck(),
+        CitationMismatchCheck(),
+        PrescreenCheck(),
+        SourceUsageCheck(),
+    ]

@@ -1,0 +1,54 @@
+"""Citation marker parsing: [S1], [1], [1][2], [1] [2], [1, 2], [S1, S2]."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_MARKER_PATTERN", "Marker", "MarkerParser"]
+
+_ID = r"(?:[A-Za-z][A-Za-z_-]{0,15}\d[\w-]{0,15}|\d{1,6})"
+DEFAULT_MARKER_PATTERN = rf"\[\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*\]"
+_SPLIT = re.compile(r"\s*[,;]\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One bracketed marker in the answer, possibly naming several IDs."""
+
+    start: int
+    end: int
+    ids: tuple[str, ...]
+
+
+class MarkerParser:
+    """Finds citation markers in answer text.
+
+    ``pattern`` is a regex whose first group is the inside of one marker; IDs inside it are
+    separated by commas or semicolons. Parsing never raises on any text.
+    """
+
+    def __init__(self, pattern: str | None = None) -> None:
+        self.pattern = pattern or DEFAULT_MARKER_PATTERN
+        compiled = re.compile(self.pattern)
+        if compiled.groups < 1:
+            raise ValueError("a marker pattern needs one capturing group for the IDs")
+        self._regex = compiled
+
+    def markers(self, text: str) -> list[Marker]:
+        """Every marker in order of appearance."""
+        found = []
+        for match in self._regex.finditer(text):
+            inner = match.group(1) or ""
+            ids = tuple(part for part in _SPLIT.split(inner.strip()) if part)
+            if ids:
+                found.append(Marker(match.start(), match.end(), ids))
+        return found
+
+    def ids(self, text: str) -> list[str]:
+        """Distinct cited IDs in first-seen order."""
+        seen: dict[str, None] = {}
+        for marker in self.markers(text):
+            for marker_id in marker.ids:
+                seen.setdefault(marker_id, None)
+        return list(seen)

@@ -1,0 +1,39 @@
+"""The `citewatch` command line. Only this module (and its `_cli_*` siblings) prints or exits."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+
+from sidecar import __version__
+from sidecar._cli_check import check_command
+from sidecar._cli_config import config_group
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="citewatch")
+@click.option("-v", "--verbose", count=True, help="More logging on stderr (-v INFO, -vv DEBUG).")
+def cli(verbose: int) -> None:
+    """citewatch: live checks of the citations in a RAG application's answers.
+
+    Reads answer traces (from Kafka or a JSON Lines file), checks every citation
+    deterministically, asks a judge whether cited passages support each claim, and exports
+    validity, correctness and completeness as Prometheus metrics and evaluation records.
+    """
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+cli.add_command(check_command)
+cli.add_command(config_group)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point."""
+    return cli.main(args=argv, prog_name="citewatch")

@@ -1,0 +1,266 @@
+"""The one settings object of citewatch.
+
+Built by the CLI from (highest first) command-line flags, ``CITEWATCH_*`` environment
+variables, an optional YAML file, and the defaults below. Settings are grouped in sections;
+an environment variable names the section then the field: ``CITEWATCH_JUDGE_MODEL`` sets
+``judge.model``, ``CITEWATCH_METRICS_PORT`` sets ``metrics.port``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from sidecar.errors import ConfigError
+
+__all__ = [
+    "ChecksSettings",
+    "InputSettings",
+    "JudgeSettings",
+    "KafkaSettings",
+    "MetricsSettings",
+    "RedactionSettings",
+    "SamplingSettings",
+    "ScoringSettings",
+    "Settings",
+    "load_settings",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class ScoringSettings(_Section):
+    """How the per-trace scores are combined."""
+
+    weight_correctness: float = Field(default=0.45, ge=0.0, le=1.0)
+    """Weight of correctness in the overall score."""
+    weight_completeness: float = Field(default=0.40, ge=0.0, le=1.0)
+    """Weight of completeness in the overall score."""
+    weight_validity: float = Field(default=0.15, ge=0.0, le=1.0)
+    """Weight of citation validity in the overall score."""
+    partial_credit: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Value of a 'partial' verdict (supported is 1.0, unsupported 0.0)."""
+
+    @model_validator(mode="after")
+    def _weights_sum_to_one(self) -> ScoringSettings:
+        total = self.weight_correctness + self.weight_completeness + self.weight_validity
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"overall weights must sum to 1.0, they sum to {total:.4f}")
+        return self
+
+
+class ChecksSettings(_Section):
+    """Deterministic checks."""
+
+    marker_pattern: str | None = None
+    """A regex whose first group is the text inside one citation marker (IDs separated by
+    commas or semicolons). Default: bracketed IDs like [S1], [1], [S1, S2]."""
+    max_record_bytes: int = Field(default=1_048_576, gt=0)
+    """Records larger than this are dead-lettered with reason too_large."""
+    max_json_depth: int = Field(default=32, gt=1)
+    """JSON nested deeper than this is dead-lettered with reason too_deep."""
+
+
+class KafkaSettings(_Section):
+    """The Kafka source and sinks. Security options pass straight to kafka-python."""
+
+    bootstrap_servers: str = "localhost:9092"
+    """Comma-separated host:port list."""
+    input_topic: str = "rag.traces"
+    """Topic the RAG application publishes traces to."""
+    group_id: str = "citewatch"
+    """Consumer group."""
+    evaluations_topic: str = "rag.citation.evaluations"
+    """Where evaluation records go, keyed by trace_id."""
+    dead_letter_topic: str = "rag.traces.DLT"
+    """Where records that cannot be evaluated go, unchanged, with headers saying why."""
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    """kafka-python security_protocol."""
+    sasl_mechanism: str | None = None
+    """kafka-python sasl_mechanism, e.g. PLAIN, SCRAM-SHA-512."""
+    sasl_plain_username: str | None = None
+    """SASL user name."""
+    sasl_plain_password: SecretStr | None = None
+    """SASL password (masked by `citewatch config show`)."""
+    ssl_cafile: str | None = None
+    """CA bundle for SSL."""
+    ssl_certfile: str | None = None
+    """Client certificate for SSL."""
+    ssl_keyfile: str | None = None
+    """Client key for SSL."""
+    max_in_flight: int = Field(default=1000, gt=0)
+    """Records held uncommitted before partitions are paused (backpressure)."""
+    lag_interval_seconds: float = Field(default=20.0, ge=1.0, le=300.0)
+    """How often consumer lag is sampled."""
+    shutdown_deadline_seconds: float = Field(default=20.0, gt=0.0)
+    """How long in-flight work may take to finish after SIGTERM."""
+    dedup_window: int = Field(default=100_000, ge=0)
+    """How many recent trace_ids are remembered so replays are not counted twice."""
+
+
+class InputSettings(_Section):
+    """The embedded file source used instead of Kafka."""
+
+    path: str | None = None
+    """JSON Lines file of traces, or - for standard input. When set, Kafka is not used."""
+    output: str | None = None
+    """Where evaluation records go with a file input; standard output when unset."""
+    once: bool = False
+    """Stop at the end of the input instead of following it as it grows."""
+
+
+class MetricsSettings(_Section):
+    """The Prometheus endpoint and label policy."""
+
+    port: int = Field(default=9464, ge=0, le=65535)
+    """Port of /metrics, /healthz and /readyz (0 picks a free port)."""
+    address: str = "0.0.0.0"
+    """Bind address; all interfaces by default, as Prometheus exporters do."""
+    apps: list[str] = Field(default_factory=list)
+    """Allow-list of app label values; any other app is reported as 'other'."""
+
+
+class JudgeSettings(_Section):
+    """The LLM judge."""
+
+    backend: Literal["openai-responses", "openai-chat", "lexical", "none"] | None = None
+    """Judge backend. Unset: openai-responses when an API key is configured, else lexical."""
+    model: str = "gpt-4.1-mini-2025-04-14"
+    """Pinned judge model snapshot."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint; OPENAI_BASE_URL when unset."""
+    api_key: SecretStr | None = None
+    """API key; OPENAI_API_KEY when unset."""
+    timeout_seconds: float = Field(default=30.0, gt=0.0)
+    """Per-call timeout."""
+    max_retries: int = Field(default=4, ge=0, le=10)
+    """Retries on 429, 5xx, connection errors and timeouts."""
+    concurrency: int = Field(default=16, ge=1, le=1024)
+    """Judge calls in flight at once."""
+
+
+class SamplingSettings(_Section):
+    """Which traces the judge sees."""
+
+    rate: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Base sample rate, by a hash of trace_id."""
+
+
+class RedactionSettings(_Section):
+    """Redaction of sensitive text before anything leaves the process."""
+
+    enabled: bool = True
+    """Redact traces before judging and emitting."""
+
+
+class Settings(BaseSettings):
+    """Everything `citewatch run` and `citewatch check` need."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CITEWATCH_",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+        extra="forbid",
+        validate_default=True,
+    )
+
+    kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+    input: InputSettings = Field(default_factory=InputSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    checks: ChecksSettings = Field(default_factory=ChecksSettings)
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    sampling: SamplingSettings = Field(default_factory=SamplingSettings)
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The YAML file is passed in as init data by load_settings, merged below the flags.
+        return (init_settings, env_settings)
+
+
+def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    *,
+    overrides: dict[str, Any] | None = None,
+) -> Settings:
+    """Build the settings from flags (``overrides``), environment, YAML file and defaults.
+
+    Raises :class:`ConfigError` with one readable line naming every bad field.
+    """
+    import os
+
+    file_data: dict[str, Any] = {}
+    if config_file is not None:
+        try:
+            loaded = yaml.safe_load(Path(config_file).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {config_file}: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {config_file} is not valid YAML: {exc}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config file {config_file} must hold a mapping of sections")
+        file_data = loaded
+    # Environment beats the file: read the env layer alone, then merge file < env < flags.
+    try:
+        env_only = Settings().model_dump(exclude_unset=True) if _has_env(os.environ) else {}
+        data = _deep_merge(_deep_merge(file_data, env_only), _nest(overrides or {}))
+        return Settings(**data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(exc)) from None
+
+
+def _has_env(environ: Any) -> bool:
+    return any(key.startswith("CITEWATCH_") for key in environ)
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
+    """Turn {"judge.model": "x", "metrics": {...}} into nested sections; drops None values."""
+    nested: dict[str, Any] = {}
+    for key, value in flat.items():
+        if value is None:
+            continue
+        if "." in key:
+            section, field = key.split(".", 1)
+            nested.setdefault(section, {})[field] = value
+        else:
+            nested[key] = value
+    return nested
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """One line naming each invalid setting, without echoing secret values."""
+    parts = []
+    for error in exc.errors(include_input=False, include_url=False):
+        loc = ".".join(str(p) for p in error["loc"])
+        parts.append(f"{loc}: {error['msg']}")
+    return "invalid settings: " + "; ".join(parts)

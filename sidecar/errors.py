@@ -1,0 +1,77 @@
+"""The one error tree of citewatch.
+
+    CitewatchError
+     ├── ConfigError            bad settings; stops start-up, never raised per message
+     ├── TraceError             one input record cannot be evaluated (retriable = False)
+     │    ├── TraceDecodeError  not UTF-8, not JSON, too large or too deeply nested
+     │    └── TraceInvalidError valid JSON but not a valid trace v1
+     └── JudgeError             the judge gave no usable verdicts for one trace
+                                (``retriable`` says whether a retry may help; ``kind`` is the
+                                metric label: rate_limited, timeout, api_error, parse_error,
+                                refusal, id_mismatch, circuit_open)
+
+Every error carries a ``reason``: a short code safe for metric labels and dead-letter headers.
+Messages never contain raw trace text.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CitewatchError",
+    "ConfigError",
+    "JudgeError",
+    "TraceDecodeError",
+    "TraceError",
+    "TraceInvalidError",
+]
+
+
+class CitewatchError(Exception):
+    """Base of every error citewatch raises on purpose."""
+
+    retriable: bool = False
+    reason: str = "error"
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        if reason is not None:
+            self.reason = reason
+
+
+class ConfigError(CitewatchError):
+    """The settings are invalid; ``citewatch`` refuses to start."""
+
+    reason = "config"
+
+
+class TraceError(CitewatchError):
+    """One input record cannot be evaluated; it goes to the dead-letter topic."""
+
+    reason = "invalid_trace"
+
+
+class TraceDecodeError(TraceError):
+    """The record is not UTF-8, not JSON, too large or too deeply nested."""
+
+    reason = "not_json"
+
+
+class TraceInvalidError(TraceError):
+    """The record is JSON but not a valid trace v1."""
+
+    reason = "invalid_trace"
+
+
+class JudgeError(CitewatchError):
+    """The judge produced no usable verdicts for a trace."""
+
+    reason = "api_error"
+
+    def __init__(self, message: str, *, kind: str = "api_error", retriable: bool = False) -> None:
+        super().__init__(message, reason=kind)
+        self.retriable = retriable
+
+    @property
+    def kind(self) -> str:
+        """The metric label of this failure."""
+        return self.reason

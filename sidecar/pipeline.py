@@ -1,0 +1,182 @@
+"""One trace through checks, redaction, the judge and scoring into an evaluation record.
+
+The same pipeline serves `citewatch check`, the file source and the Kafka consumer; the
+runtimes only differ in where traces come from and where records go.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from schemas import (
+    TRACE_SCHEMA_VERSION,
+    ClaimResult,
+    EvaluationRecord,
+    FindingRecord,
+    JudgeRun,
+    Scores,
+    Trace,
+    Versions,
+)
+from sidecar import __version__
+from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, default_checks
+from sidecar.config import Settings
+from sidecar.scoring import ClaimVerdict, ScoreResult, score
+
+__all__ = ["JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
+
+logger = logging.getLogger(__name__)
+
+
+class TraceRedactor(Protocol):
+    """Replaces sensitive values in a whole trace; returns it with counts per entity type."""
+
+    def redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
+        """The redacted trace and how many values of each type were replaced."""
+        ...
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What the judge stage decided for one trace."""
+
+    verdicts: dict[str, ClaimVerdict] | None = None
+    run: JudgeRun | None = None
+    sampled_by: str | None = None
+    skip_reason: str | None = None
+
+
+class JudgeStage(Protocol):
+    """Decides whether to judge a (redacted) trace and, if so, returns checked verdicts."""
+
+    async def judge(self, trace: Trace, analysis: Analysis) -> JudgeOutcome:
+        """Never raises for a judge failure: the outcome carries the error instead."""
+        ...
+
+
+@dataclass
+class Pipeline:
+    """Evaluates traces. Collaborators are injected; all default to the deterministic path."""
+
+    settings: Settings
+    checks: list[Check] = field(default_factory=default_checks)
+    redactor: TraceRedactor | None = None
+    judge: JudgeStage | None = None
+
+    def __post_init__(self) -> None:
+        self.parser = MarkerParser(self.settings.checks.marker_pattern)
+        self.check_errors = 0
+
+    def analyse(self, trace: Trace) -> tuple[Analysis, list[Finding]]:
+        """The deterministic part: markers, citations and every check's findings."""
+        analysis = analyse(trace, self.parser)
+        findings: list[Finding] = []
+        for check in self.checks:
+            try:
+                findings.extend(check.run(analysis))
+            except Exception:
+                # One faulty check must not lose the trace; it is logged once and counted.
+                self.check_errors += 1
+                logger.exception("check %s failed on trace %s", check.name, trace.trace_id)
+                findings.append(Finding("check_error", "warning", detail=check.name))
+        return analysis, findings
+
+    async def evaluate(self, trace: Trace) -> EvaluationRecord:
+        """Run the whole pipeline on one trace."""
+        analysis, findings = self.analyse(trace)
+        redacted, redactions = (
+            self.redactor.redact(trace) if self.redactor is not None else (trace, {})
+        )
+        outcome = JudgeOutcome()
+        if self.judge is not None:
+            outcome = await self.judge.judge(redacted, analysis)
+        result = score(analysis, outcome.verdicts, self.settings.scoring)
+        return build_record(redacted, analysis, findings, result, outcome, redactions)
+
+    def evaluate_deterministic(self, trace: Trace) -> EvaluationRecord:
+        """The pipeline without the judge, for callers with no event loop."""
+        analysis, findings = self.analyse(trace)
+        redacted, redactions = (
+            self.redactor.redact(trace) if self.redactor is not None else (trace, {})
+        )
+        result = score(analysis, None, self.settings.scoring)
+        return build_record(
+            redacted, analysis, findings, result, JudgeOutcome(skip_reason="no_judge"), redactions
+        )
+
+
+def build_record(
+    trace: Trace,
+    analysis: Analysis,
+    findings: list[Finding],
+    result: ScoreResult,
+    outcome: JudgeOutcome,
+    redactions: dict[str, int],
+) -> EvaluationRecord:
+    """Assemble the evaluation record. ``trace`` is the redacted trace: its claim texts are
+    the only trace text the record carries."""
+    critical = {c.claim_id: c.reason for c in result.critical}
+    texts = {claim.id: claim.text for claim in trace.claims}
+    verdicts = outcome.verdicts or {}
+    claims = []
+    for item in analysis.claims:
+        claim = item.claim
+        verdict = verdicts.get(claim.id)
+        claims.append(
+            ClaimResult(
+                claim_id=claim.id,
+                text=texts.get(claim.id, ""),
+                importance=claim.importance,
+                kind=claim.kind,
+                status=item.status,
+                citation_ids=list(claim.citation_ids),
+                invalid_citation_ids=list(item.invalid_ids),
+                prescreen_flags=list(item.prescreen),
+                verdict=verdict.verdict if verdict else None,
+                verdict_reason=verdict.reason if verdict else None,
+                evidence_quote=verdict.evidence_quote if verdict else None,
+                critical_reason=critical.get(claim.id),
+            )
+        )
+    sampled_by = outcome.sampled_by if outcome.sampled_by in ("base", "priority") else None
+    return EvaluationRecord(
+        trace_id=trace.trace_id,
+        app=trace.app,
+        tenant=trace.tenant,
+        environment=trace.environment,
+        trace_timestamp=trace.timestamp,
+        evaluated_at=datetime.now(UTC),
+        generator=trace.generator,
+        findings=[
+            FindingRecord(code=f.code, severity=f.severity, claim_id=f.claim_id,
+                          source_id=f.source_id, detail=f.detail)
+            for f in findings
+        ],
+        claims=claims,
+        scores=Scores(
+            validity=round(result.validity, 6),
+            correctness=_round(result.correctness),
+            completeness=_round(result.completeness),
+            overall=_round(result.overall),
+            marker_ids=list(analysis.marker_ids),
+            invalid_citation_ids=list(result.invalid_citation_ids),
+            critical_unsupported=len(result.critical),
+        ),
+        judged=result.judged,
+        sampled_by=sampled_by,
+        skip_reason=outcome.skip_reason,
+        judge=outcome.run,
+        redactions=dict(redactions),
+        versions=Versions(
+            citewatch=__version__,
+            trace_schema=TRACE_SCHEMA_VERSION,
+            rubric=outcome.run.rubric_version if outcome.run else None,
+        ),
+    )
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

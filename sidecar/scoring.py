@@ -1,0 +1,141 @@
+"""Validity, correctness, completeness, overall and critical claims, as DESIGN.md defines them.
+
+- validity: distinct answer marker IDs that resolve / distinct marker IDs (0.0 without markers)
+- correctness: mean verdict value over factual claims carrying at least one citation
+- completeness: sum(importance x value) over cited claims / sum(importance) over factual claims
+- overall: weighted sum from :class:`ScoringSettings`, only when the trace was judged
+
+A factual claim citing only unknown IDs carries a citation but has nothing to be judged
+against: it scores 0.0 without a judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from schemas import CriticalReason, VerdictLabel
+from sidecar.checks.analysis import Analysis
+from sidecar.config import ScoringSettings
+
+__all__ = ["ClaimVerdict", "CriticalClaim", "ScoreResult", "score", "verdict_value"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVerdict:
+    """A checked verdict on one claim. ``quote_not_found`` marks a downgraded verdict."""
+
+    verdict: VerdictLabel
+    reason: str = ""
+    evidence_quote: str = ""
+    quote_not_found: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalClaim:
+    """An importance-3 claim left without support, and why."""
+
+    claim_id: str
+    reason: CriticalReason
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreResult:
+    """The scores of one trace. Judge-dependent scores are None when not judged."""
+
+    validity: float
+    invalid_citation_ids: tuple[str, ...]
+    correctness: float | None
+    completeness: float | None
+    overall: float | None
+    critical: tuple[CriticalClaim, ...]
+    unjudged_claim_ids: tuple[str, ...]
+    ignored_verdict_ids: tuple[str, ...]
+
+    @property
+    def judged(self) -> bool:
+        """Whether correctness and completeness could be computed."""
+        return self.correctness is not None
+
+
+def verdict_value(verdict: VerdictLabel, settings: ScoringSettings) -> float:
+    """supported 1.0, partial the configured credit, unsupported 0.0."""
+    if verdict == "supported":
+        return 1.0
+    if verdict == "partial":
+        return settings.partial_credit
+    return 0.0
+
+
+def score(
+    analysis: Analysis,
+    verdicts: Mapping[str, ClaimVerdict] | None,
+    settings: ScoringSettings,
+) -> ScoreResult:
+    """Score one analysed trace; ``verdicts`` maps claim_id to a checked verdict, or is None.
+
+    Verdicts for unknown claim IDs are ignored and listed in ``ignored_verdict_ids``. A cited
+    claim with no verdict leaves correctness and completeness unknown (None) and is listed in
+    ``unjudged_claim_ids``: a partial judgement is never scored as if it were whole.
+    """
+    marker_ids = analysis.marker_ids
+    invalid = tuple(i for i in marker_ids if i not in analysis.source_ids)
+    validity = (len(marker_ids) - len(invalid)) / len(marker_ids) if marker_ids else 0.0
+
+    known_claims = {item.claim.id for item in analysis.claims}
+    ignored = tuple(sorted(set(verdicts or {}) - known_claims))
+
+    critical: list[CriticalClaim] = []
+    unjudged: list[str] = []
+    values: list[float] = []
+    weighted = 0.0
+    denominator = 0
+    for item in analysis.claims:
+        claim = item.claim
+        if item.status == "not_factual":
+            continue
+        denominator += claim.importance
+        verdict = (verdicts or {}).get(claim.id)
+        if item.status == "uncited":
+            if claim.importance == 3:
+                critical.append(CriticalClaim(claim.id, "uncited"))
+            continue
+        if item.status == "invalid_citation":
+            if claim.importance == 3:
+                critical.append(CriticalClaim(claim.id, "invalid_citation"))
+            values.append(0.0)
+            continue
+        if verdict is None:
+            unjudged.append(claim.id)
+            continue
+        value = verdict_value(verdict.verdict, settings)
+        values.append(value)
+        weighted += claim.importance * value
+        if claim.importance == 3 and verdict.verdict == "unsupported":
+            reason: CriticalReason = (
+                "quote_not_found" if verdict.quote_not_found else "judged_unsupported"
+            )
+            critical.append(CriticalClaim(claim.id, reason))
+
+    correctness: float | None = None
+    completeness: float | None = None
+    overall: float | None = None
+    if verdicts is not None and not unjudged:
+        correctness = sum(values) / len(values) if values else None
+        completeness = weighted / denominator if denominator else None
+        if correctness is not None and completeness is not None:
+            overall = (
+                settings.weight_correctness * correctness
+                + settings.weight_completeness * completeness
+                + settings.weight_validity * validity
+            )
+    return ScoreResult(
+        validity=validity,
+        invalid_citation_ids=invalid,
+        correctness=correctness,
+        completeness=completeness,
+        overall=overall,
+        critical=tuple(critical),
+        unjudged_claim_ids=tuple(unjudged) if verdicts is not None else (),
+        ignored_verdict_ids=ignored,
+    )
