@@ -2,4 +2,7 @@
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from exporters.http import MetricsServer, serve
+from exporters.prometheus import CitewatchMetrics
+
+__all__: list[str] = ["CitewatchMetrics", "MetricsServer", "serve"]

@@ -1,0 +1,323 @@
+"""The citewatch Prometheus metric set, registered on an injected registry.
+
+Every metric is prefixed ``citewatch_``. Label values stay bounded: the ``app`` label
+comes from a configured allow-list (anything else is reported as ``other``), and trace
+IDs travel only as exemplars on ``citewatch_critical_unsupported_claims_total``.
+The names, labels and buckets here are a public contract documented in docs/metrics.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from schemas import EvaluationRecord
+
+__all__ = [
+    "CIRCUIT_STATES",
+    "CRITICAL_REASONS",
+    "JUDGE_LATENCY_BUCKETS",
+    "OTHER_APP",
+    "RATIO_BUCKETS",
+    "STAGE_BUCKETS",
+    "STAGES",
+    "UNKNOWN_APP",
+    "CitewatchMetrics",
+]
+
+logger = logging.getLogger(__name__)
+
+OTHER_APP = "other"
+"""The app label value of every app outside the allow-list."""
+
+UNKNOWN_APP = "unknown"
+"""The app label value of dead letters whose app could not be read."""
+
+RATIO_BUCKETS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+"""0.1-wide buckets for 0..1 ratios; +Inf is added by the client."""
+
+JUDGE_LATENCY_BUCKETS: tuple[float, ...] = (
+    0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0,
+)  # fmt: skip
+"""LLM call latencies: from a cache-like 10 ms to a slow 80 s completion."""
+
+STAGE_BUCKETS: tuple[float, ...] = (
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+    80.0,
+)  # fmt: skip
+"""Pipeline stage durations: sub-millisecond checks up to a judge call."""
+
+CRITICAL_REASONS: tuple[str, ...] = (
+    "uncited",
+    "invalid_citation",
+    "judged_unsupported",
+    "quote_not_found",
+)
+CIRCUIT_STATES: tuple[str, ...] = ("closed", "open", "half_open")
+STAGES: tuple[str, ...] = ("decode", "checks", "redaction", "judge", "scoring", "emit")
+TRACE_OUTCOMES: tuple[str, ...] = ("evaluated", "dead_lettered", "duplicate")
+_UNSAMPLED = "none"
+
+
+class CitewatchMetrics:
+    """All citewatch metrics on one registry; the pipeline reports through these methods.
+
+    Series that alerts watch with ``increase()`` (traces and critical unsupported claims per
+    allow-listed app) are created at zero here, so the first event is seen as an increase
+    rather than as a brand-new series.
+    """
+
+    def __init__(
+        self,
+        *,
+        registry: CollectorRegistry,
+        apps: Iterable[str] = (),
+        version: str = "",
+        rubric_version: str = "",
+        judge_model: str = "",
+    ) -> None:
+        self._apps = frozenset(apps)
+        self.traces = Counter(
+            "citewatch_traces",
+            "Traces consumed, by outcome.",
+            ["app", "outcome"],
+            registry=registry,
+        )
+        self.dead_letters = Counter(
+            "citewatch_dead_letters",
+            "Records sent to the dead-letter topic, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+        self.claims = Counter(
+            "citewatch_claims",
+            "Claims checked, by importance and deterministic status.",
+            ["app", "importance", "status"],
+            registry=registry,
+        )
+        self.claim_verdicts = Counter(
+            "citewatch_claim_verdicts",
+            "Judge verdicts on claims, by importance, verdict, judge backend and sample.",
+            ["app", "importance", "verdict", "judge", "sampled_by"],
+            registry=registry,
+        )
+        self.validity = Histogram(
+            "citewatch_citation_validity_ratio",
+            "Per-trace citation validity: resolving marker IDs / distinct marker IDs.",
+            ["app"],
+            buckets=RATIO_BUCKETS,
+            registry=registry,
+        )
+        self.correctness = Histogram(
+            "citewatch_correctness_ratio",
+            "Per judged trace: mean verdict value over cited claims.",
+            ["app", "judge", "sampled_by"],
+            buckets=RATIO_BUCKETS,
+            registry=registry,
+        )
+        self.completeness = Histogram(
+            "citewatch_completeness_ratio",
+            "Per judged trace: importance-weighted supported share of all factual claims.",
+            ["app", "judge", "sampled_by"],
+            buckets=RATIO_BUCKETS,
+            registry=registry,
+        )
+        self.critical_unsupported = Counter(
+            "citewatch_critical_unsupported_claims",
+            "Importance-3 claims without support, by reason; exemplar carries trace_id.",
+            ["app", "reason"],
+            registry=registry,
+        )
+        self.invalid_citation_ids = Counter(
+            "citewatch_invalid_citation_ids",
+            "Citation marker IDs that resolve to no retrieved source.",
+            ["app"],
+            registry=registry,
+        )
+        self.redactions = Counter(
+            "citewatch_redactions",
+            "Sensitive spans replaced by placeholders, by entity type.",
+            ["entity_type"],
+            registry=registry,
+        )
+        self.judge_requests = Counter(
+            "citewatch_judge_requests",
+            "Judge calls, by model and outcome.",
+            ["model", "outcome"],
+            registry=registry,
+        )
+        self.judge_latency = Histogram(
+            "citewatch_judge_latency_seconds",
+            "Judge call latency.",
+            ["model"],
+            buckets=JUDGE_LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.judge_tokens = Counter(
+            "citewatch_judge_tokens",
+            "Tokens used by judge calls, by model and type (input, output).",
+            ["model", "type"],
+            registry=registry,
+        )
+        self.judge_skips = Counter(
+            "citewatch_judge_skips",
+            "Traces not judged, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+        self.judge_cache_hits = Counter(
+            "citewatch_judge_cache_hits",
+            "Claim verdicts served from the judge cache.",
+            registry=registry,
+        )
+        self.judge_quote_not_found = Counter(
+            "citewatch_judge_quote_not_found",
+            "Supported or partial verdicts whose evidence quote was not in the cited passages.",
+            registry=registry,
+        )
+        self.circuit_state = Gauge(
+            "citewatch_judge_circuit_state",
+            "Judge circuit breaker: 1 for the current state, 0 for the others.",
+            ["state"],
+            registry=registry,
+        )
+        self.consumer_lag = Gauge(
+            "citewatch_consumer_lag_records",
+            "Records behind: end offset minus committed offset, per partition.",
+            ["topic", "partition"],
+            registry=registry,
+        )
+        self.last_processed = Gauge(
+            "citewatch_last_processed_timestamp_seconds",
+            "Unix time at which the last record was processed.",
+            registry=registry,
+        )
+        self.stage_duration = Histogram(
+            "citewatch_stage_duration_seconds",
+            "Processing time per pipeline stage.",
+            ["stage"],
+            buckets=STAGE_BUCKETS,
+            registry=registry,
+        )
+        self.build_info = Gauge(
+            "citewatch_build_info",
+            "Always 1; labels name the running version, rubric version and judge model.",
+            ["version", "rubric_version", "judge_model"],
+            registry=registry,
+        )
+        self.build_info.labels(
+            version=version, rubric_version=rubric_version, judge_model=judge_model
+        ).set(1)
+        self.set_circuit_state("closed")
+        for app in (*sorted(self._apps), OTHER_APP):
+            for outcome in TRACE_OUTCOMES:
+                self.traces.labels(app=app, outcome=outcome)
+            for reason in CRITICAL_REASONS:
+                self.critical_unsupported.labels(app=app, reason=reason)
+            self.invalid_citation_ids.labels(app=app)
+
+    def app_label(self, app: str) -> str:
+        """The ``app`` label value for ``app``: itself if allow-listed, else ``other``."""
+        return app if app in self._apps else OTHER_APP
+
+    def observe_record(self, record: EvaluationRecord) -> None:
+        """Count one evaluated trace: claims, verdicts, ratios, critical findings, redactions."""
+        app = self.app_label(record.app)
+        self.traces.labels(app=app, outcome="evaluated").inc()
+        judge = record.judge.judge if record.judge is not None else ""
+        sampled_by = record.sampled_by or _UNSAMPLED
+        for claim in record.claims:
+            importance = str(claim.importance)
+            self.claims.labels(app=app, importance=importance, status=claim.status).inc()
+            if claim.verdict is not None and record.judged:
+                self.claim_verdicts.labels(
+                    app=app,
+                    importance=importance,
+                    verdict=claim.verdict,
+                    judge=judge,
+                    sampled_by=sampled_by,
+                ).inc()
+            if claim.critical_reason is not None:
+                self.critical_unsupported.labels(app=app, reason=claim.critical_reason).inc(
+                    exemplar={"trace_id": record.trace_id}
+                )
+        scores = record.scores
+        self.validity.labels(app=app).observe(scores.validity)
+        if record.judged:
+            if scores.correctness is not None:
+                self.correctness.labels(app=app, judge=judge, sampled_by=sampled_by).observe(
+                    scores.correctness
+                )
+            if scores.completeness is not None:
+                self.completeness.labels(app=app, judge=judge, sampled_by=sampled_by).observe(
+                    scores.completeness
+                )
+        if scores.invalid_citation_ids:
+            self.invalid_citation_ids.labels(app=app).inc(len(scores.invalid_citation_ids))
+        for entity_type, count in record.redactions.items():
+            if count > 0:
+                self.redactions.labels(entity_type=entity_type).inc(count)
+
+    def trace_duplicate(self, app: str) -> None:
+        """Count a replayed trace that was already counted."""
+        self.traces.labels(app=self.app_label(app), outcome="duplicate").inc()
+
+    def dead_letter(self, reason: str, app: str = UNKNOWN_APP) -> None:
+        """Count a record sent to the dead-letter topic; ``app`` is ``unknown`` if unreadable."""
+        label = UNKNOWN_APP if app == UNKNOWN_APP else self.app_label(app)
+        self.dead_letters.labels(reason=reason).inc()
+        self.traces.labels(app=label, outcome="dead_lettered").inc()
+
+    def judge_request(
+        self,
+        *,
+        model: str,
+        outcome: str,
+        latency_seconds: float,
+        input_tokens: int,
+        output_tokens: int,
+    ) -> None:
+        """Count one judge call with its outcome, latency and token usage."""
+        self.judge_requests.labels(model=model, outcome=outcome).inc()
+        self.judge_latency.labels(model=model).observe(latency_seconds)
+        if input_tokens > 0:
+            self.judge_tokens.labels(model=model, type="input").inc(input_tokens)
+        if output_tokens > 0:
+            self.judge_tokens.labels(model=model, type="output").inc(output_tokens)
+
+    def judge_skip(self, reason: str) -> None:
+        """Count a trace the judge did not see, with the reason (sampling, budget, circuit)."""
+        self.judge_skips.labels(reason=reason).inc()
+
+    def judge_cache_hit(self, count: int = 1) -> None:
+        """Count claim verdicts served from the cache."""
+        self.judge_cache_hits.inc(count)
+
+    def quote_not_found(self) -> None:
+        """Count a verdict downgraded because its evidence quote was not found."""
+        self.judge_quote_not_found.inc()
+
+    def set_circuit_state(self, state: str) -> None:
+        """Set the circuit breaker state gauge.
+
+        Raises:
+            ValueError: if ``state`` is not closed, open or half_open.
+        """
+        if state not in CIRCUIT_STATES:
+            raise ValueError(f"unknown circuit state {state!r}; expected one of {CIRCUIT_STATES}")
+        for name in CIRCUIT_STATES:
+            self.circuit_state.labels(state=name).set(1 if name == state else 0)
+
+    def set_lag(self, topic: str, partition: int, lag: int) -> None:
+        """Record the consumer lag of one partition (end offset minus committed offset)."""
+        self.consumer_lag.labels(topic=topic, partition=str(partition)).set(lag)
+
+    def mark_processed(self, timestamp: float) -> None:
+        """Record the unix time at which the last record was processed."""
+        self.last_processed.set(timestamp)
+
+    def observe_stage(self, stage: str, seconds: float) -> None:
+        """Record the duration of one pipeline stage for one trace."""
+        self.stage_duration.labels(stage=stage).observe(seconds)
