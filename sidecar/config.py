@@ -147,6 +147,23 @@ class JudgeSettings(_Section):
     """Retries on 429, 5xx, connection errors and timeouts."""
     concurrency: int = Field(default=16, ge=1, le=1024)
     """Judge calls in flight at once."""
+    rubric_file: str | None = None
+    """A rubric Markdown file replacing the built-in one; its first line names its version
+    (``rubric_version: ...``)."""
+    max_output_tokens: int = Field(default=4096, ge=64)
+    """Upper bound on the tokens of one judge reply."""
+    retry_base_seconds: float = Field(default=0.5, gt=0.0)
+    """First backoff delay; doubled on each retry, with jitter."""
+    retry_max_seconds: float = Field(default=20.0, gt=0.0)
+    """Longest backoff delay, and the longest Retry-After honoured."""
+    call_deadline_seconds: float = Field(default=120.0, gt=0.0)
+    """Longest time one trace may spend in the judge, retries included."""
+    circuit_failures: int = Field(default=5, ge=1)
+    """Consecutive failed calls (after retries) that open the circuit breaker."""
+    circuit_reset_seconds: float = Field(default=30.0, gt=0.0)
+    """How long the breaker stays open before one probe call may close it."""
+    cache_size: int = Field(default=10_000, ge=0)
+    """Claim verdicts kept in the in-memory LRU cache (0 disables it)."""
 
 
 class SamplingSettings(_Section):
@@ -154,6 +171,18 @@ class SamplingSettings(_Section):
 
     rate: float = Field(default=0.1, ge=0.0, le=1.0)
     """Base sample rate, by a hash of trace_id."""
+    priority_critical: bool = True
+    """Judge every trace with an importance-3 cited claim (sampled_by=priority)."""
+    priority_prescreen: bool = True
+    """Judge every trace whose cited claims the pre-screen flags (sampled_by=priority)."""
+    priority_new_generator_traces: int = Field(default=20, ge=0)
+    """Judge the first N traces of each unseen generator model and prompt version."""
+    requests_per_minute: int | None = Field(default=600, ge=1)
+    """Judge requests per rolling minute; unset for no limit."""
+    tokens_per_minute: int | None = Field(default=400_000, ge=1)
+    """Judge tokens (input + output, estimated before the call) per rolling minute."""
+    tokens_per_day: int | None = Field(default=None, ge=1)
+    """Judge tokens per UTC day; unset for no limit."""
 
 
 class RedactionSettings(_Section):
