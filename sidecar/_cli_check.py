@@ -116,7 +116,8 @@ def _count_lines(path: str) -> int:
 
 
 @click.command("check")
-@click.argument("source", metavar="FILE|-", type=click.Path(allow_dash=True, dir_okay=False))
+@click.argument("source", metavar="FILE|-",
+                type=click.Path(exists=True, allow_dash=True, dir_okay=False))
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True),
               default="-", show_default=True, help="Where evaluation records go (JSON Lines).")
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=16, show_default=True,

@@ -316,7 +316,8 @@ def load_settings(
         except OSError as exc:
             raise ConfigError(f"cannot read config file {config_file}: {exc.strerror}") from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {config_file} is not valid YAML: {exc}") from None
+            detail = " ".join(str(exc).split())
+            raise ConfigError(f"config file {config_file} is not valid YAML: {detail}") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

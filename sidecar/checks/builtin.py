@@ -6,6 +6,7 @@ import re
 
 from sidecar.checks.analysis import Analysis
 from sidecar.checks.base import Check, Finding, Severity
+from sidecar.checks.markers import Marker
 
 __all__ = [
     "CitationMismatchCheck",
@@ -70,15 +71,34 @@ class ClaimCitationCheck:
         return findings
 
 
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_GAP = re.compile(r"[\s.,;:]{0,3}")
+_SPACE_ONLY = re.compile(r"\s*")
+
+
+def _markers_after(markers: tuple[Marker, ...], answer: str, position: int) -> list[str]:
+    """IDs of the run of markers right after ``position`` (a little punctuation allowed
+    before the first, only whitespace between the next ones)."""
+    gap = _GAP.match(answer, position)
+    cursor = gap.end() if gap else position
+    ids: list[str] = []
+    for marker in markers:
+        if marker.start < position:
+            continue
+        adjacent = marker.start == cursor or (
+            bool(ids) and _SPACE_ONLY.fullmatch(answer, cursor, marker.start) is not None
+        )
+        if not adjacent:
+            break
+        ids.extend(marker.ids)
+        cursor = marker.end
+    return ids
 
 
 class CitationMismatchCheck:
     """A claim whose citation_ids disagree with the markers next to its text in the answer.
 
     Only claims whose text can be found in the answer (case and whitespace folded) are
-    compared; the markers considered are those after the claim text up to the end of its
-    sentence.
+    compared; the markers considered are the run of markers right after the claim text.
     """
 
     name: str = "citation_mismatch"
@@ -99,12 +119,7 @@ class CitationMismatchCheck:
                 continue
             last = at + len(needle) - 1
             claim_end = (index_map[last] if index_map is not None else last) + 1
-            end_match = _SENTENCE_END.search(answer, claim_end)
-            sentence_end = end_match.end() if end_match else len(answer)
-            nearby: list[str] = []
-            for marker in analysis.markers:
-                if claim_end <= marker.start < sentence_end + 1:
-                    nearby.extend(marker.ids)
+            nearby = _markers_after(analysis.markers, answer, claim_end)
             if not nearby:
                 continue
             if set(nearby) != set(item.claim.citation_ids):

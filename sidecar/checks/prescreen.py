@@ -19,6 +19,7 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 _SPACE = re.compile(r"\s+")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 
 
 def normalise(text: str) -> str:
@@ -38,7 +39,11 @@ def numbers_in(text: str) -> set[str]:
     """Numbers as written, with thousands separators removed ('1,000' -> '1000')."""
     out = set()
     for raw in _NUMBER.findall(text):
-        out.add(raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else raw)
+        value = raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
+        if "." in value:
+            # 99.0 and 99 state the same number
+            value = value.rstrip("0").rstrip(".") or "0"
+        out.add(value)
     return out
 
 

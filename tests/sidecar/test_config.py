@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sidecar.config import load_settings
+from sidecar.errors import ConfigError
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("CITEWATCH_"):
+            monkeypatch.delenv(key)
+
+
+def test_defaults() -> None:
+    settings = load_settings()
+    assert settings.kafka.input_topic == "rag.traces"
+    assert settings.metrics.port == 9464
+    assert settings.scoring.weight_correctness == 0.45
+
+
+def test_precedence_flags_over_env_over_file(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "citewatch.yaml"
+    config.write_text("metrics:\n  port: 1111\nkafka:\n  group_id: from-file\n"
+                      "  input_topic: file-topic\n")
+    monkeypatch.setenv("CITEWATCH_METRICS_PORT", "2222")
+    monkeypatch.setenv("CITEWATCH_KAFKA_GROUP_ID", "from-env")
+    settings = load_settings(config, overrides={"kafka.group_id": "from-flag"})
+    assert settings.metrics.port == 2222
+    assert settings.kafka.group_id == "from-flag"
+    assert settings.kafka.input_topic == "file-topic"
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "message"),
+    [
+        pytest.param("metrics:\n  port: 99999\n", "metrics.port", id="port-range"),
+        pytest.param("scoring:\n  weight_validity: 0.9\n", "sum to 1.0", id="weights"),
+        pytest.param("kafka:\n  bogus: 1\n", "kafka.bogus", id="unknown-field"),
+        pytest.param("- a list\n", "mapping", id="not-a-mapping"),
+        pytest.param("metrics: [\n", "not valid YAML", id="bad-yaml"),
+    ],
+)
+def test_invalid_settings_are_one_clear_line(tmp_path: Path, yaml_text: str,
+                                             message: str) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml_text)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_settings(config)
+    assert "\n" not in str(info.value).strip()
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        load_settings(tmp_path / "absent.yaml")
+
+
+def test_secret_is_masked_in_dumps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEWATCH_KAFKA_SASL_PLAIN_PASSWORD", "hunter2-secret")
+    dumped = load_settings().model_dump_json()
+    assert "hunter2-secret" not in dumped

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sidecar.checks import MarkerParser
+
+
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        pytest.param("Fact [S1].", ["S1"], id="S1"),
+        pytest.param("Fact [1].", ["1"], id="numeric"),
+        pytest.param("Fact [1][2].", ["1", "2"], id="adjacent"),
+        pytest.param("Fact [1] [2].", ["1", "2"], id="spaced"),
+        pytest.param("Fact [1, 2].", ["1", "2"], id="comma-list"),
+        pytest.param("Fact [S1, S2].", ["S1", "S2"], id="comma-list-prefixed"),
+        pytest.param("Fact [S2] then [S1] then [S2].", ["S2", "S1"], id="first-seen-dedup"),
+        pytest.param("A [ S1 ; S3 ] b", ["S1", "S3"], id="semicolon-and-spaces"),
+        pytest.param("See [doc-7].", ["doc-7"], id="hyphenated-id"),
+        pytest.param("No markers here [citation needed] [sic].", [], id="words-in-brackets"),
+        pytest.param("Array a[i] and [] and [,].", [], id="code-like"),
+        pytest.param("", [], id="empty"),
+    ],
+)
+def test_builtin_formats(text: str, ids: list[str]) -> None:
+    assert MarkerParser().ids(text) == ids
+
+
+def test_marker_spans_point_at_the_brackets() -> None:
+    text = "Fact [S1, S2] more [S3]"
+    markers = MarkerParser().markers(text)
+    assert [(text[m.start:m.end], m.ids) for m in markers] == [
+        ("[S1, S2]", ("S1", "S2")),
+        ("[S3]", ("S3",)),
+    ]
+
+
+def test_custom_pattern() -> None:
+    parser = MarkerParser(r"\{\{cite:([^}]+)\}\}")
+    assert parser.ids("x {{cite:A, B}} y {{cite:C}}") == ["A", "B", "C"]
+
+
+def test_custom_pattern_without_group_is_refused() -> None:
+    with pytest.raises(ValueError, match="capturing group"):
+        MarkerParser(r"\[\d+\]")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_parsing_never_raises_on_any_text(text: str) -> None:
+    ids = MarkerParser().ids(text)
+    assert len(ids) == len(set(ids))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.from_regex(r"S[0-9]{1,3}", fullmatch=True), min_size=1, max_size=5),
+       st.text(alphabet=st.characters(blacklist_characters="[]"), max_size=30))
+def test_every_inserted_marker_is_found(ids: list[str], filler: str) -> None:
+    text = filler.join(f"[{i}]" for i in ids)
+    assert MarkerParser().ids(text) == list(dict.fromkeys(ids))
