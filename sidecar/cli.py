@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from sidecar import __version__
+from sidecar._cli_calibrate import calibrate_command
 from sidecar._cli_check import check_command
 from sidecar._cli_config import config_group
 
@@ -32,6 +33,7 @@ def cli(verbose: int) -> None:
 
 cli.add_command(check_command)
 cli.add_command(config_group)
+cli.add_command(calibrate_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -1,0 +1,88 @@
+"""`citewatch calibrate`: agreement of the judge with human labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from sidecar._cli_common import one_line_errors
+from sidecar._report_calibration import (
+    calibration_html,
+    calibration_json,
+    calibration_markdown,
+    fmt_estimate,
+)
+from sidecar.calibration import (
+    CalibrationReport,
+    calibrate,
+    join_evaluations,
+    load_evaluations,
+    load_labels,
+    pairs_from_labels,
+)
+
+__all__ = ["calibrate_command", "write_calibration"]
+
+
+def write_calibration(reports: Sequence[CalibrationReport], out_dir: str | Path) -> list[Path]:
+    """Write calibration.json, calibration.md and calibration.html into ``out_dir``."""
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (("calibration.json", calibration_json(reports)),
+                       ("calibration.md", calibration_markdown(reports)),
+                       ("calibration.html", calibration_html(reports))):
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def echo_headline(reports: Sequence[CalibrationReport]) -> None:
+    """The few figures a person reads first, one series per block, on stderr."""
+    for report in reports:
+        m = report.overall
+        click.echo(f"rubric {report.rubric_version} / judge {report.judge_model}: "
+                   f"{m.n} claims", err=True)
+        click.echo(f"  unsupported->supported  {fmt_estimate(m.unsupported_to_supported)}",
+                   err=True)
+        click.echo(f"  partial->supported      {fmt_estimate(m.partial_to_supported)}",
+                   err=True)
+        click.echo(f"  exact agreement         {fmt_estimate(m.agreement)}", err=True)
+        kappa = "n/a" if m.kappa is None else f"{m.kappa:.3f}"
+        weighted = "n/a" if m.weighted_kappa is None else f"{m.weighted_kappa:.3f}"
+        click.echo(f"  kappa {kappa}, weighted kappa (linear) {weighted}", err=True)
+
+
+@click.command("calibrate")
+@click.argument("labels", type=click.Path(exists=True, dir_okay=False))
+@click.option("--evaluations", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="JSON Lines evaluation records; judge labels are taken from them, joined "
+                   "to LABELS by (trace_id, claim_id) (LABELS' case_id is the trace_id).")
+@click.option("--compare", is_flag=True,
+              help="Allow several rubric versions or judge models, reported side by side.")
+@click.option("--out-dir", type=click.Path(file_okay=False), default="calibration-report",
+              show_default=True, help="Where calibration.json, .md and .html are written.")
+@one_line_errors
+def calibrate_command(labels: str, evaluations: str | None, compare: bool, out_dir: str) -> None:
+    """Compare judge verdicts with human labels in LABELS (CSV or JSON Lines).
+
+    LABELS columns: case_id, claim_id, human_label, judge_label, importance, failure_type,
+    optional rubric_version and judge_model, and any other column as a slice (app,
+    document type, language...). Prints the Markdown report and writes JSON, Markdown and
+    HTML (with a confusion-matrix picture). Refuses to mix rubric versions or judge models
+    unless --compare is given.
+    """
+    rows = load_labels(labels)
+    unmatched = 0
+    if evaluations is not None:
+        pairs, unmatched = join_evaluations(rows, load_evaluations(evaluations))
+    else:
+        pairs = pairs_from_labels(rows)
+    reports = calibrate(pairs, compare=compare, unmatched=unmatched)
+    written = write_calibration(reports, out_dir)
+    click.echo(calibration_markdown(reports))
+    echo_headline(reports)
+    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
