@@ -25,6 +25,7 @@ from sidecar.errors import ConfigError
 __all__ = [
     "ChecksSettings",
     "CustomPattern",
+    "GateSettings",
     "InputSettings",
     "JudgeSettings",
     "KafkaSettings",
@@ -255,6 +256,16 @@ class RedactionSettings(_Section):
         return self
 
 
+class GateSettings(_Section):
+    """The release gate (`citewatch gate`)."""
+
+    tolerance: float = Field(default=0.03, ge=0.0, le=1.0)
+    """How far the candidate's mean overall score may fall below the baseline's before the
+    gate fails. Derive it from measured judge variance: `citewatch stability` re-judges a
+    fixed slice several times and suggests about 2 x sqrt(2) x the spread of the run means,
+    so judge noise alone rarely fails a release."""
+
+
 class Settings(BaseSettings):
     """Everything `citewatch run` and `citewatch check` need."""
 
@@ -274,6 +285,7 @@ class Settings(BaseSettings):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
 
     @classmethod
     def settings_customise_sources(
