@@ -1,0 +1,48 @@
+"""The LLM judge: typed per-claim verdicts on the passages each claim cites.
+
+Backends (``openai-responses``, ``openai-chat``, ``lexical``) sit behind
+:class:`JudgeBackend`; :class:`JudgeStageImpl` adds sampling, budgets, the verdict cache,
+retries, the circuit breaker, bounded concurrency and reply validation.
+"""
+
+from __future__ import annotations
+
+from sidecar.judge.backend import BackendReply, JudgeBackend, JudgeCallError
+from sidecar.judge.cache import VerdictCache
+from sidecar.judge.factory import build_judge_stage, resolve_backend_name
+from sidecar.judge.lexical import LEXICAL_MODEL, LexicalBackend
+from sidecar.judge.observer import JudgeObserver, NullObserver
+from sidecar.judge.openai_backends import OpenAIChatBackend, OpenAIResponsesBackend
+from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage, build_packet, cache_key
+from sidecar.judge.resilience import Backoff, CircuitBreaker
+from sidecar.judge.rubric import RUBRIC_VERSION, Rubric, load_rubric
+from sidecar.judge.stage import JudgeStageImpl
+from sidecar.judge.validation import quote_found, validate_reply
+
+__all__ = [
+    "LEXICAL_MODEL",
+    "RUBRIC_VERSION",
+    "Backoff",
+    "BackendReply",
+    "CircuitBreaker",
+    "ClaimRequest",
+    "JudgeBackend",
+    "JudgeCallError",
+    "JudgeObserver",
+    "JudgePacket",
+    "JudgeStageImpl",
+    "LexicalBackend",
+    "NullObserver",
+    "OpenAIChatBackend",
+    "OpenAIResponsesBackend",
+    "Passage",
+    "Rubric",
+    "VerdictCache",
+    "build_judge_stage",
+    "build_packet",
+    "cache_key",
+    "load_rubric",
+    "quote_found",
+    "resolve_backend_name",
+    "validate_reply",
+]

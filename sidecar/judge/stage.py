@@ -1,0 +1,340 @@
+"""The judge stage: sampler, cache, budget, breaker, backend and reply validation together.
+
+It implements :class:`sidecar.pipeline.JudgeStage` and never raises for a judge failure: the
+outcome carries the error kind instead, and deterministic checks and scores go on.
+
+Flow per trace: no cited claim -> skip; not in the base or priority sample -> skip; claims
+whose verdict is cached are served from the cache; the rest go in one request, after the
+circuit breaker and the budget agree; the call is bounded by a semaphore (``in_flight``,
+``saturated`` tell the runtime when to pause partitions), a per-call timeout, retries with
+backoff, and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from schemas import JudgeRun, Trace
+from sidecar.checks.analysis import Analysis
+from sidecar.config import JudgeSettings, SamplingSettings
+from sidecar.errors import JudgeError
+from sidecar.judge.backend import JudgeBackend, JudgeCallError
+from sidecar.judge.cache import VerdictCache
+from sidecar.judge.observer import JudgeObserver, NullObserver
+from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_key
+from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
+from sidecar.judge.rubric import Rubric, load_rubric
+from sidecar.judge.validation import validate_reply
+from sidecar.pipeline import JudgeOutcome
+from sidecar.sampling import Budget, Reservation, SampledBy, Sampler
+from sidecar.scoring import ClaimVerdict
+
+__all__ = ["JudgeStageImpl", "estimate_tokens"]
+
+logger = logging.getLogger(__name__)
+
+_OUTPUT_TOKENS_PER_CLAIM = 150
+
+
+def estimate_tokens(packet: JudgePacket, rubric: Rubric) -> int:
+    """A pre-call token estimate for budgets: ~4 characters a token, plus the reply."""
+    return (len(rubric.text) + len(packet.render())) // 4 + _OUTPUT_TOKENS_PER_CLAIM * len(
+        packet.claims
+    )
+
+
+@dataclass
+class _Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    attempts: int = 0
+
+
+class JudgeStageImpl:
+    """Judges sampled traces through one backend; see the module docstring."""
+
+    def __init__(
+        self,
+        backend: JudgeBackend,
+        *,
+        judge_settings: JudgeSettings,
+        sampling_settings: SamplingSettings,
+        rubric: Rubric | None = None,
+        observer: JudgeObserver | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.backend = backend
+        self.rubric = rubric if rubric is not None else load_rubric(judge_settings.rubric_file)
+        self.observer: JudgeObserver = observer if observer is not None else NullObserver()
+        self.sampler = Sampler(sampling_settings)
+        self.budget = Budget(sampling_settings)
+        self.cache = VerdictCache(judge_settings.cache_size)
+        self.breaker = CircuitBreaker(
+            failure_threshold=judge_settings.circuit_failures,
+            reset_seconds=judge_settings.circuit_reset_seconds,
+            clock=clock,
+            on_change=self._circuit_changed,
+        )
+        self.backoff = Backoff(judge_settings.retry_base_seconds, judge_settings.retry_max_seconds)
+        self.skips: Counter[str] = Counter()
+        self.errors: Counter[str] = Counter()
+        self.quotes_not_found = 0
+        self._settings = judge_settings
+        self._clock = clock
+        self._sleep = sleep
+        self._concurrency = judge_settings.concurrency
+        self._semaphore = asyncio.Semaphore(judge_settings.concurrency)
+        self._in_flight = 0
+        self._waiting = 0
+        self._closing = False
+        self._deadlines: set[asyncio.Timeout] = set()
+        self._idle: asyncio.Event | None = None
+        if backend.metered:
+            self.observer.set_circuit_state("closed")
+
+    # -- what the runtime reads for backpressure --------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        """Judge calls holding a concurrency slot now."""
+        return self._in_flight
+
+    @property
+    def waiting(self) -> int:
+        """Judged traces waiting for a free slot."""
+        return self._waiting
+
+    @property
+    def saturated(self) -> bool:
+        """True when every slot is taken: the runtime should pause partitions."""
+        return self._in_flight + self._waiting >= self._concurrency
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`aclose` has begun; later traces are skipped."""
+        return self._closing
+
+    # -- the stage ----------------------------------------------------------------------------
+
+    async def judge(self, trace: Trace, analysis: Analysis) -> JudgeOutcome:
+        """Judge ``trace`` (already redacted) if sampled; never raises for judge failures."""
+        to_judge = [item for item in analysis.claims if item.needs_judge]
+        if self._closing:
+            return self._skip("shutting_down")
+        if not to_judge:
+            return self._skip("no_cited_claims")
+        sampled_by = self.sampler.decide(trace, analysis)
+        if sampled_by is None:
+            return self._skip("not_sampled")
+        packet = build_packet(trace, to_judge)
+        verdicts: dict[str, ClaimVerdict] = {}
+        pending: list[tuple[ClaimRequest, str]] = []
+        for claim in packet.claims:
+            key = cache_key(self.rubric.version, self.backend.model, claim)
+            hit = self.cache.get(key)
+            if hit is not None:
+                verdicts[claim.claim_id] = hit
+            else:
+                pending.append((claim, key))
+        cached = len(verdicts)
+        if cached:
+            self.observer.judge_cache_hit(cached)
+        if not pending:
+            return JudgeOutcome(verdicts, self._run("ok", cached_claims=cached), sampled_by)
+        request = JudgePacket(packet.question, tuple(claim for claim, _ in pending))
+        reservation: Reservation | None = None
+        if self.backend.metered:
+            if not self.breaker.allow():
+                return self._skip("circuit_open")
+            estimate = estimate_tokens(request, self.rubric)
+            granted = self.budget.acquire(estimate)
+            if isinstance(granted, str):
+                self.breaker.release()
+                return self._skip(granted)
+            reservation = granted
+        return await self._judge_call(trace, request, pending, verdicts, cached, sampled_by,
+                                      reservation)
+
+    async def _judge_call(
+        self,
+        trace: Trace,
+        request: JudgePacket,
+        pending: list[tuple[ClaimRequest, str]],
+        verdicts: dict[str, ClaimVerdict],
+        cached: int,
+        sampled_by: SampledBy,
+        reservation: Reservation | None,
+    ) -> JudgeOutcome:
+        usage = _Usage()
+        started = self._clock()
+        try:
+            checked = await self._bounded_call(request, usage)
+        except JudgeError as exc:
+            kind = exc.kind
+            self.errors[kind] += 1
+            logger.warning("judge gave no usable verdicts for trace %s: %s", trace.trace_id,
+                           kind)
+            return JudgeOutcome(
+                None,
+                self._run(kind, usage=usage, latency=self._clock() - started,
+                          cached_claims=cached, error=str(exc)),
+                sampled_by,
+            )
+        finally:
+            if reservation is not None:
+                self.budget.settle(reservation, usage.input_tokens + usage.output_tokens)
+        for claim, key in pending:
+            verdict = checked[claim.claim_id]
+            self.cache.put(key, verdict)
+            if verdict.quote_not_found:
+                self.quotes_not_found += 1
+                self.observer.quote_not_found()
+        verdicts.update(checked)
+        logger.debug("judged trace %s: %d claims, %d cached", trace.trace_id, len(verdicts),
+                     cached)
+        return JudgeOutcome(
+            verdicts,
+            self._run("ok", usage=usage, latency=self._clock() - started, cached_claims=cached),
+            sampled_by,
+        )
+
+    async def _bounded_call(
+        self, packet: JudgePacket, usage: _Usage
+    ) -> dict[str, ClaimVerdict]:
+        """One trace's checked verdicts: a slot, a whole-call deadline, retries, validation;
+        breaker bookkeeping."""
+        self._waiting += 1
+        try:
+            await self._semaphore.acquire()
+        finally:
+            self._waiting -= 1
+        self._in_flight += 1
+        try:
+            try:
+                async with asyncio.timeout(self._settings.call_deadline_seconds) as deadline:
+                    self._deadlines.add(deadline)
+                    if self._closing:
+                        deadline.reschedule(asyncio.get_running_loop().time())
+                    try:
+                        checked = await self._with_retries(packet, usage)
+                    finally:
+                        self._deadlines.discard(deadline)
+            except TimeoutError:
+                raise JudgeCallError("judge call passed its deadline", kind="timeout") from None
+        except JudgeCallError as exc:
+            if self.backend.metered and exc.kind in OUTAGE_KINDS:
+                self.breaker.failure()
+            elif self.backend.metered:
+                self.breaker.success()
+            raise
+        else:
+            if self.backend.metered:
+                self.breaker.success()
+            return checked
+        finally:
+            self._in_flight -= 1
+            self._semaphore.release()
+            if self._in_flight == 0 and self._idle is not None:
+                self._idle.set()
+
+    async def _with_retries(self, packet: JudgePacket, usage: _Usage) -> dict[str, ClaimVerdict]:
+        timeout = self._settings.timeout_seconds
+        model = self.backend.model
+        attempt = 0
+        while True:
+            started = self._clock()
+            usage.attempts += 1
+            try:
+                async with asyncio.timeout(timeout):
+                    reply = await self.backend.judge(packet, self.rubric, timeout=timeout)
+                checked = validate_reply(packet, reply.result)
+            except TimeoutError:
+                error = JudgeCallError("judge call timed out", kind="timeout", retriable=True)
+            except JudgeCallError as exc:
+                error = exc
+            except JudgeError as exc:
+                # A reply whose claim IDs do not match: the model answered, but unusably.
+                error = JudgeCallError(str(exc), kind=exc.kind, input_tokens=reply.input_tokens,
+                                       output_tokens=reply.output_tokens)
+            else:
+                usage.input_tokens += reply.input_tokens
+                usage.output_tokens += reply.output_tokens
+                self.observer.judge_request(
+                    model=model, outcome="ok", latency_seconds=self._clock() - started,
+                    input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                )
+                return checked
+            usage.input_tokens += error.input_tokens
+            usage.output_tokens += error.output_tokens
+            self.observer.judge_request(
+                model=model, outcome=error.kind, latency_seconds=self._clock() - started,
+                input_tokens=error.input_tokens, output_tokens=error.output_tokens,
+            )
+            if not error.retriable or attempt >= self._settings.max_retries or self._closing:
+                raise error
+            if self.backend.metered and self.breaker.state == "open":
+                self.observer.judge_request(model=model, outcome="circuit_open",
+                                            latency_seconds=0.0, input_tokens=0, output_tokens=0)
+                raise JudgeCallError("circuit opened while retrying", kind="circuit_open")
+            await self._sleep(self.backoff.delay(attempt, error.retry_after))
+            attempt += 1
+
+    # -- shutdown -----------------------------------------------------------------------------
+
+    async def aclose(self, deadline: float = 10.0) -> None:
+        """Stop judging; give in-flight calls ``deadline`` seconds, then abandon them (their
+        traces get a timeout outcome), and close the backend."""
+        self._closing = True
+        loop = asyncio.get_running_loop()
+        when = loop.time() + deadline
+        for timeout in list(self._deadlines):
+            current = timeout.when()
+            if current is None or current > when:
+                timeout.reschedule(when)
+        if self._in_flight:
+            self._idle = asyncio.Event()
+            try:
+                async with asyncio.timeout(deadline + 1.0):
+                    await self._idle.wait()
+            except TimeoutError:
+                logger.warning("%d judge calls still running at shutdown", self._in_flight)
+        await self.backend.aclose()
+        logger.info("judge stage closed")
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _skip(self, reason: str) -> JudgeOutcome:
+        self.skips[reason] += 1
+        self.observer.judge_skip(reason)
+        return JudgeOutcome(skip_reason=reason)
+
+    def _run(
+        self,
+        outcome: str,
+        *,
+        usage: _Usage | None = None,
+        latency: float = 0.0,
+        cached_claims: int = 0,
+        error: str | None = None,
+    ) -> JudgeRun:
+        return JudgeRun(
+            judge=self.backend.name,
+            model=self.backend.model,
+            rubric_version=self.rubric.version,
+            outcome=outcome,
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
+            latency_seconds=round(latency, 6),
+            cached_claims=cached_claims,
+            error=error,
+        )
+
+    def _circuit_changed(self, state: str) -> None:
+        logger.warning("judge circuit breaker is now %s", state)
+        self.observer.set_circuit_state(state)
