@@ -109,6 +109,18 @@ class KafkaSettings(_Section):
     """How long in-flight work may take to finish after SIGTERM."""
     dedup_window: int = Field(default=100_000, ge=0)
     """How many recent trace_ids are remembered so replays are not counted twice."""
+    auto_offset_reset: Literal["earliest", "latest"] = "earliest"
+    """Where a new consumer group starts reading."""
+    session_timeout_ms: int = Field(default=10_000, ge=1_000, le=300_000)
+    """How long the group waits for a silent member before moving its partitions."""
+    poll_timeout_ms: int = Field(default=100, ge=1, le=5_000)
+    """Longest single poll(); short so shutdown and backpressure react quickly."""
+    max_poll_records: int = Field(default=500, ge=1, le=100_000)
+    """Records returned by one poll()."""
+    commit_interval_seconds: float = Field(default=1.0, gt=0.0, le=60.0)
+    """How often finished offsets are committed."""
+    max_request_bytes: int = Field(default=16_777_216, gt=0)
+    """Largest record the producer sends (a dead letter keeps the original value)."""
 
 
 class InputSettings(_Section):
@@ -120,6 +132,12 @@ class InputSettings(_Section):
     """Where evaluation records go with a file input; standard output when unset."""
     once: bool = False
     """Stop at the end of the input instead of following it as it grows."""
+    dead_letters: str | None = None
+    """JSON Lines file for bad input lines (line number, reason); not written when unset."""
+    follow_interval_seconds: float = Field(default=0.5, gt=0.0, le=60.0)
+    """How often a followed file is checked for new lines."""
+    concurrency: int = Field(default=64, ge=1, le=4096)
+    """Traces evaluated at once from a file (matters with a slow judge)."""
 
 
 class MetricsSettings(_Section):
