@@ -24,6 +24,7 @@ from sidecar.pipeline import Pipeline
 __all__ = ["check_command", "CheckSummary", "iter_lines"]
 
 PROGRESS_MIN_LINES = 2000
+_FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate"}
 
 
 @dataclass
@@ -124,6 +125,12 @@ def _count_lines(path: str) -> int:
               help="Traces evaluated at once (matters with a judge).")
 @click.option("--progress/--no-progress", default=None,
               help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.")
+@click.option("--judge", "judge_backend",
+              type=click.Choice(["openai-responses", "openai-chat", "lexical", "none"]),
+              default=None, help="Judge backend (default: openai-responses with an API key, "
+              "else lexical).")
+@click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Base share of traces the judge sees, by a hash of trace_id.")
 @config_option
 def check_command(source: str, out_path: str, concurrency: int, progress: bool | None,
                   config_file: str | None, **judge_flags: Any) -> None:
@@ -132,7 +139,8 @@ def check_command(source: str, out_path: str, concurrency: int, progress: bool |
     Writes one evaluation record per trace, prints a summary table to stderr, and reports
     each bad line with its number and reason. Exits non-zero only on usage errors.
     """
-    settings = settings_from(config_file, {k: v for k, v in judge_flags.items()})
+    settings = settings_from(config_file,
+                             {_FLAG_SETTINGS.get(k, k): v for k, v in judge_flags.items()})
     pipeline = build_pipeline(settings)
     err = Console(stderr=True)
     summary = CheckSummary()
@@ -162,6 +170,9 @@ def check_command(source: str, out_path: str, concurrency: int, progress: bool |
                 out_stream.write(outcome.model_dump_json() + "\n")
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
+        aclose = getattr(pipeline.judge, "aclose", None)
+        if aclose is not None:
+            await aclose(5.0)
 
     try:
         if show_progress:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from sidecar.config import Settings
+from sidecar.judge import JudgeObserver, build_judge_stage
 from sidecar.pipeline import Pipeline
 
 __all__ = ["build_pipeline"]
 
 
-def build_pipeline(settings: Settings) -> Pipeline:
-    """A pipeline with the redactor and judge stage the settings select."""
-    return Pipeline(settings)
+def build_pipeline(settings: Settings, *, judge_observer: JudgeObserver | None = None) -> Pipeline:
+    """A pipeline with the redactor and judge stage the settings select.
+
+    ``judge_observer`` (e.g. ``exporters.prometheus.CitewatchMetrics``) receives judge counts.
+    """
+    return Pipeline(settings, judge=build_judge_stage(settings, observer=judge_observer))
