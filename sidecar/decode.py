@@ -66,7 +66,11 @@ def parse_trace_object(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Trace
     """Validate an already-parsed JSON value as a trace. Raises :class:`TraceError`."""
     if not isinstance(obj, dict):
         raise TraceInvalidError(f"a trace is a JSON object, got {type(obj).__name__}")
-    if _too_deep(obj, max_depth):
+    # Known fields have a fixed shape that validation bounds; only unknown fields, kept
+    # verbatim in ``extra``, can nest without limit.
+    known = Trace.model_fields
+    if any(key not in known and isinstance(value, dict | list) and _too_deep(value, max_depth - 1)
+           for key, value in obj.items()):
         raise TraceDecodeError("JSON nested too deeply", reason="too_deep")
     try:
         return Trace.model_validate(obj)

