@@ -64,9 +64,10 @@ _UNSAMPLED = "none"
 class CitewatchMetrics:
     """All citewatch metrics on one registry; the pipeline reports through these methods.
 
-    Series that alerts watch with ``increase()`` (traces and critical unsupported claims per
-    allow-listed app) are created at zero here, so the first event is seen as an increase
-    rather than as a brand-new series.
+    Series that alerts watch with ``increase()`` (traces, invalid citation IDs and critical
+    unsupported claims per allow-listed app and ``other``) are created at zero here, so the
+    first event is seen as an increase rather than as a brand-new series, which
+    ``increase()`` cannot see.
     """
 
     def __init__(
@@ -211,6 +212,9 @@ class CitewatchMetrics:
             version=version, rubric_version=rubric_version, judge_model=judge_model
         ).set(1)
         self.set_circuit_state("closed")
+        # Starts at creation time, so a consumer that never processes a record still reads as
+        # stalled ten minutes later instead of as "last processed in 1970".
+        self.last_processed.set_to_current_time()
         for app in (*sorted(self._apps), OTHER_APP):
             for outcome in TRACE_OUTCOMES:
                 self.traces.labels(app=app, outcome=outcome)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.openmetrics.exposition import generate_latest as openmetrics_latest
@@ -228,6 +230,14 @@ def test_circuit_state_is_one_hot() -> None:
     with pytest.raises(ValueError, match="unknown circuit state"):
         metrics.set_circuit_state("broken")
     assert states() == {"closed": 0, "open": 1, "half_open": 0}
+
+
+def test_last_processed_starts_at_creation_time() -> None:
+    before = time.time()
+    registry, _ = _metrics()
+    value = registry.get_sample_value("citewatch_last_processed_timestamp_seconds")
+    assert value is not None
+    assert before <= value <= time.time()
 
 
 def test_lag_processed_stage_and_build_info() -> None:
