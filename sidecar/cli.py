@@ -12,6 +12,7 @@ from sidecar import __version__
 from sidecar._cli_calibrate import calibrate_command
 from sidecar._cli_check import check_command
 from sidecar._cli_config import config_group
+from sidecar._cli_gate import gate_command
 
 __all__ = ["cli", "main"]
 
@@ -34,6 +35,7 @@ def cli(verbose: int) -> None:
 cli.add_command(check_command)
 cli.add_command(config_group)
 cli.add_command(calibrate_command)
+cli.add_command(gate_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

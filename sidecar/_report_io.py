@@ -1,0 +1,63 @@
+"""Reading evaluation records from a JSON Lines file or a directory of them."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from schemas import EvaluationRecord
+from sidecar.errors import CitewatchError
+
+__all__ = ["RecordReadError", "read_records", "record_files"]
+
+logger = logging.getLogger(__name__)
+
+_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+class RecordReadError(CitewatchError):
+    """Evaluation records cannot be read: missing path, or nothing to read in it."""
+
+    reason = "records"
+
+
+def record_files(path: str | Path) -> list[Path]:
+    """The file itself, or the JSON Lines files under a directory (recursively, sorted).
+
+    Raises RecordReadError when the path does not exist or a directory holds no such file.
+    """
+    root = Path(path)
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise RecordReadError(f"{root}: no such file or directory")
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
+    if not files:
+        raise RecordReadError(f"{root}: no .jsonl files of evaluation records")
+    return files
+
+
+def read_records(
+    files: list[Path],
+    *,
+    on_bad_line: Callable[[Path, int], None] | None = None,
+    on_file_done: Callable[[Path], None] | None = None,
+) -> Iterator[EvaluationRecord]:
+    """Every valid record in ``files``; bad lines are skipped and reported to
+    ``on_bad_line(file, line_number)`` (and logged at DEBUG, without their content)."""
+    for file in files:
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield EvaluationRecord.model_validate_json(line)
+                except ValidationError:
+                    logger.debug("skipping line %d of %s: not an evaluation record", number, file)
+                    if on_bad_line is not None:
+                        on_bad_line(file, number)
+        if on_file_done is not None:
+            on_file_done(file)
