@@ -143,7 +143,8 @@ def test_tutorial_trace_through_the_pipeline_fails_on_its_unknown_id(tmp_path: P
     decision = decide(GateSummary(overall=0.5), summary.model_copy(update={"overall": 0.99}),
                       tolerance=0.03)
     assert not decision.passed
-    assert decision.reasons == [f"1 unresolved citation ID(s) in 1 trace(s): S9 in trace {'a' * 32}"]
+    assert decision.reasons == [
+        f"1 unresolved citation ID(s) in 1 trace(s): S9 in trace {'a' * 32}"]
 
 
 def test_summary_out_freezes_a_baseline(tmp_path: Path) -> None:
