@@ -1,0 +1,62 @@
+"""Building a redactor from settings, custom regex detectors and the optional NER slot."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from sidecar.config import RedactionSettings
+from sidecar.errors import ConfigError
+from sidecar.redaction._base import Detector, Entity
+from sidecar.redaction._redactor import Redactor
+from sidecar.redaction._scanner import PatternDetector
+
+__all__ = ["RegexDetector", "build_redactor", "load_detector"]
+
+
+class RegexDetector:
+    """A custom entity type found by a regular expression (group 1's span if it has one)."""
+
+    def __init__(self, entity_type: str, pattern: str | re.Pattern[str]) -> None:
+        self.name = f"custom:{entity_type}"
+        self.entity_type = entity_type
+        self._regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+
+    def detect(self, text: str) -> list[Entity]:
+        """Every non-empty match of the pattern."""
+        group = 1 if self._regex.groups else 0
+        return [Entity(self.entity_type, m.start(group), m.end(group))
+                for m in self._regex.finditer(text) if m.end(group) > m.start(group)]
+
+
+def load_detector(spec: str) -> Detector:
+    """Import "module:attribute" and call it without arguments to get a detector.
+
+    Raises ConfigError when the import fails or the result is not a Detector.
+    """
+    module_name, _, attribute = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+        detector = factory()
+    except Exception as exc:
+        raise ConfigError(f"redaction.ner_detector {spec}: cannot load: "
+                          f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(detector, Detector):
+        raise ConfigError(f"redaction.ner_detector {spec}: has no name and detect(text)")
+    return detector
+
+
+def build_redactor(settings: RedactionSettings) -> Redactor:
+    """The redactor the settings describe: built-in types, custom patterns, the NER slot.
+
+    Raises ConfigError for a detector that cannot be loaded.
+    """
+    detectors: list[Detector] = []
+    if settings.types:
+        detectors.append(PatternDetector(settings.types, phone_region=settings.phone_region))
+    detectors.extend(RegexDetector(p.name, p.pattern) for p in settings.custom_patterns)
+    if settings.ner_detector:
+        detectors.append(load_detector(settings.ner_detector))
+    key = settings.hmac_key.get_secret_value().encode() if settings.hmac_key else None
+    return Redactor(detectors, modes=settings.modes, default_mode=settings.default_mode,
+                    allow=settings.allow, hmac_key=key)

@@ -1,0 +1,203 @@
+"""The redactor: detectors applied to a text or a whole trace, values replaced per mode."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+from schemas import Trace
+from sidecar.redaction._base import Detector, Entity
+
+__all__ = ["PLACEHOLDER", "Mode", "Redactor", "Scope", "TextRedaction"]
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["placeholder", "hmac", "drop"]
+
+PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
+"""What the redactor writes; never detected again, which makes redaction idempotent."""
+
+_FAILED = "<REDACTED>"
+
+
+@dataclass(frozen=True)
+class TextRedaction:
+    """One redacted text and the entities replaced, with offsets into the original text."""
+
+    text: str
+    entities: tuple[Entity, ...]
+
+
+@dataclass
+class Scope:
+    """Placeholder numbering for one trace: the same value always gets the same placeholder."""
+
+    tokens: dict[tuple[str, str], str] = field(default_factory=dict)
+    numbers: Counter[str] = field(default_factory=Counter)
+    counts: Counter[str] = field(default_factory=Counter)
+
+
+class Redactor:
+    """Applies detectors to texts and traces. Implements sidecar.pipeline.TraceRedactor.
+
+    ``modes`` maps an entity type to placeholder, hmac or drop (``default_mode`` otherwise);
+    ``allow`` lists values never redacted (case-insensitive); ``hmac_key`` keys the hmac mode.
+    """
+
+    def __init__(
+        self,
+        detectors: Sequence[Detector],
+        *,
+        modes: Mapping[str, Mode] | None = None,
+        default_mode: Mode = "placeholder",
+        allow: Iterable[str] = (),
+        hmac_key: bytes | None = None,
+    ) -> None:
+        self.detectors = list(detectors)
+        self.modes = dict(modes or {})
+        self.default_mode: Mode = default_mode
+        self.allow = frozenset(value.casefold() for value in allow)
+        uses_hmac = default_mode == "hmac" or "hmac" in self.modes.values()
+        if uses_hmac and not hmac_key:
+            raise ValueError("the hmac mode needs a key")
+        self._hmac_key = hmac_key or b""
+        self.detector_errors = 0
+
+    def __repr__(self) -> str:  # never show the key
+        names = [detector.name for detector in self.detectors]
+        return f"Redactor(detectors={names}, default_mode={self.default_mode!r})"
+
+    def detect(self, text: str) -> list[Entity] | None:
+        """Non-overlapping entities to replace, in text order; None when a detector failed."""
+        found: list[Entity] = []
+        for detector in self.detectors:
+            try:
+                found.extend(detector.detect(text))
+            except Exception as exc:
+                # Fail closed: a text a detector cannot read is not let through.
+                self.detector_errors += 1
+                logger.warning("redaction detector %s failed (%s); text withheld",
+                               detector.name, type(exc).__name__)
+                return None
+        if not found:
+            return []
+        protected = [m.span() for m in PLACEHOLDER.finditer(text)] if "<" in text else []
+        found.sort(key=lambda e: (e.start, -(e.end - e.start)))
+        kept: list[Entity] = []
+        last_end = 0
+        for entity in found:
+            if entity.start < last_end or entity.end <= entity.start:
+                continue
+            if any(entity.start < p_end and p_start < entity.end for p_start, p_end in protected):
+                continue
+            raw = text[entity.start:entity.end]
+            if raw.casefold() in self.allow or (entity.key or raw).casefold() in self.allow:
+                continue
+            kept.append(entity)
+            last_end = entity.end
+        return kept
+
+    def redact_text(self, text: str, scope: Scope | None = None) -> TextRedaction:
+        """Replace every detected value in ``text``; numbering continues within ``scope``."""
+        scope = scope if scope is not None else Scope()
+        entities = self.detect(text)
+        if entities is None:
+            scope.counts["REDACTION_ERROR"] += 1
+            return TextRedaction(_FAILED, ())
+        if not entities:
+            return TextRedaction(text, ())
+        pieces: list[str] = []
+        cursor = 0
+        for entity in entities:
+            pieces.append(text[cursor:entity.start])
+            pieces.append(self._replacement(entity, text, scope))
+            cursor = entity.end
+        pieces.append(text[cursor:])
+        return TextRedaction("".join(pieces), tuple(entities))
+
+    def _replacement(self, entity: Entity, text: str, scope: Scope) -> str:
+        scope.counts[entity.type] += 1
+        mode = self.modes.get(entity.type, self.default_mode)
+        if mode == "drop":
+            return ""
+        key = entity.key if entity.key is not None else text[entity.start:entity.end]
+        token = scope.tokens.get((entity.type, key))
+        if token is None:
+            if mode == "hmac":
+                digest = hmac.new(self._hmac_key, f"{entity.type}\x00{key}".encode(),
+                                  hashlib.sha256).hexdigest()[:16]
+                token = f"<{entity.type}_{digest}>"
+            else:
+                scope.numbers[entity.type] += 1
+                token = f"<{entity.type}_{scope.numbers[entity.type]}>"
+            scope.tokens[(entity.type, key)] = token
+        return token
+
+    def redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
+        """The trace with question, answer, claims, source titles, texts and URL queries, and
+        unknown extra fields redacted, and the number of values replaced per entity type."""
+        scope = Scope()
+
+        def text(value: str) -> str:
+            return self.redact_text(value, scope).text
+
+        update: dict[str, Any] = {"question": text(trace.question), "answer": text(trace.answer)}
+        update["claims"] = [
+            claim.model_copy(update={"text": text(claim.text)}) for claim in trace.claims
+        ]
+        update["sources"] = [
+            source.model_copy(update={
+                "title": text(source.title),
+                "text": text(source.text),
+                "url": self.redact_url(source.url, scope) if source.url else source.url,
+            })
+            for source in trace.sources
+        ]
+        if trace.extra:
+            update["extra"] = self._redact_json(trace.extra, scope)
+        return trace.model_copy(update=update), dict(scope.counts)
+
+    def redact_url(self, url: str, scope: Scope | None = None) -> str:
+        """A URL with its password, query string and fragment redacted; unchanged when they
+        hold nothing sensitive."""
+        scope = scope if scope is not None else Scope()
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return self.redact_text(url, scope).text
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, _, host = netloc.rpartition("@")
+            user, colon, password = userinfo.partition(":")
+            if colon and password and not PLACEHOLDER.fullmatch(password):
+                token = self._replacement(Entity("SECRET", 0, 0, password), "", scope)
+                netloc = f"{user}:{token}@{host}"
+        query = self._redact_component(parts.query, scope)
+        fragment = self._redact_component(parts.fragment, scope)
+        if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+            return url
+        return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+    def _redact_component(self, component: str, scope: Scope) -> str:
+        if not component:
+            return component
+        decoded = unquote_plus(component)
+        redacted = self.redact_text(decoded, scope)
+        # Keep the original encoding when nothing was found (byte-for-byte unchanged).
+        return component if not redacted.entities and redacted.text == decoded else redacted.text
+
+    def _redact_json(self, value: Any, scope: Scope) -> Any:
+        if isinstance(value, str):
+            return self.redact_text(value, scope).text
+        if isinstance(value, dict):
+            return {k: self._redact_json(v, scope) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._redact_json(v, scope) for v in value]
+        return value

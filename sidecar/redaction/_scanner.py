@@ -1,0 +1,191 @@
+"""The built-in detectors, fused into one scan of each text.
+
+One combined regular expression finds cheap candidates for every enabled type in a single
+pass (each alternative fails on the first character of ordinary prose); only candidates are
+validated, by checksum or parser. Phone parsing (the costly part) only ever sees runs of seven
+digits or more, so texts without such runs never reach phonenumbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from sidecar.redaction._base import BUILTIN_TYPES, Entity
+from sidecar.redaction._validate import (
+    card_key,
+    email_key,
+    iban_key,
+    ip_key,
+    jwt_ok,
+    kv_secret_ok,
+    phone_key,
+    ssn_key,
+)
+
+__all__ = ["PatternDetector"]
+
+_SECRET_WORDS = (
+    r"api[_ -]?key|apikey|access[_ -]?key(?:[_ -]?id)?|secret(?:[_ -]?(?:access[_ -]?)?key)?"
+    r"|client[_ -]?secret|(?:auth|access|refresh|bearer|api|session)[_ -]?token|token"
+    r"|password|passwd|passphrase|pwd|bearer|private[_ -]?key"
+)
+_HEX = r"[0-9A-Fa-f]"
+
+# (group name, entity type, regex). Order matters where two alternatives can start at the
+# same position: the first that matches wins that position.
+_ALTERNATIVES: tuple[tuple[str, str, str], ...] = (
+    ("pem", "SECRET",
+     r"-----BEGIN[A-Z ]{0,30}PRIVATE KEY-----(?s:.*?-----END[A-Z ]{0,30}PRIVATE KEY-----"
+     r"|[A-Za-z0-9+/=\s]*)"),
+    ("urlauth", "SECRET",
+     r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>]+:(?P<urlpw>[^\s/?#@<>]+)@"),
+    ("jwt", "SECRET",
+     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    ("prefixed", "SECRET",
+     r"(?<![A-Za-z0-9_-])(?:sk-(?:proj-|ant-(?:api\d\d-)?|live-|test-)?[A-Za-z0-9_-]{20,}"
+     r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+     r"|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
+     r"|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,})"
+     r"(?![A-Za-z0-9_-])"),
+    ("email", "EMAIL",
+     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b"),
+    ("iban", "IBAN",
+     r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
+    ("ipv4", "IP_ADDRESS",
+     r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
+    ("ipv6", "IP_ADDRESS",
+     rf"(?<![\w:.])(?={_HEX}{{0,4}}:{_HEX}{{0,4}}:)[0-9A-Fa-f:]{{2,39}}"
+     r"(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])"),
+    ("number", "NUMBER",
+     r"(?<![\w.+/-])\+?\(?\d[\d \u00a0().-]{5,26}\d(?![\w/]|[.-]\d)"),
+    ("kv", "SECRET",
+     rf"(?i:\b(?P<kvword>{_SECRET_WORDS})\b)"
+     r"(?=(?:[\"']?\s*[:=]>?\s*[\"']?|\s+(?:is\s+|was\s+|:\s*)?[\"']?)"
+     r"(?P<kvval>[^\s\"'<>,;&?#]{6,200}))"),
+)
+_GROUP_TYPES = {
+    "pem": ("SECRET",), "urlauth": ("SECRET",), "jwt": ("SECRET",), "prefixed": ("SECRET",),
+    "kv": ("SECRET",), "email": ("EMAIL",), "iban": ("IBAN",), "ipv4": ("IP_ADDRESS",),
+    "ipv6": ("IP_ADDRESS",), "number": ("US_SSN", "CREDIT_CARD", "PHONE"),
+}
+_TRAILING = ".,:;)]}'\""
+_MAX_WINDOW_TOKENS = 8
+
+
+class PatternDetector:
+    """The built-in entity types (see BUILTIN_TYPES), validated, in one regex pass per text.
+
+    ``types`` selects which of them are reported; ``phone_region`` is the country assumed for
+    phone numbers written without a +country code.
+    """
+
+    name = "patterns"
+
+    def __init__(self, types: Iterable[str] = BUILTIN_TYPES, *, phone_region: str = "US"):
+        self.types = frozenset(types)
+        unknown = self.types - set(BUILTIN_TYPES)
+        if unknown:
+            raise ValueError(f"unknown entity types: {sorted(unknown)}")
+        self.phone_region = phone_region.upper()
+        parts = [f"(?P<{group}>{regex})" for group, _, regex in _ALTERNATIVES
+                 if self.types.intersection(_GROUP_TYPES[group])]
+        self._regex = re.compile("|".join(parts)) if parts else None
+
+    def detect(self, text: str) -> list[Entity]:
+        """Validated entities of the enabled types in ``text``."""
+        if self._regex is None:
+            return []
+        found: list[Entity] = []
+        for match in self._regex.finditer(text):
+            group = match.lastgroup
+            # lastgroup names the innermost closed group for nested ones; map back.
+            if group == "urlpw":
+                group = "urlauth"
+            elif group in ("kvword", "kvval"):
+                group = "kv"
+            found.extend(self._validate(group or "", match, text))
+        return found
+
+    def _validate(self, group: str, match: re.Match[str], text: str) -> Iterator[Entity]:
+        start, end = match.span()
+        value = match.group()
+        if group in ("pem", "prefixed"):
+            yield Entity("SECRET", start, end)
+        elif group == "jwt":
+            if jwt_ok(value):
+                yield Entity("SECRET", start, end)
+        elif group == "urlauth":
+            yield Entity("SECRET", match.start("urlpw"), match.end("urlpw"))
+        elif group == "kv":
+            raw = match.group("kvval")
+            stripped = raw.rstrip(_TRAILING)
+            if kv_secret_ok(match.group("kvword"), stripped):
+                vstart = match.start("kvval")
+                yield Entity("SECRET", vstart, vstart + len(stripped))
+        elif group == "email":
+            key = email_key(value)
+            if key is not None:
+                yield Entity("EMAIL", start, end, key)
+        elif group == "iban":
+            yield from self._iban(value, start)
+        elif group in ("ipv4", "ipv6"):
+            key = ip_key(value, text[max(0, start - 16):start])
+            if key is not None:
+                yield Entity("IP_ADDRESS", start, end, key)
+        elif group == "number":
+            yield from self._number(value, start, text)
+
+    def _iban(self, value: str, start: int) -> Iterator[Entity]:
+        # The candidate may have swallowed a trailing group of capitals; retry shorter.
+        candidate = value
+        while len(candidate.replace(" ", "")) >= 15:
+            key = iban_key(candidate)
+            if key is not None:
+                yield Entity("IBAN", start, start + len(candidate), key)
+                return
+            candidate = candidate[:-1].rstrip()
+
+    def _number(self, value: str, start: int, text: str) -> Iterator[Entity]:
+        if value.startswith("(") and ")" not in value:
+            value, start = value[1:], start + 1
+        entity = self._classify(value, start, text)
+        if entity is not None:
+            yield entity
+            return
+        if " " not in value:
+            return
+        # Several numbers separated by spaces may have been read as one candidate: try the
+        # longest run of space-separated tokens starting at each token.
+        tokens = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", value)]
+        i = 0
+        while i < len(tokens):
+            for j in range(min(len(tokens), i + _MAX_WINDOW_TOKENS), i, -1):
+                if j - i == len(tokens):
+                    continue
+                tstart = tokens[i][0]
+                tend = tokens[j - 1][0] + len(tokens[j - 1][1])
+                entity = self._classify(text[tstart:tend], tstart, text)
+                if entity is not None:
+                    yield entity
+                    i = j - 1
+                    break
+            i += 1
+
+    def _classify(self, value: str, start: int, text: str) -> Entity | None:
+        end = start + len(value)
+        before = text[max(0, start - 48):start]
+        if "US_SSN" in self.types:
+            key = ssn_key(value, before)
+            if key is not None:
+                return Entity("US_SSN", start, end, key)
+        if "CREDIT_CARD" in self.types:
+            key = card_key(value)
+            if key is not None:
+                return Entity("CREDIT_CARD", start, end, key)
+        if "PHONE" in self.types:
+            key = phone_key(value, before, self.phone_region)
+            if key is not None:
+                return Entity("PHONE", start, end, key)
+        return None

@@ -1,0 +1,172 @@
+"""Validation of candidate values: checksums and parsers instead of bare regexes.
+
+Each function takes a candidate string (and sometimes the text before it, for context) and
+returns the canonical key of the value when it is one, else None. Keys are what make the same
+value written two ways get the same placeholder.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import json
+import math
+import re
+from collections import Counter
+
+import phonenumbers
+from stdnum import iban as stdnum_iban
+from stdnum import luhn
+
+__all__ = [
+    "card_key",
+    "email_key",
+    "iban_key",
+    "ip_key",
+    "jwt_ok",
+    "kv_secret_ok",
+    "phone_key",
+    "ssn_key",
+]
+
+_SSN_DASHED = re.compile(r"^(\d{3})([- ])(\d{2})\2(\d{4})$")
+_SSN_CONTEXT = re.compile(r"(?i)(?:ssn|social security(?: number| no\.?)?|ss#)\W{0,4}$")
+_VERSION_CONTEXT = re.compile(
+    r"(?i)(?:\bv|\bversion|\bver\.?|\brelease|\bbuild|\bfirmware|\bpython|\bnode)\s*:?\s*$"
+)
+_PHONE_CONTEXT = re.compile(
+    r"(?i)\b(?:phone|tel|telephone|mobile|cell|fax|call|text|sms|whatsapp|dial|reach|contact"
+    r"|hotline|number|no\.?)\b\W{0,6}(?:\w+\W+){0,3}$"
+)
+# Issuer prefixes of the payment card networks (IIN ranges), first two digits.
+_CARD_PREFIXES = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6[05]|62|8[18])")
+
+
+def _digits(value: str) -> str:
+    return "".join(ch for ch in value if ch.isdigit())
+
+
+def ssn_key(candidate: str, before: str) -> str | None:
+    """A US social security number: dashed (or spaced) AAA-GG-SSSS, or nine bare digits right
+    after the words SSN / social security. Area 000, 666 and 900-999, group 00 and serial 0000
+    are never issued."""
+    match = _SSN_DASHED.match(candidate)
+    if match:
+        area, group, serial = match.group(1), match.group(3), match.group(4)
+    elif len(candidate) == 9 and candidate.isdigit() and _SSN_CONTEXT.search(before[-40:]):
+        area, group, serial = candidate[:3], candidate[3:5], candidate[5:]
+    else:
+        return None
+    if area in ("000", "666") or area[0] == "9" or group == "00" or serial == "0000":
+        return None
+    return area + group + serial
+
+
+def card_key(candidate: str) -> str | None:
+    """A payment card number: 13-19 digits in groups split by spaces or dashes, a known issuer
+    prefix and a valid Luhn checksum (python-stdnum)."""
+    if any(ch not in "0123456789 -" for ch in candidate):
+        return None
+    digits = _digits(candidate)
+    if not 13 <= len(digits) <= 19 or not _CARD_PREFIXES.match(digits):
+        return None
+    if len(set(digits)) < 2:
+        return None
+    return digits if luhn.is_valid(digits) else None
+
+
+def phone_key(candidate: str, before: str, region: str) -> str | None:
+    """A phone number valid for its country (phonenumbers), in E.164.
+
+    Digits alone (no +, no grouping) are an order number as often as a phone number, so they
+    count only after a word like phone, call or fax. Dotted groups count only when no version
+    word precedes them and every group has two digits or more."""
+    digits = _digits(candidate)
+    if not 7 <= len(digits) <= 15:
+        return None
+    international = candidate.startswith("+")
+    grouped = any(ch in candidate for ch in " -().\u00a0")
+    if not international and not grouped and not _PHONE_CONTEXT.search(before[-48:]):
+        return None
+    if "." in candidate and not international:
+        groups = candidate.split(".")
+        if _VERSION_CONTEXT.search(before[-16:]) or len(groups) > 4:
+            return None
+        if any(len(_digits(group)) < 2 for group in groups):
+            return None
+    try:
+        number = phonenumbers.parse(candidate, None if international else region)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(number):
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+def iban_key(candidate: str) -> str | None:
+    """An IBAN with a valid country format and mod-97 checksum (python-stdnum)."""
+    try:
+        return str(stdnum_iban.validate(candidate))
+    except Exception:  # stdnum raises ValidationError subclasses, all of them mean "no"
+        return None
+
+
+def ip_key(candidate: str, before: str) -> str | None:
+    """An IPv4 or IPv6 address (stdlib ipaddress), not a version string like v1.2.3.4."""
+    if "." in candidate and ":" not in candidate and _VERSION_CONTEXT.search(before[-16:]):
+        return None
+    if ":" in candidate:
+        if not any(ch.isdigit() for ch in candidate):
+            return None
+        if "::" not in candidate and candidate.count(":") < 7:
+            return None
+    try:
+        return str(ipaddress.ip_address(candidate))
+    except ValueError:
+        return None
+
+
+def email_key(candidate: str) -> str | None:
+    """An e-mail address with a well-formed local part and domain."""
+    local, _, domain = candidate.rpartition("@")
+    if not local or local.startswith(".") or local.endswith(".") or ".." in local:
+        return None
+    if ".." in domain or domain.startswith("-"):
+        return None
+    return candidate.casefold()
+
+
+def jwt_ok(candidate: str) -> bool:
+    """A JSON Web Token: its header is base64url JSON naming an algorithm or type."""
+    header = candidate.split(".", 1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(decoded, dict) and ("alg" in decoded or "typ" in decoded)
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase"})
+
+
+def kv_secret_ok(keyword: str, value: str) -> bool:
+    """Whether the value after a word like key, token, secret or password is a secret.
+
+    After a password word: six characters or more, not all letters (prose like "password
+    reset" or a title like "Password Policy" stays). After the other words: a high-entropy token of
+    sixteen characters or more mixing letters and digits.
+    """
+    if keyword.casefold() in _PASSWORD_WORDS:
+        return len(value) >= 6 and not value.isalpha()
+    if len(value) < 16:
+        return False
+    has_alpha = any(ch.isalpha() for ch in value)
+    has_digit = any(ch.isdigit() for ch in value)
+    return has_alpha and has_digit and _entropy(value) >= 3.0
