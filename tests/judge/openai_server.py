@@ -1,0 +1,291 @@
+"""A local HTTP server speaking the OpenAI Responses and Chat Completions APIs, for tests and
+benchmarks.
+
+Replies are scripted: queued actions are used first, in order, then the ``responder`` (by
+default: every requested claim supported, quoting its first passage). Every request is
+recorded with its path, headers and JSON body. Latency and faults (HTTP statuses with
+headers, hangs longer than the client's timeout) can be injected. Prompt tokens are counted
+the same way for every client (word and punctuation tokens of all message text), so
+different frameworks can be compared on one server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "FakeOpenAI",
+    "Hang",
+    "Recorded",
+    "Reply",
+    "Status",
+    "packet_of",
+    "prompt_text",
+    "supported_everything",
+    "verdicts_reply",
+]
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A 200 reply whose output text is ``text`` (or a refusal)."""
+
+    text: str = ""
+    refusal: str | None = None
+    output_tokens: int | None = None
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Status:
+    """An error status with headers, e.g. 429 with Retry-After."""
+
+    code: int
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Answer nothing for ``seconds`` (the client times out first)."""
+
+    seconds: float = 30.0
+
+
+Action = Reply | Status | Hang
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request the server received."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        """All message text of the request (instructions, input, chat messages)."""
+        return prompt_text(self.body)
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    """The text a model would read: instructions and input, or every chat message."""
+    parts: list[str] = []
+
+    def collect(content: Any) -> None:
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for item in content:
+                if isinstance(item, dict):
+                    collect(item.get("text") or item.get("content"))
+                else:
+                    collect(item)
+
+    if "instructions" in body and body["instructions"]:
+        parts.append(str(body["instructions"]))
+    if "input" in body:
+        collect(body["input"])
+    for message in body.get("messages", []):
+        collect(message.get("content"))
+    return "\n".join(parts)
+
+
+def packet_of(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The citewatch packet (JSON user message) inside a request, if it is one."""
+    candidates: list[Any] = [body.get("input")]
+    candidates += [m.get("content") for m in body.get("messages", [])]
+    for candidate in reversed(candidates):
+        if isinstance(candidate, str):
+            try:
+                data = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and "claims" in data:
+                return data
+    return None
+
+
+def verdicts_reply(verdicts: list[dict[str, str]], **kwargs: Any) -> Reply:
+    """A reply carrying these verdicts as the structured output."""
+    return Reply(text=json.dumps({"verdicts": verdicts}), **kwargs)
+
+
+def supported_everything(body: dict[str, Any]) -> Action:
+    """Every requested claim supported, quoting its first cited passage whole."""
+    packet = packet_of(body)
+    if packet is None:
+        return Reply(text="{}")
+    return verdicts_reply([
+        {"claim_id": c["claim_id"], "verdict": "supported",
+         "evidence_quote": c["passages"][0]["text"] if c["passages"] else "",
+         "reason": "The passage states it."}
+        for c in packet["claims"]
+    ])
+
+
+def count_tokens(text: str) -> int:
+    """Word and punctuation tokens: one rule for every client on this server."""
+    return len(_TOKEN.findall(text))
+
+
+class FakeOpenAI:
+    """The server; use as a context manager, or call :meth:`start` and :meth:`close`."""
+
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        responder: Callable[[dict[str, Any]], Action] = supported_everything,
+    ) -> None:
+        self.latency = latency
+        self.responder = responder
+        self.requests: list[Recorded] = []
+        self._script: list[Action] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    # -- scripting ---------------------------------------------------------------------------
+
+    def script(self, *actions: Action) -> None:
+        """Queue actions; each request takes the next one, then the responder answers."""
+        with self._lock:
+            self._script.extend(actions)
+
+    def recorded(self) -> list[Recorded]:
+        with self._lock:
+            return list(self.requests)
+
+    def prompt_tokens(self) -> int:
+        """Prompt tokens of every request so far."""
+        return sum(count_tokens(r.text) for r in self.recorded())
+
+    def _next(self, body: dict[str, Any]) -> Action:
+        with self._lock:
+            if self._script:
+                return self._script.pop(0)
+        return self.responder(body)
+
+    # -- HTTP --------------------------------------------------------------------------------
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                with server._lock:
+                    server.requests.append(
+                        Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                action = server._next(body)
+                delay = server.latency + getattr(action, "delay", 0.0)
+                if isinstance(action, Hang):
+                    delay = action.seconds
+                if delay and server._stop.wait(delay):
+                    return
+                try:
+                    if isinstance(action, Status):
+                        self._send(action.code, {"error": {"message": "scripted fault",
+                                                           "type": "server_error"}},
+                                   action.headers)
+                    elif isinstance(action, Reply):
+                        self._send(200, self._payload(body, action), {})
+                    else:
+                        self._send(500, {"error": {"message": "hung"}}, {})
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _payload(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+                prompt = count_tokens(prompt_text(body))
+                completion = (reply.output_tokens if reply.output_tokens is not None
+                              else count_tokens(reply.text))
+                model = body.get("model", "unknown")
+                if self.path.endswith("/chat/completions"):
+                    return {
+                        "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                        "model": model,
+                        "choices": [{
+                            "index": 0, "finish_reason": "stop", "logprobs": None,
+                            "message": {"role": "assistant",
+                                        "content": None if reply.refusal else reply.text,
+                                        "refusal": reply.refusal},
+                        }],
+                        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                  "total_tokens": prompt + completion},
+                    }
+                content: dict[str, Any] = (
+                    {"type": "refusal", "refusal": reply.refusal} if reply.refusal
+                    else {"type": "output_text", "text": reply.text, "annotations": []}
+                )
+                return {
+                    "id": "resp_test", "object": "response", "created_at": 0,
+                    "status": "completed", "model": model, "error": None,
+                    "incomplete_details": None, "instructions": body.get("instructions"),
+                    "metadata": {}, "parallel_tool_calls": True, "temperature": 0,
+                    "tool_choice": "auto", "tools": [], "top_p": 1,
+                    "output": [{"type": "message", "id": "msg_test", "role": "assistant",
+                                "status": "completed", "content": [content]}],
+                    "usage": {"input_tokens": prompt, "output_tokens": completion,
+                              "total_tokens": prompt + completion,
+                              "input_tokens_details": {"cached_tokens": 0},
+                              "output_tokens_details": {"reasoning_tokens": 0}},
+                }
+
+            def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
