@@ -5,6 +5,7 @@ from __future__ import annotations
 from sidecar.config import Settings
 from sidecar.judge import JudgeObserver, build_judge_stage
 from sidecar.pipeline import Pipeline
+from sidecar.redaction import build_redactor
 
 __all__ = ["build_pipeline"]
 
@@ -14,4 +15,6 @@ def build_pipeline(settings: Settings, *, judge_observer: JudgeObserver | None =
 
     ``judge_observer`` (e.g. ``exporters.prometheus.CitewatchMetrics``) receives judge counts.
     """
-    return Pipeline(settings, judge=build_judge_stage(settings, observer=judge_observer))
+    redactor = build_redactor(settings.redaction) if settings.redaction.enabled else None
+    return Pipeline(settings, redactor=redactor,
+                    judge=build_judge_stage(settings, observer=judge_observer))
