@@ -1,0 +1,378 @@
+"""The Kafka runtime of `citewatch run`: consume traces at least once, evaluate, emit, commit.
+
+Threads and who owns what:
+
+    poll thread (the caller of run())   consumer: poll, pause/resume, commit, end_offsets;
+                                        the OffsetTracker; applies events from the queue
+    worker thread (AsyncWorker)         decode, pipeline.evaluate (the judge), produce
+    producer IO thread                  acks -> worker loop -> completion events
+    consumer IO thread                  rebalance callbacks -> events (never a commit there)
+
+A record's offset is finished once its evaluation record (or dead letter) is acknowledged;
+the poll thread commits offset+1 of the highest contiguous finished record per partition,
+with explicit offsets. Backpressure pauses partitions while too much is in flight, and the
+poll thread keeps calling poll() with a short timeout so the group never drops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from exporters.kafka import DeadLetter, KafkaEmitter
+from exporters.prometheus import CitewatchMetrics
+from sidecar.config import Settings
+from sidecar.decode import decode_trace
+from sidecar.errors import TraceError
+from sidecar.offsets import OffsetTracker
+from sidecar.pipeline import Pipeline
+from sidecar.runtime.dedup import RecentIds
+from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
+
+__all__ = ["Consumer", "KafkaRunner", "RebalanceEvents", "WorkItem", "security_config"]
+
+logger = logging.getLogger(__name__)
+
+SEND_BACKOFF_START = 0.5
+SEND_BACKOFF_MAX = 10.0
+
+
+class Consumer(Protocol):
+    """The part of kafka-python's KafkaConsumer the runner uses (fakes implement it too)."""
+
+    def subscribe(self, topics: list[str], listener: Any = None) -> None: ...
+    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[Any, list[Any]]: ...
+    def commit(self, offsets: dict[Any, Any] | None = None) -> None: ...
+    def pause(self, *partitions: Any) -> None: ...
+    def resume(self, *partitions: Any) -> None: ...
+    def paused(self) -> set[Any]: ...
+    def assignment(self) -> set[Any]: ...
+    def end_offsets(self, partitions: list[Any]) -> dict[Any, int]: ...
+    def committed(self, partition: Any) -> int | None: ...
+    def close(self, autocommit: bool = True) -> None: ...
+
+
+def security_config(settings: Settings) -> dict[str, Any]:
+    """kafka-python security options from the settings (unset ones left out)."""
+    kafka = settings.kafka
+    options: dict[str, Any] = {"security_protocol": kafka.security_protocol}
+    for name in ("sasl_mechanism", "sasl_plain_username", "ssl_cafile", "ssl_certfile",
+                 "ssl_keyfile"):
+        value = getattr(kafka, name)
+        if value is not None:
+            options[name] = value
+    if kafka.sasl_plain_password is not None:
+        options["sasl_plain_password"] = kafka.sasl_plain_password.get_secret_value()
+    return options
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One consumed record on its way through the pipeline."""
+
+    tp: Hashable
+    topic: str
+    partition: int
+    offset: int
+    epoch: int
+    timestamp: int | None
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+
+
+class RebalanceEvents:
+    """A kafka-python 3.x rebalance listener that only queues events.
+
+    Its methods run on the consumer's IO thread, which also drives heartbeats: they must
+    return at once and must not call the consumer (a blocking commit there would stall the
+    very loop that has to complete it). The poll thread applies the events: it drops the
+    in-flight work of revoked or lost partitions; their uncommitted records are replayed by
+    the next owner, which is what at-least-once means.
+    """
+
+    def __init__(self, events: queue.SimpleQueue[tuple[Any, ...]]) -> None:
+        self._events = events
+
+    def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
+        self._events.put(("revoked", frozenset(revoked)))
+
+    def on_partitions_lost(self, lost: Iterable[Any]) -> None:
+        self._events.put(("revoked", frozenset(lost)))
+
+    def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
+        self._events.put(("assigned", frozenset(assigned)))
+
+
+class KafkaRunner:
+    """Consumes the input topic until ``stop`` is set, then shuts down within the deadline."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        consumer: Consumer,
+        emitter: KafkaEmitter,
+        pipeline: Pipeline,
+        metrics: CitewatchMetrics,
+        offset_and_metadata: Callable[[int], Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.kafka = settings.kafka
+        self.consumer = consumer
+        self.emitter = emitter
+        self.pipeline = pipeline
+        self.metrics = metrics
+        self.clock = clock
+        self._oam = offset_and_metadata or _kafka_offset_and_metadata
+        self.tracker = OffsetTracker()
+        self.recent = RecentIds(self.kafka.dedup_window)
+        self.worker = AsyncWorker()
+        self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self.assigned: set[Any] = set()
+        self._paused = False
+        self._stopping = threading.Event()
+        self._last_commit = 0.0
+        self._last_lag = 0.0
+        self._last_poll = clock()
+        self.finished = 0
+
+    # -- readiness -------------------------------------------------------------------------
+
+    def ready(self) -> bool:
+        """Partitions are assigned and the poll loop is turning."""
+        stalled = self.clock() - self._last_poll > max(30.0, self.kafka.session_timeout_ms / 1000)
+        return bool(self.assigned) and not stalled and not self._stopping.is_set()
+
+    # -- the loop --------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        """Poll, hand records to the worker, commit, until ``stop`` is set; then shut down."""
+        self.worker.start()
+        self.consumer.subscribe([self.kafka.input_topic], listener=RebalanceEvents(self.events))
+        logger.info("consuming %s as group %s", self.kafka.input_topic, self.kafka.group_id)
+        try:
+            while not stop.is_set():
+                self.step()
+        finally:
+            self.shutdown()
+
+    def step(self) -> None:
+        """One turn of the poll loop."""
+        self._apply_events()
+        batch = self.consumer.poll(timeout_ms=self.kafka.poll_timeout_ms,
+                                   max_records=self.kafka.max_poll_records)
+        self._last_poll = self.clock()
+        self._apply_events()
+        for tp, records in batch.items():
+            if tp not in self.assigned:
+                continue  # revoked while poll() was returning
+            items = [self._item(tp, record) for record in records]
+            self.worker.submit(tp, [self._factory(item) for item in items])
+        self._apply_events()
+        self._maybe_commit()
+        self._backpressure()
+        self._maybe_sample_lag()
+
+    def _item(self, tp: Any, record: Any) -> WorkItem:
+        epoch = self.tracker.start(tp, record.offset)
+        headers = tuple((name, value) for name, value in (record.headers or ()))
+        timestamp = record.timestamp if getattr(record, "timestamp", -1) not in (None, -1) else None
+        return WorkItem(tp=tp, topic=record.topic, partition=record.partition,
+                        offset=record.offset, epoch=epoch, timestamp=timestamp,
+                        key=record.key, value=record.value, headers=headers)
+
+    def _factory(self, item: WorkItem) -> Callable[[], Any]:
+        return lambda: self._process(item)
+
+    # -- events from other threads ---------------------------------------------------------
+
+    def _apply_events(self) -> None:
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return
+            kind = event[0]
+            if kind == "done":
+                _, tp, offset, epoch = event
+                if self.tracker.finish(tp, offset, epoch):
+                    self.finished += 1
+            elif kind == "revoked":
+                tps = event[1]
+                logger.info("partitions revoked: %s", sorted(map(str, tps)))
+                self.assigned -= tps
+                self.tracker.drop(tps)
+                self.worker.cancel(tps)
+            elif kind == "assigned":
+                tps = event[1]
+                logger.info("partitions assigned: %s", sorted(map(str, tps)))
+                self.assigned |= tps
+                self._paused = False  # a new assignment starts unpaused
+
+    # -- commits, backpressure, lag --------------------------------------------------------
+
+    def commit(self) -> None:
+        """Commit the positions that moved, for partitions still assigned."""
+        positions = {tp: pos for tp, pos in self.tracker.committable().items()
+                     if tp in self.assigned}
+        if not positions:
+            return
+        try:
+            self.consumer.commit(offsets={tp: self._oam(pos) for tp, pos in positions.items()})
+        except Exception as exc:  # rebalance in progress, broker away: retried next turn
+            logger.warning("offset commit failed (%s); will retry", type(exc).__name__)
+            return
+        self.tracker.mark_committed(positions)
+        logger.debug("committed %s", positions)
+
+    def _maybe_commit(self) -> None:
+        now = self.clock()
+        if now - self._last_commit >= self.kafka.commit_interval_seconds:
+            self._last_commit = now
+            self.commit()
+
+    def _backpressure(self) -> None:
+        in_flight = self.tracker.in_flight()
+        limit = self.kafka.max_in_flight
+        if not self._paused and in_flight >= limit and self.assigned:
+            self.consumer.pause(*self.assigned)
+            self._paused = True
+            logger.debug("paused: %d records in flight", in_flight)
+        elif self._paused and in_flight <= limit // 2:
+            self.consumer.resume(*self.consumer.paused())
+            self._paused = False
+            logger.debug("resumed: %d records in flight", in_flight)
+
+    def _maybe_sample_lag(self) -> None:
+        now = self.clock()
+        if now - self._last_lag < self.kafka.lag_interval_seconds or not self.assigned:
+            return
+        self._last_lag = now
+        self.sample_lag()
+
+    def sample_lag(self) -> None:
+        """Set the lag gauge of every assigned partition: end offset minus committed."""
+        partitions = sorted(self.assigned, key=str)
+        try:
+            ends = self.consumer.end_offsets(partitions)
+            for tp in partitions:
+                committed = self.consumer.committed(tp)
+                end = ends.get(tp)
+                if end is None:
+                    continue
+                self.metrics.set_lag(tp.topic, tp.partition, max(0, end - (committed or 0)))
+        except Exception as exc:
+            logger.warning("lag sample failed (%s)", type(exc).__name__)
+
+    # -- one record on the worker loop -----------------------------------------------------
+
+    async def _process(self, item: WorkItem) -> None:
+        started = time.perf_counter()
+        settings = self.settings.checks
+        try:
+            trace = decode_trace(item.value if item.value is not None else b"",
+                                 max_bytes=settings.max_record_bytes,
+                                 max_depth=settings.max_json_depth)
+        except TraceError as exc:
+            await self._dead_letter(item, exc, exc.reason)
+            return
+        self.metrics.observe_stage("decode", time.perf_counter() - started)
+        if trace.trace_id in self.recent:
+            self.metrics.trace_duplicate(trace.app)
+            self._done(item)
+            return
+        try:
+            record = await self.pipeline.evaluate(trace)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # A bug in one stage must not stop the partition: the record is set aside.
+            logger.exception("evaluation of trace %s failed", trace.trace_id)
+            await self._dead_letter(item, exc, "evaluation_error")
+            return
+        emit_started = time.perf_counter()
+        await self._send(lambda: self.emitter.send_evaluation(record), "evaluation")
+        self.metrics.observe_stage("emit", time.perf_counter() - emit_started)
+        if self.recent.add(trace.trace_id):
+            self.metrics.observe_record(record)
+        else:
+            self.metrics.trace_duplicate(trace.app)
+        self.metrics.mark_processed(time.time())
+        self._done(item)
+
+    async def _dead_letter(self, item: WorkItem, exc: BaseException, reason: str) -> None:
+        letter = DeadLetter(
+            topic=item.topic, partition=item.partition, offset=item.offset,
+            timestamp=item.timestamp, key=item.key, value=item.value, headers=item.headers,
+            error_class=type(exc).__name__, error_message=str(exc), reason=reason,
+        )
+        await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
+        logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
+                     reason)
+        self.metrics.dead_letter(reason)
+        self.metrics.mark_processed(time.time())
+        self._done(item)
+
+    async def _send(self, send: Callable[[], Any], what: str) -> None:
+        """Send and wait for the ack, retrying with backoff until it succeeds or the runner
+        stops (then the record stays uncommitted and is replayed later)."""
+        delay = SEND_BACKOFF_START
+        while True:
+            try:
+                await wait_kafka_future(send())
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if self._stopping.is_set():
+                    raise
+                logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
+                               type(exc).__name__, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, SEND_BACKOFF_MAX)
+
+    def _done(self, item: WorkItem) -> None:
+        self.events.put(("done", item.tp, item.offset, item.epoch))
+
+    # -- shutdown --------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Stop polling, let in-flight work finish within the deadline, commit, close."""
+        self._stopping.set()
+        deadline = self.clock() + self.kafka.shutdown_deadline_seconds
+        if self.assigned:
+            self.consumer.pause(*self.assigned)
+        logger.info("shutting down: %d records in flight", self.tracker.in_flight())
+        while self.tracker.in_flight() > 0 and self.clock() < deadline:
+            # Keep the group membership alive while waiting: paused poll() returns nothing.
+            self.consumer.poll(timeout_ms=100, max_records=1)
+            self._apply_events()
+        self._apply_events()
+        self.commit()
+        abandoned = self.tracker.in_flight()
+        if abandoned:
+            logger.warning("deadline reached: %d records left uncommitted for replay", abandoned)
+        self.worker.stop()
+        try:
+            self.emitter.flush(timeout=5.0)
+        except Exception as exc:
+            logger.warning("producer flush failed (%s)", type(exc).__name__)
+        try:
+            self.consumer.close(autocommit=False)
+        finally:
+            self.emitter.close(timeout=5.0)
+        logger.info("stopped after %d records", self.finished)
+
+
+def _kafka_offset_and_metadata(position: int) -> Any:
+    from kafka.structs import OffsetAndMetadata
+
+    return OffsetAndMetadata(position, "", -1)

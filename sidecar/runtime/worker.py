@@ -1,0 +1,143 @@
+"""An asyncio event loop in a worker thread, where traces are evaluated off the poll thread.
+
+The poll thread hands work over with :meth:`AsyncWorker.submit`; coroutines run on the
+worker's loop, so many slow judge calls can be in flight while the poll thread keeps calling
+``poll()``. Tasks are grouped by a key (the topic-partition) so a rebalance can cancel the
+work of the partitions it takes away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from collections.abc import Callable, Coroutine, Hashable, Iterable
+from concurrent.futures import Future as ThreadFuture
+from typing import Any, Protocol, TypeVar
+
+__all__ = ["AsyncWorker", "KafkaFuture", "wait_kafka_future"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class KafkaFuture(Protocol):
+    """What a producer's ``send()`` returns (kafka-python's FutureRecordMetadata)."""
+
+    def add_callback(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call ``fn(value)`` once the send succeeded."""
+        ...
+
+    def add_errback(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call ``fn(exception)`` once the send failed."""
+        ...
+
+
+def _settle(target: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+    if target.done():
+        return
+    if error is not None:
+        target.set_exception(error)
+    else:
+        target.set_result(value)
+
+
+async def wait_kafka_future(future: KafkaFuture) -> Any:
+    """Await a producer future from a coroutine; its callbacks fire on the producer's thread."""
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[Any] = loop.create_future()
+
+    def ok(value: Any) -> None:
+        loop.call_soon_threadsafe(_settle, waiter, value, None)
+
+    def failed(error: BaseException) -> None:
+        loop.call_soon_threadsafe(_settle, waiter, None, error)
+
+    future.add_callback(ok)
+    future.add_errback(failed)
+    return await waiter
+
+
+class AsyncWorker:
+    """Runs coroutines on an event loop in a daemon thread; tasks are grouped by key."""
+
+    def __init__(self, name: str = "citewatch-worker") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._tasks: dict[Hashable, set[asyncio.Task[Any]]] = {}
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def start(self) -> None:
+        """Start the loop's thread."""
+        self._thread.start()
+
+    def submit(self, key: Hashable, factories: Iterable[Callable[[], Coroutine[Any, Any, Any]]]
+               ) -> None:
+        """Schedule one task per coroutine factory under ``key`` (thread-safe, non-blocking)."""
+        batch = list(factories)
+        if batch:
+            self.loop.call_soon_threadsafe(self._spawn, key, batch)
+
+    def _spawn(self, key: Hashable, batch: list[Callable[[], Coroutine[Any, Any, Any]]]) -> None:
+        group = self._tasks.setdefault(key, set())
+        for factory in batch:
+            task = self.loop.create_task(factory())
+            group.add(task)
+            task.add_done_callback(functools.partial(self._forget, key))
+
+    def _forget(self, key: Hashable, task: asyncio.Task[Any]) -> None:
+        group = self._tasks.get(key)
+        if group is not None:
+            group.discard(task)
+            if not group:
+                del self._tasks[key]
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("worker task failed", exc_info=task.exception())
+
+    def cancel(self, keys: Iterable[Hashable]) -> None:
+        """Cancel the tasks of ``keys`` (thread-safe, non-blocking)."""
+        wanted = list(keys)
+        self.loop.call_soon_threadsafe(self._cancel, wanted)
+
+    def _cancel(self, keys: list[Hashable]) -> None:
+        for key in keys:
+            for task in list(self._tasks.get(key, ())):
+                task.cancel()
+
+    def call(self, fn: Callable[[], T], timeout: float = 10.0) -> T:
+        """Run ``fn`` on the loop's thread and wait for its result."""
+        result: ThreadFuture[T] = ThreadFuture()
+
+        def run() -> None:
+            try:
+                result.set_result(fn())
+            except BaseException as exc:  # handed back to the caller
+                result.set_exception(exc)
+
+        self.loop.call_soon_threadsafe(run)
+        return result.result(timeout)
+
+    def pending(self) -> int:
+        """Tasks not finished yet (approximate when read from another thread)."""
+        return sum(len(group) for group in list(self._tasks.values()))
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Cancel what is left, stop the loop and join its thread."""
+        if not self._thread.is_alive():
+            return
+
+        def cancel_all() -> None:
+            for group in list(self._tasks.values()):
+                for task in list(group):
+                    task.cancel()
+
+        self.loop.call_soon_threadsafe(cancel_all)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self.loop.close()
