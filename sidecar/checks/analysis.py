@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from schemas import Claim, Trace
 from sidecar.checks.markers import Marker, MarkerParser
@@ -14,8 +14,7 @@ __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
 ClaimStatus = Literal["cited", "uncited", "invalid_citation", "not_factual"]
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimAnalysis:
+class ClaimAnalysis(NamedTuple):
     """The deterministic view of one claim."""
 
     claim: Claim

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from sidecar.checks.analysis import Analysis
 
@@ -12,8 +11,7 @@ __all__ = ["Check", "Finding", "Severity"]
 Severity = Literal["info", "warning", "critical"]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """A deterministic finding: codes and IDs, never raw trace text."""
 
     code: str

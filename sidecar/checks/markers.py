@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["DEFAULT_MARKER_PATTERN", "Marker", "MarkerParser"]
 
@@ -12,8 +12,7 @@ DEFAULT_MARKER_PATTERN = rf"\[\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*\]"
 _SPLIT = re.compile(r"\s*[,;]\s*")
 
 
-@dataclass(frozen=True, slots=True)
-class Marker:
+class Marker(NamedTuple):
     """One bracketed marker in the answer, possibly naming several IDs."""
 
     start: int
@@ -39,8 +38,11 @@ class MarkerParser:
         """Every marker in order of appearance."""
         found = []
         for match in self._regex.finditer(text):
-            inner = match.group(1) or ""
-            ids = tuple(part for part in _SPLIT.split(inner.strip()) if part)
+            inner = (match.group(1) or "").strip()
+            if "," in inner or ";" in inner:
+                ids = tuple(part for part in _SPLIT.split(inner) if part)
+            else:
+                ids = (inner,) if inner else ()
             if ids:
                 found.append(Marker(match.start(), match.end(), ids))
         return found
