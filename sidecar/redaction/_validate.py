@@ -33,7 +33,8 @@ __all__ = [
 _SSN_DASHED = re.compile(r"^(\d{3})([- ])(\d{2})\2(\d{4})$")
 _SSN_CONTEXT = re.compile(r"(?i)(?:ssn|social security(?: number| no\.?)?|ss#)\W{0,4}$")
 _VERSION_CONTEXT = re.compile(
-    r"(?i)(?:\bv|\bversion|\bver\.?|\brelease|\bbuild|\bfirmware|\bpython|\bnode)\s*:?\s*$"
+    r"(?i)(?:\bv|\bversion|\bver\.?|\brelease|\bbuild|\bfirmware|\bpython|\bnode|\bsection"
+    r"|\bclause|\bchapter|\barticle|\bparagraph|\bpara\.?|§)\s*:?\s*$"
 )
 _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|fax|call|text|sms|whatsapp|dial|reach|contact"
