@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sidecar.config import Settings
 from sidecar.judge import JudgeObserver, build_judge_stage
 from sidecar.pipeline import Pipeline
@@ -10,11 +12,18 @@ from sidecar.redaction import build_redactor
 __all__ = ["build_pipeline"]
 
 
-def build_pipeline(settings: Settings, *, judge_observer: JudgeObserver | None = None) -> Pipeline:
+def build_pipeline(
+    settings: Settings,
+    *,
+    judge_observer: JudgeObserver | None = None,
+    on_stage: Callable[[str, float], None] | None = None,
+) -> Pipeline:
     """A pipeline with the redactor and judge stage the settings select.
 
-    ``judge_observer`` (e.g. ``exporters.prometheus.CitewatchMetrics``) receives judge counts.
+    ``judge_observer`` (e.g. ``exporters.prometheus.CitewatchMetrics``) receives judge counts;
+    ``on_stage`` (e.g. ``CitewatchMetrics.observe_stage``) the time of each stage.
     """
     redactor = build_redactor(settings.redaction) if settings.redaction.enabled else None
     return Pipeline(settings, redactor=redactor,
-                    judge=build_judge_stage(settings, observer=judge_observer))
+                    judge=build_judge_stage(settings, observer=judge_observer),
+                    on_stage=on_stage)

@@ -7,6 +7,8 @@ runtimes only differ in where traces come from and where records go.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
@@ -65,6 +67,8 @@ class Pipeline:
     checks: list[Check] = field(default_factory=default_checks)
     redactor: TraceRedactor | None = None
     judge: JudgeStage | None = None
+    on_stage: Callable[[str, float], None] | None = None
+    """Receives (stage, seconds) for checks, redaction, judge and scoring of every trace."""
 
     def __post_init__(self) -> None:
         self.parser = MarkerParser(self.settings.checks.marker_pattern)
@@ -84,28 +88,46 @@ class Pipeline:
                 findings.append(Finding("check_error", "warning", detail=check.name))
         return analysis, findings
 
+    def _timed(self, stage: str, started: float) -> float:
+        now = time.perf_counter()
+        if self.on_stage is not None:
+            self.on_stage(stage, now - started)
+        return now
+
+    def _redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
+        if self.redactor is None:
+            return trace, {}
+        return self.redactor.redact(trace)
+
     async def evaluate(self, trace: Trace) -> EvaluationRecord:
         """Run the whole pipeline on one trace."""
+        started = time.perf_counter()
         analysis, findings = self.analyse(trace)
-        redacted, redactions = (
-            self.redactor.redact(trace) if self.redactor is not None else (trace, {})
-        )
+        started = self._timed("checks", started)
+        redacted, redactions = self._redact(trace)
+        started = self._timed("redaction", started)
         outcome = JudgeOutcome()
         if self.judge is not None:
             outcome = await self.judge.judge(redacted, analysis)
+            started = self._timed("judge", started)
         result = score(analysis, outcome.verdicts, self.settings.scoring)
-        return build_record(redacted, analysis, findings, result, outcome, redactions)
+        record = build_record(redacted, analysis, findings, result, outcome, redactions)
+        self._timed("scoring", started)
+        return record
 
     def evaluate_deterministic(self, trace: Trace) -> EvaluationRecord:
         """The pipeline without the judge, for callers with no event loop."""
+        started = time.perf_counter()
         analysis, findings = self.analyse(trace)
-        redacted, redactions = (
-            self.redactor.redact(trace) if self.redactor is not None else (trace, {})
-        )
+        started = self._timed("checks", started)
+        redacted, redactions = self._redact(trace)
+        started = self._timed("redaction", started)
         result = score(analysis, None, self.settings.scoring)
-        return build_record(
+        record = build_record(
             redacted, analysis, findings, result, JudgeOutcome(skip_reason="no_judge"), redactions
         )
+        self._timed("scoring", started)
+        return record
 
 
 def build_record(
