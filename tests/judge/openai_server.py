@@ -150,6 +150,8 @@ class FakeOpenAI:
         self.latency = latency
         self.responder = responder
         self.requests: list[Recorded] = []
+        self.active = 0
+        self.max_active = 0
         self._script: list[Action] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -224,6 +226,15 @@ class FakeOpenAI:
                     server.requests.append(
                         Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                     )
+                    server.active += 1
+                    server.max_active = max(server.max_active, server.active)
+                try:
+                    self._answer(body)
+                finally:
+                    with server._lock:
+                        server.active -= 1
+
+            def _answer(self, body: dict[str, Any]) -> None:
                 action = server._next(body)
                 delay = server.latency + getattr(action, "delay", 0.0)
                 if isinstance(action, Hang):

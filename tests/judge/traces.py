@@ -32,7 +32,7 @@ def refund_trace(**overrides: Any) -> Trace:
         "claims": [
             claim("c1", "Pro plan refunds are available within 30 days.", ["S1"], 2),
             claim("c2", "Refunds are returned to the original card.", ["S2"], 3),
-            claim("c3", "Refunds are paid out the same day.", [], 2),
+            claim("c3", "Refunds are paid out the same day.", [], 3),
         ],
     }
     fields.update(overrides)
