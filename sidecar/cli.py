@@ -13,6 +13,7 @@ from sidecar._cli_calibrate import calibrate_command
 from sidecar._cli_check import check_command
 from sidecar._cli_config import config_group
 from sidecar._cli_gate import gate_command
+from sidecar._cli_report import report_command
 from sidecar._cli_run import run_command
 
 __all__ = ["cli", "main"]
@@ -37,6 +38,7 @@ cli.add_command(check_command)
 cli.add_command(config_group)
 cli.add_command(calibrate_command)
 cli.add_command(gate_command)
+cli.add_command(report_command)
 cli.add_command(run_command)
 
 
