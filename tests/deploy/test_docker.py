@@ -32,8 +32,19 @@ DOCKERFILE = ROOT / "deploy" / "docker" / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 
 _SECRET_WORDS = ("KEY", "PASSWORD", "SECRET", "TOKEN", "CREDENTIAL")
-_COMPILERS = ("gcc", "g++", "cc", "clang", "build-essential", "make", "cmake", "rustc", "cargo",
-              "python3-dev", "libc6-dev")
+_COMPILERS = (
+    "gcc",
+    "g++",
+    "cc",
+    "clang",
+    "build-essential",
+    "make",
+    "cmake",
+    "rustc",
+    "cargo",
+    "python3-dev",
+    "libc6-dev",
+)
 
 
 @dataclass
@@ -201,6 +212,16 @@ def test_entrypoint_is_citewatch_run(final: Stage) -> None:
     assert cmd.exec_form() == ["--config", "/etc/citewatch/citewatch.yaml"]
 
 
+def test_entrypoint_command_accepts_the_config_option() -> None:
+    from click.testing import CliRunner
+
+    from sidecar.cli import cli
+
+    result = CliRunner().invoke(cli, ["run", "--help"])
+    assert result.exit_code == 0, result.output
+    assert "--config" in result.output
+
+
 def test_default_settings_file_is_empty_and_valid(final: Stage) -> None:
     copies = [shlex.split(i.args) for i in final.all("COPY")]
     targets = {c[-1]: c[-2] for c in copies if not any(a.startswith("--from") for a in c)}
@@ -355,9 +376,24 @@ def wheel(dockerfile: Dockerfile, tmp_path_factory: pytest.TempPathFactory) -> z
     out = tmp_path_factory.mktemp("wheels")
     # --no-build-isolation: use the installed setuptools instead of fetching one (no network).
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation",
-         "--no-index", "-q", "-w", str(out)],
-        cwd=context, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            ".",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(out),
+        ],
+        cwd=context,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     (built,) = out.glob("citewatch-*.whl")
@@ -395,7 +431,10 @@ def test_hadolint_finds_nothing() -> None:
     hadolint = shutil.which("hadolint")
     assert hadolint is not None
     result = subprocess.run(
-        [hadolint, "--no-color", str(DOCKERFILE)], capture_output=True, text=True, timeout=60,
+        [hadolint, "--no-color", str(DOCKERFILE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
