@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from exporters.http import MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
+from exporters.tracing import configure_tracing
 
-__all__: list[str] = ["CitewatchMetrics", "MetricsServer", "serve"]
+__all__: list[str] = ["CitewatchMetrics", "MetricsServer", "configure_tracing", "serve"]
