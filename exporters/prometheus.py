@@ -304,13 +304,14 @@ class CitewatchMetrics:
         self.judge_quote_not_found.inc()
 
     def set_circuit_state(self, state: str) -> None:
-        """Set the circuit breaker state gauge.
+        """Set the circuit breaker state gauge to ``closed``, ``open`` or ``half_open``.
 
-        Raises:
-            ValueError: if ``state`` is not closed, open or half_open.
+        Never raises (the judge reports through this while it works): an unknown state is
+        logged and leaves the gauge as it was.
         """
         if state not in CIRCUIT_STATES:
-            raise ValueError(f"unknown circuit state {state!r}; expected one of {CIRCUIT_STATES}")
+            logger.warning("ignoring unknown judge circuit state %r", state)
+            return
         for name in CIRCUIT_STATES:
             self.circuit_state.labels(state=name).set(1 if name == state else 0)
 
