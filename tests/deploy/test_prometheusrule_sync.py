@@ -9,6 +9,7 @@ and promtool accepts the extracted rules as it accepts the source files.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from importlib.machinery import SourceFileLoader
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = ROOT / "scripts" / "gen-prometheusrule"
 PROMETHEUS_RULE = ROOT / "deploy" / "kubernetes" / "base" / "prometheusrule.yaml"
 RULES_DIR = ROOT / "deploy" / "prometheus"
+OPERATIONS = ROOT / "docs" / "operations.md"
 
 
 def _load_generator() -> ModuleType:
@@ -123,3 +125,30 @@ def test_promtool_accepts_source_and_extracted_rules(
             timeout=60, check=False,
         )
         assert result.returncode == 0, f"{path.name}: {result.stdout}{result.stderr}"
+
+
+def _github_anchors(markdown: str) -> set[str]:
+    """Anchors GitHub derives from the headings: lower case, punctuation dropped, - for space."""
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", markdown, re.M):
+        anchors.add(re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-"))
+    return anchors
+
+
+def test_every_alert_has_its_runbook_section(source_groups: list[dict[str, Any]]) -> None:
+    anchors = _github_anchors(OPERATIONS.read_text(encoding="utf-8"))
+    alerts = [r for g in source_groups for r in g.get("rules", []) if "alert" in r]
+    assert alerts
+    for rule in alerts:
+        url = rule["annotations"]["runbook_url"]
+        page, _, anchor = url.partition("#")
+        assert page.endswith("docs/operations.md"), url
+        assert anchor == rule["alert"].lower(), url
+        assert anchor in anchors, f"docs/operations.md has no section #{anchor}"
+
+
+def test_operations_links_resolve() -> None:
+    text = OPERATIONS.read_text(encoding="utf-8")
+    anchors = _github_anchors(text)
+    links = set(re.findall(r"\]\(#([^)]+)\)", text))
+    assert links and links <= anchors, sorted(links - anchors)
