@@ -138,6 +138,12 @@ def count_tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
 
 
+class _Server(ThreadingHTTPServer):
+    # Many clients connect at once in the benchmarks; the default backlog of 5 would make
+    # connection attempts wait for SYN retransmits.
+    request_queue_size = 256
+
+
 class FakeOpenAI:
     """The server; use as a context manager, or call :meth:`start` and :meth:`close`."""
 
@@ -155,7 +161,7 @@ class FakeOpenAI:
         self._script: list[Action] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
@@ -211,6 +217,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes; with Nagle on, keep-alive clients
+            # would wait for a delayed ACK (~40 ms) on every reply.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -300,3 +309,25 @@ class FakeOpenAI:
                 self.wfile.write(data)
 
         return Handler
+
+
+def main() -> None:
+    """Serve until stdin closes: ``python -m tests.judge.openai_server --latency 0.5``.
+
+    Prints the base URL on the first line of stdout. Benchmarks run the server in its own
+    process so its threads do not compete with the client for the interpreter lock.
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="Local OpenAI-compatible test server.")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    with FakeOpenAI(latency=args.latency) as server:
+        sys.stdout.write(server.base_url + "\n")
+        sys.stdout.flush()
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Judge throughput against the concurrency bound, and the cost to non-sampled traces.
+
+    python -m bench.judge_concurrency [--latency 0.5] [--waves 4]
+
+Runs the real openai client against the local test server with a fixed reply latency.
+(1) judged traces per second at concurrency 1, 8 and 32 against the bound
+concurrency / latency (target: at least 90% of the bound at 32); (2) per-trace time of the
+deterministic path for traces the sampler skips, with the judge enabled and its slots busy,
+against the same pipeline with no judge at all (baseline; target: under 10% slower).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from schemas import Trace
+from sidecar.assembly import build_pipeline
+from sidecar.config import Settings
+from sidecar.pipeline import Pipeline
+from tests.judge.traces import refund_trace, trace_id
+
+
+@dataclass(frozen=True)
+class _Server:
+    base_url: str
+
+
+@contextmanager
+def _server_process(latency: float) -> Iterator[_Server]:
+    """The test server in its own process, so it does not share the client's GIL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.judge.openai_server", "--latency", str(latency)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert process.stdout is not None
+        yield _Server(process.stdout.readline().strip())
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _settings(server: _Server, concurrency: int, **sampling: Any) -> Settings:
+    return Settings(
+        judge={"backend": "openai-responses", "base_url": server.base_url,
+               "api_key": "bench-key", "concurrency": concurrency, "cache_size": 0,
+               "timeout_seconds": 30.0},
+        sampling={"rate": 1.0, "requests_per_minute": None, "tokens_per_minute": None,
+                  "priority_new_generator_traces": 0, **sampling},
+    )
+
+
+def _ordinary(n: int) -> Trace:
+    """A trace no priority rule picks: one importance-2 claim the pre-screen passes."""
+    return refund_trace(
+        trace_id=trace_id(n),
+        claims=[{"id": "c1", "text": "Pro plan refunds are available within 30 days.",
+                 "citation_ids": ["S1"], "importance": 2}],
+    )
+
+
+async def _throughput(server: _Server, concurrency: int, waves: int) -> float:
+    pipeline = build_pipeline(_settings(server, concurrency))
+    # One warm-up call: the client's first request builds its types and schema (seconds).
+    await pipeline.evaluate(refund_trace(trace_id=trace_id(999_999)))
+    traces = [refund_trace(trace_id=trace_id(10_000 * concurrency + n))
+              for n in range(concurrency * waves)]
+    start = time.perf_counter()
+    records = await asyncio.gather(*(pipeline.evaluate(t) for t in traces))
+    elapsed = time.perf_counter() - start
+    assert all(r.judged for r in records), "every trace should have been judged"
+    await _close(pipeline)
+    return len(traces) / elapsed
+
+
+async def _close(pipeline: Pipeline) -> None:
+    aclose = getattr(pipeline.judge, "aclose", None)
+    if aclose is not None:
+        await aclose(5.0)
+
+
+async def _deterministic(pipeline: Pipeline, traces: list[Trace], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for trace in traces:
+            record = await pipeline.evaluate(trace)
+            assert not record.judged
+        best = min(best, time.perf_counter() - start)
+    return best / len(traces)
+
+
+async def _non_sampled_cost(server: _Server, count: int, repeat: int) -> tuple[float, float]:
+    traces = [_ordinary(n) for n in range(count)]
+    baseline = build_pipeline(_settings(server, 32).model_copy(
+        update={"judge": _settings(server, 32).judge.model_copy(update={"backend": "none"})}))
+    assert baseline.judge is None
+    # Only critical traces are sampled (priority); keep all 32 slots busy with them.
+    judged = build_pipeline(_settings(server, 32, rate=0.0, priority_critical=True))
+    await _deterministic(baseline, traces, 1)  # warm-up
+    await judged.evaluate(refund_trace(trace_id=trace_id(89_999)))
+    base = with_judge = float("inf")
+    # Alternate the two so drifting load on a shared machine hits both alike.
+    for round_ in range(repeat):
+        base = min(base, await _deterministic(baseline, traces, 1))
+        busy = [asyncio.ensure_future(judged.evaluate(refund_trace(
+            trace_id=trace_id(90_000 + 100 * round_ + n)))) for n in range(32)]
+        await asyncio.sleep(0.05)
+        with_judge = min(with_judge, await _deterministic(judged, traces, 1))
+        await asyncio.gather(*busy)
+    await _close(judged)
+    return base, with_judge
+
+
+async def main(latency: float, waves: int, count: int, repeat: int) -> None:
+    with _server_process(latency) as server:
+        print(f"judge throughput, server latency {latency * 1000:.0f} ms, {waves} waves")
+        print(f"{'concurrency':>11} {'traces/s':>9} {'bound':>7} {'of bound':>9}")
+        for concurrency in (1, 8, 32):
+            rate = await _throughput(server, concurrency, waves)
+            bound = concurrency / latency
+            print(f"{concurrency:>11} {rate:>9.2f} {bound:>7.1f} {rate / bound:>9.1%}")
+        base, with_judge = await _non_sampled_cost(server, count, repeat)
+        print()
+        print(f"non-sampled traces ({count}, best of {repeat}):")
+        print(f"  no judge (baseline)          {base * 1e6:8.1f} us/trace")
+        print(f"  judge on, 32 calls in flight {with_judge * 1e6:8.1f} us/trace")
+        print(f"  slowdown                     {with_judge / base - 1:+8.1%}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--waves", type=int, default=4)
+    parser.add_argument("--traces", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    asyncio.run(main(args.latency, args.waves, args.traces, args.repeat))
