@@ -1,0 +1,223 @@
+"""Requests and prompt tokens per judged trace: citewatch against Ragas and DeepEval.
+
+    python -m bench.judge_cost [--traces 50]
+
+The same example traces go through the same counting server (tests/judge/openai_server.py;
+one token rule for every client). citewatch sends one request per judged trace with only
+the passages each claim cites. The baselines, Ragas ``Faithfulness`` and DeepEval
+``FaithfulnessMetric``, are given the question, the answer and all retrieved sources, as
+their APIs expect, and are pointed at the server by base_url. For them the server answers
+every request with a minimal instance of the JSON schema the request asks for (from
+``response_format`` / ``text.format`` or a schema embedded in the prompt), which is enough
+for them to finish; the verdicts are meaningless, the request and token counts are not.
+
+Ragas and DeepEval are not project dependencies. Install them into a separate environment
+(``pip install ragas deepeval``); when one is missing or cannot run against the server, this
+prints why and leaves it out. Target: one request per judged trace and at most a third of
+the prompt tokens of the cheaper baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench._traces import make_trace
+from schemas import Trace
+from sidecar.assembly import build_pipeline
+from sidecar.config import Settings
+from tests.judge.openai_server import (
+    Action,
+    FakeOpenAI,
+    Reply,
+    count_tokens,
+    packet_of,
+    prompt_text,
+    supported_everything,
+)
+
+MODEL = "judge-model-2026-01-01"
+
+
+@dataclass(frozen=True)
+class Cost:
+    name: str
+    traces: int
+    requests: int
+    prompt_tokens: int
+
+    @property
+    def requests_per_trace(self) -> float:
+        return self.requests / self.traces
+
+    @property
+    def tokens_per_trace(self) -> float:
+        return self.prompt_tokens / self.traces
+
+
+# -- a server reply for any framework: the minimal instance of the requested schema ----------
+
+def _minimal(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
+    if "$ref" in schema:
+        return _minimal(defs[schema["$ref"].split("/")[-1]], defs)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            return _minimal(schema[key][0], defs)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        return {name: _minimal(sub, defs) for name, sub in props.items()}
+    if kind == "array":
+        return [_minimal(schema.get("items", {"type": "string"}), defs)]
+    if kind == "integer":
+        return 1
+    if kind == "number":
+        return 1.0
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    return "yes"
+
+
+def _requested_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    fmt = body.get("response_format") or (body.get("text") or {}).get("format")
+    if isinstance(fmt, dict):
+        if "json_schema" in fmt and isinstance(fmt["json_schema"], dict):
+            return fmt["json_schema"].get("schema")
+        if "schema" in fmt:
+            return fmt["schema"]
+    text = prompt_text(body)
+    for match in re.finditer(r"(?i)json[ _]?schema[^{]{0,80}", text):
+        start = text.find("{", match.end() - 1)
+        if start < 0:
+            continue
+        try:
+            schema, _ = json.JSONDecoder().raw_decode(text[start:])
+        except ValueError:
+            continue
+        if isinstance(schema, dict):
+            return schema
+    return None
+
+
+def any_framework(body: dict[str, Any]) -> Action:
+    """citewatch packets get verified verdicts; anything else a minimal schema instance."""
+    if packet_of(body) is not None:
+        return supported_everything(body)
+    schema = _requested_schema(body)
+    if schema is None:
+        return Reply(text="{}")
+    return Reply(text=json.dumps(_minimal(schema, schema.get("$defs", {}))))
+
+
+# -- the three clients -----------------------------------------------------------------------
+
+async def citewatch_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
+    settings = Settings(
+        judge={"backend": "openai-responses", "base_url": server.base_url,
+               "api_key": "bench-key", "model": MODEL, "cache_size": 0},
+        sampling={"rate": 1.0, "requests_per_minute": None, "tokens_per_minute": None},
+    )
+    pipeline = build_pipeline(settings)
+    before = len(server.recorded())
+    records = [await pipeline.evaluate(t) for t in traces]
+    judged = sum(r.judged for r in records)
+    aclose = getattr(pipeline.judge, "aclose", None)
+    if aclose is not None:
+        await aclose(5.0)
+    sent = server.recorded()[before:]
+    return Cost("citewatch", judged, len(sent), sum(count_tokens(r.text) for r in sent))
+
+
+def _contexts(trace: Trace) -> list[str]:
+    return [source.text for source in trace.sources]
+
+
+async def ragas_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
+    from openai import AsyncOpenAI
+    from ragas.dataset_schema import SingleTurnSample
+    from ragas.llms import llm_factory
+    from ragas.metrics import Faithfulness
+
+    client = AsyncOpenAI(base_url=server.base_url, api_key="bench-key", max_retries=0)
+    metric = Faithfulness(llm=llm_factory(MODEL, client=client))
+    before = len(server.recorded())
+    for trace in traces:
+        sample = SingleTurnSample(user_input=trace.question, response=trace.answer,
+                                  retrieved_contexts=_contexts(trace))
+        await metric.single_turn_ascore(sample)
+    sent = server.recorded()[before:]
+    return Cost("ragas Faithfulness", len(traces), len(sent),
+                sum(count_tokens(r.text) for r in sent))
+
+
+async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
+    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
+    from deepeval.metrics import FaithfulnessMetric
+    from deepeval.models import GPTModel
+    from deepeval.test_case import LLMTestCase
+
+    model = GPTModel(model=MODEL, base_url=server.base_url, api_key="bench-key")
+    metric = FaithfulnessMetric(model=model, async_mode=True, include_reason=True)
+    before = len(server.recorded())
+    for trace in traces:
+        case = LLMTestCase(input=trace.question, actual_output=trace.answer,
+                           retrieval_context=_contexts(trace))
+        await metric.a_measure(case, _show_indicator=False)
+    sent = server.recorded()[before:]
+    return Cost("deepeval FaithfulnessMetric", len(traces), len(sent),
+                sum(count_tokens(r.text) for r in sent))
+
+
+async def main(count: int) -> None:
+    traces = [Trace.model_validate(make_trace(i)) for i in range(count)]
+    baselines: list[tuple[str, Callable[[FakeOpenAI, list[Trace]], Awaitable[Cost]]]] = [
+        ("ragas", ragas_cost), ("deepeval", deepeval_cost)]
+    with FakeOpenAI(responder=any_framework) as server:
+        ours = await citewatch_cost(server, traces)
+        results: list[Cost] = []
+        for name, run in baselines:
+            try:
+                results.append(await run(server, traces))
+            except ImportError as exc:
+                print(f"{name}: not installed here ({exc.name or exc}); left out")
+            except Exception as exc:  # a baseline that cannot run is reported, not fatal
+                last = traceback.extract_tb(exc.__traceback__)[-1]
+                print(f"{name}: could not run against the local server "
+                      f"({type(exc).__name__}: {str(exc)[:160]} at {last.filename}:"
+                      f"{last.lineno}); left out")
+    print()
+    print(f"{count} traces, prompt tokens counted by one rule on the same server")
+    print(f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20}")
+    for cost in (ours, *results):
+        print(f"{cost.name:<30} {cost.traces:>6} {cost.requests_per_trace:>15.2f} "
+              f"{cost.tokens_per_trace:>20.1f}")
+    if not results:
+        print("\nno baseline could run: only citewatch's numbers are shown, no ratio")
+        return
+    cheaper = min(results, key=lambda c: c.tokens_per_trace)
+    print()
+    print(f"citewatch / {cheaper.name} (the cheaper baseline):")
+    print(f"  requests per trace     {ours.requests_per_trace / cheaper.requests_per_trace:.3f}")
+    print(f"  prompt tokens per trace {ours.tokens_per_trace / cheaper.tokens_per_trace:.3f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--traces", type=int, default=50)
+    args = parser.parse_args()
+    asyncio.run(main(args.traces))
