@@ -111,7 +111,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     from kafka.errors import KafkaError
 
     from exporters.kafka import KafkaEmitter, producer_config
-    from sidecar.consumer import KafkaRunner, security_config
+    from sidecar.consumer import KafkaRunner, kafka_listener, security_config
 
     kafka = settings.kafka
     security = security_config(settings)
@@ -136,7 +136,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
                            dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
     runner = KafkaRunner(settings=settings, consumer=consumer, emitter=emitter,
-                         pipeline=pipeline, metrics=metrics)
+                         pipeline=pipeline, metrics=metrics, listener=kafka_listener)
     server = _serve(registry, settings, runner.ready)
     try:
         runner.run(stop)

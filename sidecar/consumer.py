@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from exporters.kafka import DeadLetter, KafkaEmitter
 from exporters.prometheus import CitewatchMetrics
+from schemas import Trace
 from sidecar.config import Settings
 from sidecar.decode import decode_trace
 from sidecar.errors import TraceError
@@ -35,7 +36,14 @@ from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
-__all__ = ["Consumer", "KafkaRunner", "RebalanceEvents", "WorkItem", "security_config"]
+__all__ = [
+    "Consumer",
+    "KafkaRunner",
+    "RebalanceEvents",
+    "WorkItem",
+    "kafka_listener",
+    "security_config",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +118,16 @@ class RebalanceEvents:
         self._events.put(("assigned", frozenset(assigned)))
 
 
+def kafka_listener(events: queue.SimpleQueue[tuple[Any, ...]]) -> RebalanceEvents:
+    """A :class:`RebalanceEvents` that kafka-python accepts (it checks the base class)."""
+    from kafka import ConsumerRebalanceListener
+
+    class _Listener(RebalanceEvents, ConsumerRebalanceListener):  # type: ignore[misc]
+        pass
+
+    return _Listener(events)
+
+
 class KafkaRunner:
     """Consumes the input topic until ``stop`` is set, then shuts down within the deadline."""
 
@@ -122,6 +140,7 @@ class KafkaRunner:
         pipeline: Pipeline,
         metrics: CitewatchMetrics,
         offset_and_metadata: Callable[[int], Any] | None = None,
+        listener: Callable[[queue.SimpleQueue[tuple[Any, ...]]], Any] = RebalanceEvents,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
@@ -132,8 +151,10 @@ class KafkaRunner:
         self.metrics = metrics
         self.clock = clock
         self._oam = offset_and_metadata or _kafka_offset_and_metadata
+        self._listener = listener
         self.tracker = OffsetTracker()
         self.recent = RecentIds(self.kafka.dedup_window)
+        self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
         self.worker = AsyncWorker()
         self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self.assigned: set[Any] = set()
@@ -156,7 +177,7 @@ class KafkaRunner:
     def run(self, stop: threading.Event) -> None:
         """Poll, hand records to the worker, commit, until ``stop`` is set; then shut down."""
         self.worker.start()
-        self.consumer.subscribe([self.kafka.input_topic], listener=RebalanceEvents(self.events))
+        self.consumer.subscribe([self.kafka.input_topic], listener=self._listener(self.events))
         logger.info("consuming %s as group %s", self.kafka.input_topic, self.kafka.group_id)
         try:
             while not stop.is_set():
@@ -285,10 +306,22 @@ class KafkaRunner:
             await self._dead_letter(item, exc, exc.reason)
             return
         self.metrics.observe_stage("decode", time.perf_counter() - started)
+        # A copy of this trace already in flight (a replay on another partition, a producer
+        # retry): wait for it, so the trace is evaluated and emitted once.
+        while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
+            await first.wait()
         if trace.trace_id in self.recent:
             self.metrics.trace_duplicate(trace.app)
             self._done(item)
             return
+        marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
+        try:
+            await self._evaluate_and_emit(item, trace)
+        finally:
+            del self._in_flight_ids[trace.trace_id]
+            marker.set()
+
+    async def _evaluate_and_emit(self, item: WorkItem, trace: Trace) -> None:
         try:
             record = await self.pipeline.evaluate(trace)
         except asyncio.CancelledError:
