@@ -25,6 +25,7 @@ PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>"
 """What the redactor writes; never detected again, which makes redaction idempotent."""
 
 _FAILED = "<REDACTED>"
+_MAX_PASSES = 16
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,9 @@ class Redactor:
         if not found:
             return []
         protected = [m.span() for m in PLACEHOLDER.finditer(text)] if "<" in text else []
-        found.sort(key=lambda e: (e.start, -(e.end - e.start)))
+        # Earliest, then longest; on the same span a validated type beats the SECRET
+        # heuristic (an address after the word "token" is an EMAIL).
+        found.sort(key=lambda e: (e.start, -(e.end - e.start), e.type == "SECRET"))
         kept: list[Entity] = []
         last_end = 0
         for entity in found:
@@ -105,22 +108,74 @@ class Redactor:
         return kept
 
     def redact_text(self, text: str, scope: Scope | None = None) -> TextRedaction:
-        """Replace every detected value in ``text``; numbering continues within ``scope``."""
+        """Replace every detected value in ``text``; numbering continues within ``scope``.
+
+        Replacing a value changes its neighbours' context (a phone number glued to an e-mail
+        address only stands alone once the address is a placeholder), so detection runs again
+        on the result until it finds nothing: the result is a fixed point, which is what makes
+        redacting twice the same as redacting once. Later passes are rare and only see text
+        outside placeholders, which shrinks with each pass.
+        """
         scope = scope if scope is not None else Scope()
         entities = self.detect(text)
         if entities is None:
-            scope.counts["REDACTION_ERROR"] += 1
-            return TextRedaction(_FAILED, ())
+            return self._failed(scope)
         if not entities:
             return TextRedaction(text, ())
+        found = list(entities)
+        current, origin = self._apply(text, entities, scope, None)
+        for _ in range(_MAX_PASSES):
+            more = self.detect(current)
+            if more is None:
+                return self._failed(scope)
+            if not more:
+                found.sort(key=lambda e: e.start)
+                return TextRedaction(current, tuple(found))
+            if origin is None:
+                origin = self._origin(text, entities, scope)
+            found.extend(e._replace(start=origin[e.start], end=origin[e.end - 1] + 1)
+                         for e in more)
+            current, origin = self._apply(current, more, scope, origin)
+        return self._failed(scope)
+
+    def _failed(self, scope: Scope) -> TextRedaction:
+        scope.counts["REDACTION_ERROR"] += 1
+        return TextRedaction(_FAILED, ())
+
+    def _apply(self, text: str, entities: list[Entity], scope: Scope,
+               origin: list[int] | None) -> tuple[str, list[int] | None]:
+        """Text with entities replaced and, when ``origin`` (index in the original text of
+        each character) is given, the same map for the new text (-1 inside placeholders)."""
         pieces: list[str] = []
+        new_origin: list[int] | None = [] if origin is not None else None
         cursor = 0
         for entity in entities:
+            token = self._replacement(entity, text, scope)
             pieces.append(text[cursor:entity.start])
-            pieces.append(self._replacement(entity, text, scope))
+            pieces.append(token)
+            if origin is not None and new_origin is not None:
+                new_origin.extend(origin[cursor:entity.start])
+                new_origin.extend([-1] * len(token))
             cursor = entity.end
         pieces.append(text[cursor:])
-        return TextRedaction("".join(pieces), tuple(entities))
+        if origin is not None and new_origin is not None:
+            new_origin.extend(origin[cursor:])
+        return "".join(pieces), new_origin
+
+    def _origin(self, text: str, entities: list[Entity], scope: Scope) -> list[int]:
+        """The origin map after the first pass, rebuilt from its entities (tokens are
+        already in the scope, so nothing is counted twice)."""
+        origin: list[int] = []
+        cursor = 0
+        for entity in entities:
+            mode = self.modes.get(entity.type, self.default_mode)
+            key = entity.key if entity.key is not None else text[entity.start:entity.end]
+            token = "" if mode == "drop" else scope.tokens[(entity.type, key)]
+            origin.extend(range(cursor, entity.start))
+            origin.extend([-1] * len(token))
+            cursor = entity.end
+        origin.extend(range(cursor, len(text)))
+        return origin
 
     def _replacement(self, entity: Entity, text: str, scope: Scope) -> str:
         scope.counts[entity.type] += 1

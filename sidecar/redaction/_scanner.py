@@ -71,7 +71,8 @@ _GROUP_TYPES = {
     "ipv6": ("IP_ADDRESS",), "number": ("US_SSN", "CREDIT_CARD", "PHONE"),
 }
 _TRAILING = ".,:;)]}'\""
-_MAX_WINDOW_TOKENS = 8
+_TOKEN = re.compile(r"[^ \u00a0]+")
+_STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 
 
 class PatternDetector:
@@ -98,14 +99,20 @@ class PatternDetector:
         if self._regex is None:
             return []
         found: list[Entity] = []
-        for match in self._regex.finditer(text):
-            group = match.lastgroup
-            # lastgroup names the innermost closed group for nested ones; map back.
-            if group == "urlpw":
-                group = "urlauth"
-            elif group in ("kvword", "kvval"):
-                group = "kv"
-            found.extend(self._validate(group or "", match, text))
+        pos = 0
+        search = self._regex.search
+        while (match := search(text, pos)) is not None:
+            if match.lastgroup == "number":
+                new = self._number(match, text)
+            else:
+                new = list(self._validate(match.lastgroup or "", match, text))
+            # After a find, go on after it (a run of digits may hold one number and then
+            # another); after a miss, go on one character later so that a shorter candidate
+            # of another type inside the miss (a card after "DE89") is still seen.
+            # (A secret after "token" is found from the keyword: the scan goes on after the
+            # keyword, so a validated type in the value still wins the overlap.)
+            pos = min(max(e.end for e in new), match.end()) if new else match.start() + 1
+            found.extend(new)
         return found
 
     def _validate(self, group: str, match: re.Match[str], text: str) -> Iterator[Entity]:
@@ -134,8 +141,6 @@ class PatternDetector:
             key = ip_key(value, text[max(0, start - 16):start])
             if key is not None:
                 yield Entity("IP_ADDRESS", start, end, key)
-        elif group == "number":
-            yield from self._number(value, start, text)
 
     def _iban(self, value: str, start: int) -> Iterator[Entity]:
         # The candidate may have swallowed a trailing group of capitals; retry shorter.
@@ -147,31 +152,35 @@ class PatternDetector:
                 return
             candidate = candidate[:-1].rstrip()
 
-    def _number(self, value: str, start: int, text: str) -> Iterator[Entity]:
+    def _number(self, match: re.Match[str], text: str) -> list[Entity]:
+        start, value = match.start(), match.group()
         if value.startswith("(") and ")" not in value:
             value, start = value[1:], start + 1
         entity = self._classify(value, start, text)
         if entity is not None:
-            yield entity
-            return
+            return [entity]
         if " " not in value:
-            return
-        # Several numbers separated by spaces may have been read as one candidate: try the
-        # longest run of space-separated tokens starting at each token.
-        tokens = [(m.start() + start, m.group()) for m in re.finditer(r"\S+", value)]
-        i = 0
-        while i < len(tokens):
-            for j in range(min(len(tokens), i + _MAX_WINDOW_TOKENS), i, -1):
-                if j - i == len(tokens):
+            return []
+        # The run joins several numbers ("30 5510 9466 8523 4706"): validate every run of
+        # whole tokens and keep the strongest non-overlapping ones (a checksum beats a phone
+        # number's looser validation, then the longer run wins).
+        spans = [(m.start() + start, m.end() + start) for m in _TOKEN.finditer(value)]
+        windows: list[Entity] = []
+        for i in range(len(spans)):
+            for j in range(i + 1, len(spans) + 1):
+                if i == 0 and j == len(spans):
                     continue
-                tstart = tokens[i][0]
-                tend = tokens[j - 1][0] + len(tokens[j - 1][1])
-                entity = self._classify(text[tstart:tend], tstart, text)
-                if entity is not None:
-                    yield entity
-                    i = j - 1
-                    break
-            i += 1
+                candidate = text[spans[i][0]:spans[j - 1][1]].rstrip(" (.-")
+                if len(candidate) >= 7:
+                    found = self._classify(candidate, spans[i][0], text)
+                    if found is not None:
+                        windows.append(found)
+        windows.sort(key=lambda e: (_STRENGTH[e.type], e.start - e.end, e.start))
+        chosen: list[Entity] = []
+        for entity in windows:
+            if all(entity.end <= other.start or other.end <= entity.start for other in chosen):
+                chosen.append(entity)
+        return sorted(chosen)
 
     def _classify(self, value: str, start: int, text: str) -> Entity | None:
         end = start + len(value)

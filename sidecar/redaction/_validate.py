@@ -40,8 +40,21 @@ _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|fax|call|text|sms|whatsapp|dial|reach|contact"
     r"|hotline|number|no\.?)\b\W{0,6}(?:\w+\W+){0,3}$"
 )
-# Issuer prefixes of the payment card networks (IIN ranges), first two digits.
-_CARD_PREFIXES = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6[05]|62|8[18])")
+_DATE = re.compile(r"(?<!\d)(?:(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d"
+                   r"|\d\d?[-./]\d\d?[-./](?:19|20)\d\d)(?!\d)")
+_NANP_REGIONS = frozenset({"US", "CA"})
+# How North American numbers are grouped: 4155552671, 415 555 2671, 1 415 555 2671, 415 5552671.
+_NANP_GROUPS = frozenset({(10,), (11,), (3, 3, 4), (1, 3, 3, 4), (3, 7), (1, 10)})
+# Issuer prefixes (IIN ranges) of the payment card networks and their number lengths.
+_CARD_NETWORKS: tuple[tuple[re.Pattern[str], frozenset[int]], ...] = (
+    (re.compile(r"^4"), frozenset({13, 16, 19})),                       # Visa
+    (re.compile(r"^(?:5[1-5]|2[2-7])"), frozenset({16})),               # Mastercard
+    (re.compile(r"^3[47]"), frozenset({15})),                           # American Express
+    (re.compile(r"^(?:6011|65|64[4-9])"), frozenset(range(16, 20))),    # Discover
+    (re.compile(r"^3(?:0[0-5]|[68])"), frozenset(range(14, 20))),       # Diners Club
+    (re.compile(r"^35"), frozenset(range(16, 20))),                     # JCB
+    (re.compile(r"^62"), frozenset(range(16, 20))),                     # UnionPay
+)
 
 
 def _digits(value: str) -> str:
@@ -65,12 +78,15 @@ def ssn_key(candidate: str, before: str) -> str | None:
 
 
 def card_key(candidate: str) -> str | None:
-    """A payment card number: 13-19 digits in groups split by spaces or dashes, a known issuer
-    prefix and a valid Luhn checksum (python-stdnum)."""
+    """A payment card number: a known network's issuer prefix and length, digits grouped by
+    spaces or dashes (not both), and a valid Luhn checksum (python-stdnum)."""
     if any(ch not in "0123456789 -" for ch in candidate):
         return None
+    if " " in candidate and "-" in candidate:
+        return None  # mixed separators: a card followed by another number
     digits = _digits(candidate)
-    if not 13 <= len(digits) <= 19 or not _CARD_PREFIXES.match(digits):
+    if not any(prefix.match(digits) and len(digits) in lengths
+               for prefix, lengths in _CARD_NETWORKS):
         return None
     if len(set(digits)) < 2:
         return None
@@ -82,7 +98,9 @@ def phone_key(candidate: str, before: str, region: str) -> str | None:
 
     Digits alone (no +, no grouping) are an order number as often as a phone number, so they
     count only after a word like phone, call or fax. Dotted groups count only when no version
-    word precedes them and every group has two digits or more."""
+    word precedes them and every group has two digits or more. Dates never count, and in
+    North America (the default region) national numbers must be grouped as they are
+    written there (415 555 2671, not 2024-03-15 30)."""
     digits = _digits(candidate)
     if not 7 <= len(digits) <= 15:
         return None
@@ -90,6 +108,12 @@ def phone_key(candidate: str, before: str, region: str) -> str | None:
     grouped = any(ch in candidate for ch in " -().\u00a0")
     if not international and not grouped and not _PHONE_CONTEXT.search(before[-48:]):
         return None
+    if _DATE.search(candidate):
+        return None
+    if not international and region in _NANP_REGIONS:
+        lengths = tuple(len(g) for g in re.findall(r"\d+", candidate))
+        if lengths not in _NANP_GROUPS:
+            return None
     if "." in candidate and not international:
         groups = candidate.split(".")
         if _VERSION_CONTEXT.search(before[-16:]) or len(groups) > 4:

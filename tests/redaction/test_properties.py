@@ -1,0 +1,101 @@
+"""Invariants of redaction, checked on generated texts (Hypothesis)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sidecar.redaction import PatternDetector, Redactor
+from tests.factories import make_trace
+from tests.redaction.build_corpus import GENERATORS
+
+REDACTOR = Redactor([PatternDetector()])
+HMAC_REDACTOR = Redactor([PatternDetector()], default_mode="hmac", hmac_key=b"k" * 32)
+
+# Prose-like text: words, numbers, punctuation and the characters candidates are made of.
+_WORDS = st.sampled_from([
+    "refund", "within", "30", "days", "the", "key", "token", "password", "is", "at", "call",
+    "v1.2", "2024-03-15", "$49.99", "100", "requests", "SSN", "+", "-", ".", ":", "@", "/",
+    "(", ")", "=", "<", ">", "sk-", "AKIA", "eyJ", "DE89", "10.0", "::", "4111", "555",
+    "example.com", "\n", "  ", "é", "数字",
+])
+PROSE = st.lists(_WORDS, max_size=40).map(" ".join)
+ANY_TEXT = st.one_of(PROSE, st.text(max_size=200))
+ENTITY_TYPES = st.sampled_from(sorted(GENERATORS))
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _value(entity_type: str, seed: int) -> str:
+    return GENERATORS[entity_type](random.Random(seed))
+
+
+@SETTINGS
+@given(ANY_TEXT, st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), max_size=3), st.data())
+def test_redacting_twice_equals_redacting_once(
+    text: str, seeded: list[tuple[str, int]], data: st.DataObject
+) -> None:
+    for entity_type, seed in seeded:
+        at = data.draw(st.integers(0, len(text)))
+        text = f"{text[:at]} {_value(entity_type, seed)} {text[at:]}"
+    for redactor in (REDACTOR, HMAC_REDACTOR):
+        once = redactor.redact_text(text).text
+        assert redactor.redact_text(once).text == once
+
+
+@SETTINGS
+@given(PROSE, PROSE, ENTITY_TYPES, st.integers(0, 2**32))
+def test_a_seeded_value_never_survives(
+    before: str, after: str, entity_type: str, seed: int
+) -> None:
+    value = _value(entity_type, seed)
+    text = f"{before} {value} {after}"
+    redacted = REDACTOR.redact_text(text)
+    assert value not in redacted.text
+    assert entity_type in {entity.type for entity in redacted.entities}
+
+
+@SETTINGS
+@given(PROSE, st.sampled_from(["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN",
+                               "IP_ADDRESS", "SECRET"]), st.integers(0, 2**32))
+def test_placeholders_are_consistent_across_the_fields_of_a_trace(
+    filler: str, entity_type: str, seed: int
+) -> None:
+    value = _value(entity_type, seed)
+    other = _value(entity_type, seed + 1)
+    trace = make_trace(
+        question=f"{filler} {value} ?",
+        answer=f"It is {value} [S1], not {other}.",
+        sources=[{"id": "S1", "title": f"About {value}", "text": f"{filler} {value} {filler}"}],
+        claims=[{"id": "c1", "text": f"The value is {value}.", "citation_ids": ["S1"],
+                 "importance": 2}],
+    )
+    redacted, counts = REDACTOR.redact(trace)
+    placeholder = redacted.claims[0].text.removeprefix("The value is ").removesuffix(".")
+    assert placeholder.startswith(f"<{entity_type}_")
+    assert placeholder in redacted.question
+    assert redacted.answer.startswith(f"It is {placeholder} [S1], not <{entity_type}_")
+    assert redacted.sources[0].title == f"About {placeholder}"
+    assert placeholder in redacted.sources[0].text
+    assert counts[entity_type] >= 5
+    blob = redacted.model_dump_json()
+    assert value not in blob
+
+
+# Text with no PII: letters, spaces, short numbers and punctuation that can start no candidate.
+CLEAN_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcdefghij KLMNOP,;!?'\"-\n") + ["é", "ß", "数"]), max_size=300
+) | st.lists(st.sampled_from(["refund", "30 days", "$12.50", "v2.1", "2024-03-15",
+                               "100 requests", "3:2", "the", "policy 7"]),
+             max_size=30).map(" ".join)
+
+
+@SETTINGS
+@given(CLEAN_TEXT)
+def test_texts_without_pii_come_back_byte_for_byte(text: str) -> None:
+    redacted = REDACTOR.redact_text(text)
+    assert redacted.entities == ()
+    assert redacted.text is text or redacted.text == text
