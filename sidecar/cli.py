@@ -13,6 +13,7 @@ from sidecar._cli_calibrate import calibrate_command
 from sidecar._cli_check import check_command
 from sidecar._cli_config import config_group
 from sidecar._cli_gate import gate_command
+from sidecar._cli_redact import redact_command
 from sidecar._cli_replay import replay_command, stability_command
 from sidecar._cli_report import report_command
 from sidecar._cli_run import run_command
@@ -43,6 +44,7 @@ cli.add_command(report_command)
 cli.add_command(replay_command)
 cli.add_command(stability_command)
 cli.add_command(run_command)
+cli.add_command(redact_command)
 
 
 def main(argv: list[str] | None = None) -> Any:
