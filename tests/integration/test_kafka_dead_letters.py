@@ -1,0 +1,91 @@
+"""Poison records go to the dead-letter topic unchanged, with headers saying why."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.factories import claim, trace_dict
+from tests.integration._kafka import (
+    Sidecar,
+    create_topics,
+    offsets,
+    produce,
+    read_topic,
+    trace_bytes,
+    trace_id,
+    unique,
+    wait_until,
+)
+
+pytestmark = pytest.mark.integration
+
+DUPLICATE_CLAIMS = json.dumps(trace_dict(
+    trace_id="ab" * 16,
+    claims=[claim("c1", "One.", ["S1"]), claim("c1", "Two.", ["S1"])],
+)).encode()
+
+POISON = [
+    pytest.param(b"\x00\x01 garbage \x02", "not_json", id="garbage"),
+    pytest.param(b'{"trace_id": "\xff\xfe"}', "not_utf8", id="invalid-utf8"),
+    pytest.param(trace_bytes(1)[:-40], "not_json", id="truncated-json"),
+    pytest.param(b'{"a": "' + b"x" * (5 * 1024 * 1024) + b'"}', "too_large", id="5mb"),
+    pytest.param(b'{"a": ' * 100 + b"1" + b"}" * 100, "too_deep", id="deeply-nested"),
+    pytest.param(DUPLICATE_CLAIMS, "invalid_trace", id="duplicate-claim-ids"),
+]
+REASONS = [p.values[1] for p in POISON]
+VALUES = [p.values[0] for p in POISON]
+
+
+def test_poison_records_are_dead_lettered_with_headers(kafka_bootstrap: str,
+                                                        tmp_path: Path) -> None:
+    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
+                                      unique("group"))
+    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=1)
+    values: list[bytes] = []
+    keys: list[bytes] = []
+    for n, value in enumerate(VALUES):
+        values += [trace_bytes(2 * n, "ok"), value, trace_bytes(2 * n + 1, "ok")]
+        keys += [b"ok", f"poison-{n}".encode(), b"ok"]
+    produce(kafka_bootstrap, topic, values, keys)
+    source = {r.key: r for r in read_topic(kafka_bootstrap, topic) if r.key != b"ok"}
+
+    sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
+                      dead_letters=dlt, log=tmp_path / "sidecar.log")
+    try:
+        def caught_up() -> bool:
+            committed, ends = offsets(kafka_bootstrap, topic, group)
+            return bool(committed) and committed == ends
+
+        wait_until(caught_up, timeout=120, what="committed == end offsets")
+        dead = {reason: sidecar.sample("citewatch_dead_letters_total", {"reason": reason})
+                for reason in set(REASONS)}
+        sidecar.signal(signal.SIGTERM)
+        assert sidecar.wait(30) == 0
+    finally:
+        sidecar.stop()
+
+    assert dead == {reason: REASONS.count(reason) for reason in set(REASONS)}
+    letters = {r.key: r for r in read_topic(kafka_bootstrap, dlt)}
+    assert sorted(letters) == sorted(source)
+    for n, reason in enumerate(REASONS):
+        key = f"poison-{n}".encode()
+        letter, original = letters[key], source[key]
+        assert letter.value == original.value
+        headers = {name: value.decode() for name, value in letter.headers}
+        assert headers.pop("citewatch.dlt.error.message")
+        assert headers.pop("citewatch.dlt.error.class") in ("TraceDecodeError",
+                                                            "TraceInvalidError")
+        assert headers == {
+            "citewatch.dlt.original.topic": topic,
+            "citewatch.dlt.original.partition": str(original.partition),
+            "citewatch.dlt.original.offset": str(original.offset),
+            "citewatch.dlt.original.timestamp": str(original.timestamp),
+            "citewatch.dlt.consumer.group": group,
+            "citewatch.dlt.error.reason": reason,
+        }
+    evaluated = {r.key.decode() for r in read_topic(kafka_bootstrap, evaluations)}
+    assert evaluated == {trace_id(i, "ok") for i in range(2 * len(VALUES))}
