@@ -44,6 +44,9 @@ from tests.judge.openai_server import (
 )
 
 MODEL = "judge-model-2026-01-01"
+BASELINE_MODEL = "gpt-4.1-mini"
+"""The baselines are told a model they know supports structured outputs, so they use their
+cheapest well-formed path; the server answers any model name alike."""
 
 
 @dataclass(frozen=True)
@@ -149,17 +152,15 @@ def _contexts(trace: Trace) -> list[str]:
 
 async def ragas_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     from openai import AsyncOpenAI
-    from ragas.dataset_schema import SingleTurnSample
     from ragas.llms import llm_factory
-    from ragas.metrics import Faithfulness
+    from ragas.metrics.collections import Faithfulness
 
     client = AsyncOpenAI(base_url=server.base_url, api_key="bench-key", max_retries=0)
-    metric = Faithfulness(llm=llm_factory(MODEL, client=client))
+    metric = Faithfulness(llm=llm_factory(BASELINE_MODEL, client=client))
     before = len(server.recorded())
     for trace in traces:
-        sample = SingleTurnSample(user_input=trace.question, response=trace.answer,
-                                  retrieved_contexts=_contexts(trace))
-        await metric.single_turn_ascore(sample)
+        await metric.ascore(user_input=trace.question, response=trace.answer,
+                            retrieved_contexts=_contexts(trace))
     sent = server.recorded()[before:]
     return Cost("ragas Faithfulness", len(traces), len(sent),
                 sum(count_tokens(r.text) for r in sent))
@@ -171,7 +172,7 @@ async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     from deepeval.models import GPTModel
     from deepeval.test_case import LLMTestCase
 
-    model = GPTModel(model=MODEL, base_url=server.base_url, api_key="bench-key")
+    model = GPTModel(model=BASELINE_MODEL, base_url=server.base_url, api_key="bench-key")
     metric = FaithfulnessMetric(model=model, async_mode=True, include_reason=True)
     before = len(server.recorded())
     for trace in traces:

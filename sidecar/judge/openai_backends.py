@@ -9,6 +9,7 @@ count every attempt.
 from __future__ import annotations
 
 import email.utils
+import inspect
 import os
 import time
 from typing import Any
@@ -121,6 +122,15 @@ class _OpenAIBackend:
         await self._client.close()
 
 
+def _has_parse_as() -> bool:
+    from openai.resources.responses import AsyncResponses
+
+    return "parse_as" in inspect.signature(AsyncResponses.parse).parameters
+
+
+_HAS_PARSE_AS = _has_parse_as()
+
+
 def _strict_text_format() -> dict[str, Any]:
     """The Responses API ``text.format`` for :class:`JudgeResult`, built once.
 
@@ -139,7 +149,11 @@ class OpenAIResponsesBackend(_OpenAIBackend):
 
     def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
         super().__init__(settings, client)
-        self._text: Any = {"format": _strict_text_format()}
+        # Clients before 3.x have no ``parse_as``: they get ``text_format`` (same request).
+        self._format_args: dict[str, Any] = (
+            {"text": {"format": _strict_text_format()}, "parse_as": JudgeResult}
+            if _HAS_PARSE_AS else {"text_format": JudgeResult}
+        )
 
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Responses API call; raises :class:`JudgeCallError`."""
@@ -148,8 +162,7 @@ class OpenAIResponsesBackend(_OpenAIBackend):
                 model=self._model,
                 instructions=rubric.text,
                 input=packet.render(),
-                text=self._text,
-                parse_as=JudgeResult,
+                **self._format_args,
                 temperature=0,
                 max_output_tokens=self._max_output_tokens,
                 store=False,

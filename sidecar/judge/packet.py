@@ -56,17 +56,21 @@ class JudgePacket:
         return None
 
     def render(self) -> str:
-        """The user message: a JSON document of the question and the claims."""
+        """The user message: a JSON document of the question, the cited passages (each
+        once, however many claims cite it) and the claims with the passage IDs they cite."""
+        passages: dict[str, str] = {}
+        for claim in self.claims:
+            for passage in claim.passages:
+                passages.setdefault(passage.passage_id, passage.text)
         return json.dumps(
             {
                 "question": self.question,
+                "passages": [{"passage_id": i, "text": t} for i, t in passages.items()],
                 "claims": [
                     {
                         "claim_id": claim.claim_id,
                         "claim": claim.text,
-                        "passages": [
-                            {"passage_id": p.passage_id, "text": p.text} for p in claim.passages
-                        ],
+                        "passage_ids": [p.passage_id for p in claim.passages],
                     }
                     for claim in self.claims
                 ],

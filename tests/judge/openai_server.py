@@ -125,9 +125,10 @@ def supported_everything(body: dict[str, Any]) -> Action:
     packet = packet_of(body)
     if packet is None:
         return Reply(text="{}")
+    texts = {p["passage_id"]: p["text"] for p in packet["passages"]}
     return verdicts_reply([
         {"claim_id": c["claim_id"], "verdict": "supported",
-         "evidence_quote": c["passages"][0]["text"] if c["passages"] else "",
+         "evidence_quote": texts[c["passage_ids"][0]] if c["passage_ids"] else "",
          "reason": "The passage states it."}
         for c in packet["claims"]
     ])

@@ -10,15 +10,28 @@ def test_packet_holds_each_cited_claim_with_only_its_passages() -> None:
     packet = packet_for(refund_trace())
     assert json.loads(packet.render()) == {
         "question": "Can I get a refund?",
+        "passages": [
+            {"passage_id": "S1",
+             "text": "Pro plan customers can request a refund within 30 days of purchase."},
+            {"passage_id": "S2", "text": "Approved refunds are returned to the original card."},
+        ],
         "claims": [
             {"claim_id": "c1", "claim": "Pro plan refunds are available within 30 days.",
-             "passages": [{"passage_id": "S1", "text": "Pro plan customers can request a refund "
-                                                       "within 30 days of purchase."}]},
+             "passage_ids": ["S1"]},
             {"claim_id": "c2", "claim": "Refunds are returned to the original card.",
-             "passages": [{"passage_id": "S2",
-                           "text": "Approved refunds are returned to the original card."}]},
+             "passage_ids": ["S2"]},
         ],
     }
+
+
+def test_a_passage_cited_by_several_claims_is_sent_once() -> None:
+    trace = refund_trace(claims=[
+        {"id": "a", "text": "Refunds within 30 days.", "citation_ids": ["S1"], "importance": 2},
+        {"id": "b", "text": "Pro plan refunds.", "citation_ids": ["S1", "S2"], "importance": 2},
+    ])
+    rendered = packet_for(trace).render()
+    assert rendered.count("within 30 days of purchase") == 1
+    assert [c["passage_ids"] for c in json.loads(rendered)["claims"]] == [["S1"], ["S1", "S2"]]
 
 
 def test_packet_never_names_uncited_sources_or_the_generator() -> None:
