@@ -1,0 +1,55 @@
+"""Canary: a trace full of sensitive values goes through the pipeline; nothing leaks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sidecar.assembly import build_pipeline
+from sidecar.config import load_settings
+from tests.redaction._canary import RAW_VALUES, canary_trace, leaks
+
+
+def test_the_canary_trace_holds_every_value_in_every_field() -> None:
+    trace = canary_trace()
+    assert leaks(trace.question) != [] and leaks(trace.claims[2].text) != []
+    assert all(value in trace.sources[1].text for value in RAW_VALUES.values())
+
+
+def test_nothing_leaks_from_pipeline_evaluate(caplog: pytest.LogCaptureFixture) -> None:
+    settings = load_settings(overrides={"judge.backend": "lexical", "sampling.rate": 1.0})
+    pipeline = build_pipeline(settings)
+    with caplog.at_level(logging.DEBUG):
+        record = asyncio.run(pipeline.evaluate(canary_trace()))
+        deterministic = pipeline.evaluate_deterministic(canary_trace())
+    assert record.judged is True
+    assert record.redactions["EMAIL"] >= 5
+    assert set(RAW_VALUES) <= set(record.redactions)
+    assert leaks(record.model_dump_json()) == []
+    assert leaks(deterministic.model_dump_json()) == []
+    assert leaks(caplog.text) == []
+
+
+def test_nothing_leaks_from_citewatch_run(tmp_path: Path) -> None:
+    source = tmp_path / "traces.jsonl"
+    source.write_text(canary_trace().model_dump_json() + "\n", encoding="utf-8")
+    output, dead = tmp_path / "evaluations.jsonl", tmp_path / "dead.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_"))}
+    proc = subprocess.run(
+        [sys.executable, "-c", "from sidecar.cli import main; main()", "-vv", "run",
+         "--input", str(source), "--output", str(output), "--dead-letters", str(dead), "--once",
+         "--judge", "lexical", "--sample-rate", "1.0", "--metrics-port", "0"],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    evaluations = output.read_text(encoding="utf-8")
+    assert '"judged":true' in evaluations.replace(" ", "")
+    captured = evaluations + proc.stdout + proc.stderr
+    captured += dead.read_text(encoding="utf-8") if dead.exists() else ""
+    assert leaks(captured) == []
