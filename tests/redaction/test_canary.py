@@ -8,12 +8,31 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sidecar.assembly import build_pipeline
 from sidecar.config import load_settings
+from sidecar.judge import LexicalBackend
+from sidecar.judge.packet import JudgePacket
+from sidecar.judge.rubric import Rubric
+from sidecar.judge.stage import JudgeStageImpl
+from sidecar.pipeline import Pipeline
+from sidecar.redaction import build_redactor
 from tests.redaction._canary import RAW_VALUES, canary_trace, leaks
+
+
+class RecordingBackend(LexicalBackend):
+    """The lexical judge, keeping every request it receives as the API would see it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[str] = []
+
+    async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> Any:
+        self.requests.append(packet.render())
+        return await super().judge(packet, rubric, timeout=timeout)
 
 
 def test_the_canary_trace_holds_every_value_in_every_field() -> None:
@@ -53,3 +72,19 @@ def test_nothing_leaks_from_citewatch_run(tmp_path: Path) -> None:
     captured = evaluations + proc.stdout + proc.stderr
     captured += dead.read_text(encoding="utf-8") if dead.exists() else ""
     assert leaks(captured) == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known leak: Pipeline.evaluate passes the Analysis of the raw trace to the judge and "
+    "sidecar.judge.packet.build_packet takes each claim's text from it (item.claim.text), so "
+    "raw claim text reaches the judge request; passages and question are redacted. Fix: take "
+    "the claim text from the (redacted) trace by claim id in build_packet."))
+def test_nothing_leaks_into_judge_requests() -> None:
+    settings = load_settings(overrides={"sampling.rate": 1.0})
+    backend = RecordingBackend()
+    stage = JudgeStageImpl(backend, judge_settings=settings.judge,
+                           sampling_settings=settings.sampling)
+    pipeline = Pipeline(settings, redactor=build_redactor(settings.redaction), judge=stage)
+    record = asyncio.run(pipeline.evaluate(canary_trace()))
+    assert record.judged is True and len(backend.requests) == 1
+    assert leaks(backend.requests[0]) == []
