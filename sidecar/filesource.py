@@ -108,6 +108,7 @@ class FileRunner:
                 continue
             if not self.follow:
                 break
+            yield 0, b""  # idle: the caller writes out what has finished meanwhile
             await asyncio.sleep(interval)
         if partial.strip() and not stop.is_set():
             yield number + 1, partial
@@ -119,11 +120,14 @@ class FileRunner:
         self.input_open = True
         try:
             async for number, line in self._lines(stop):
+                if number == 0:
+                    while window:
+                        await self._drain(window, wait=True)
+                    self.output.flush()
+                    continue
                 self.summary.lines = number
                 window.append((number, self._start(number, line)))
                 await self._drain(window, wait=len(window) >= concurrency)
-                if not window:
-                    self.output.flush()
         finally:
             self.input_open = False
         await self._finish(window)
