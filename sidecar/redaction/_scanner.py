@@ -72,6 +72,10 @@ _GROUP_TYPES = {
 }
 _TRAILING = ".,:;)]}'\""
 _TOKEN = re.compile(r"[^ \u00a0]+")
+_DIGIT = re.compile(r"\d")
+_KEY_PREFIXES = ("sk-", "sk_", "rk_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+                 "github_pat_", "xox", "AIza", "glpat-")
+_KV_TRIGGERS = ("key", "token", "secret", "passw", "pwd", "bearer", "passphrase")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 
 
@@ -90,17 +94,46 @@ class PatternDetector:
         if unknown:
             raise ValueError(f"unknown entity types: {sorted(unknown)}")
         self.phone_region = phone_region.upper()
-        parts = [f"(?P<{group}>{regex})" for group, _, regex in _ALTERNATIVES
-                 if self.types.intersection(_GROUP_TYPES[group])]
-        self._regex = re.compile("|".join(parts)) if parts else None
+        self._groups = tuple(group for group, _, _ in _ALTERNATIVES
+                             if self.types.intersection(_GROUP_TYPES[group]))
+        self._regexes: dict[tuple[str, ...], re.Pattern[str] | None] = {}
+        self._regex = self._combined(self._groups)
+
+    def _combined(self, groups: tuple[str, ...]) -> re.Pattern[str] | None:
+        """The combined regex of these alternatives (compiled once per combination)."""
+        if groups not in self._regexes:
+            parts = [f"(?P<{group}>{regex})" for group, _, regex in _ALTERNATIVES
+                     if group in groups]
+            self._regexes[groups] = re.compile("|".join(parts)) if parts else None
+        return self._regexes[groups]
+
+    def _prefilter(self, text: str) -> re.Pattern[str] | None:
+        """Only the alternatives whose trigger characters occur in the text (substring tests
+        run in C; most prose needs no regex at all, most of the rest only one or two)."""
+        has_digit = _DIGIT.search(text) is not None
+        lower = text.lower()
+        present = {
+            "pem": "-----BEGIN" in text,
+            "urlauth": "://" in text and "@" in text,
+            "jwt": "eyJ" in text,
+            "prefixed": any(prefix in text for prefix in _KEY_PREFIXES),
+            "email": "@" in text,
+            "iban": has_digit,
+            "ipv4": has_digit and "." in text,
+            "ipv6": ":" in text,
+            "number": has_digit,
+            "kv": any(word in lower for word in _KV_TRIGGERS),
+        }
+        return self._combined(tuple(group for group in self._groups if present[group]))
 
     def detect(self, text: str) -> list[Entity]:
         """Validated entities of the enabled types in ``text``."""
-        if self._regex is None:
+        regex = self._prefilter(text)
+        if regex is None:
             return []
         found: list[Entity] = []
         pos = 0
-        search = self._regex.search
+        search = regex.search
         while (match := search(text, pos)) is not None:
             if match.lastgroup == "number":
                 new = self._number(match, text)
