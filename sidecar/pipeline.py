@@ -108,7 +108,8 @@ class Pipeline:
         started = self._timed("redaction", started)
         outcome = JudgeOutcome()
         if self.judge is not None:
-            outcome = await self.judge.judge(redacted, analysis)
+            # The judge sees the redacted claims too, never the raw ones.
+            outcome = await self.judge.judge(redacted, analysis.with_trace(redacted))
             started = self._timed("judge", started)
         result = score(analysis, outcome.verdicts, self.settings.scoring)
         record = build_record(redacted, analysis, findings, result, outcome, redactions)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 from schemas import Claim, Trace
@@ -43,6 +43,14 @@ class Analysis:
     def invalid_marker_ids(self) -> tuple[str, ...]:
         """Marker IDs in the answer that resolve to no source, first-seen order."""
         return tuple(i for i in self.marker_ids if i not in self.source_ids)
+
+    def with_trace(self, trace: Trace) -> Analysis:
+        """The same analysis over another version of the trace (the redacted one), so that
+        stages after redaction never reach the raw claim texts through ``claims``."""
+        by_id = {claim.id: claim for claim in trace.claims}
+        claims = tuple(item._replace(claim=by_id.get(item.claim.id, item.claim))
+                       for item in self.claims)
+        return replace(self, trace=trace, claims=claims)
 
     def claim(self, claim_id: str) -> ClaimAnalysis | None:
         """The analysis of one claim, or None for an unknown ID."""

@@ -74,11 +74,6 @@ def test_nothing_leaks_from_citewatch_run(tmp_path: Path) -> None:
     assert leaks(captured) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known leak: Pipeline.evaluate passes the Analysis of the raw trace to the judge and "
-    "sidecar.judge.packet.build_packet takes each claim's text from it (item.claim.text), so "
-    "raw claim text reaches the judge request; passages and question are redacted. Fix: take "
-    "the claim text from the (redacted) trace by claim id in build_packet."))
 def test_nothing_leaks_into_judge_requests() -> None:
     settings = load_settings(overrides={"sampling.rate": 1.0})
     backend = RecordingBackend()

@@ -55,10 +55,6 @@ def test_build_pipeline_wires_the_redactor_unless_disabled() -> None:
     assert off.evaluate_deterministic(TRACE).claims[0].text == TRACE.claims[0].text
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the judge request carries the raw claim text (build_packet reads it from the Analysis of "
-    "the raw trace) against redacted passages, so the lexical judge sees 'anna@example.com' in "
-    "the claim and '<EMAIL_1>' in the passage and downgrades to partial"))
 def test_redaction_keeps_the_judges_verdict() -> None:
     judged = {"judge.backend": "lexical", "sampling.rate": 1.0}
     on = build_pipeline(load_settings(overrides=judged))

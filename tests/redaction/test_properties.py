@@ -69,7 +69,10 @@ def test_placeholders_are_consistent_across_the_fields_of_a_trace(
     trace = make_trace(
         question=f"{filler} {value} ?",
         answer=f"It is {value} [S1], not {other}.",
-        sources=[{"id": "S1", "title": f"About {value}", "text": f"{filler} {value} {filler}"}],
+        # Commas around the value: a number written right after a phone number ("+49 30
+        # 9018180 30") may legitimately be read as part of it, so bare spaces are ambiguous.
+        sources=[{"id": "S1", "title": f"About {value}",
+                  "text": f"{filler}, {value}, {filler}"}],
         claims=[{"id": "c1", "text": f"The value is {value}.", "citation_ids": ["S1"],
                  "importance": 2}],
     )
