@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from opentelemetry.trace import Tracer
+
 from sidecar.config import Settings
 from sidecar.judge import JudgeObserver, build_judge_stage
 from sidecar.pipeline import Pipeline
@@ -17,13 +19,15 @@ def build_pipeline(
     *,
     judge_observer: JudgeObserver | None = None,
     on_stage: Callable[[str, float], None] | None = None,
+    tracer: Tracer | None = None,
 ) -> Pipeline:
     """A pipeline with the redactor and judge stage the settings select.
 
     ``judge_observer`` (e.g. ``exporters.prometheus.CitewatchMetrics``) receives judge counts;
-    ``on_stage`` (e.g. ``CitewatchMetrics.observe_stage``) the time of each stage.
+    ``on_stage`` (e.g. ``CitewatchMetrics.observe_stage``) the time of each stage;
+    ``tracer`` makes each LLM judge call a CLIENT span under the current span.
     """
     redactor = build_redactor(settings.redaction) if settings.redaction.enabled else None
     return Pipeline(settings, redactor=redactor,
-                    judge=build_judge_stage(settings, observer=judge_observer),
+                    judge=build_judge_stage(settings, observer=judge_observer, tracer=tracer),
                     on_stage=on_stage)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+from opentelemetry.trace import Tracer
+
 from sidecar.config import Settings
 from sidecar.judge.backend import JudgeBackend
 from sidecar.judge.lexical import LexicalBackend
@@ -28,7 +30,10 @@ def resolve_backend_name(settings: Settings) -> str:
 
 
 def build_judge_stage(
-    settings: Settings, *, observer: JudgeObserver | None = None
+    settings: Settings,
+    *,
+    observer: JudgeObserver | None = None,
+    tracer: Tracer | None = None,
 ) -> JudgeStageImpl | None:
     """The judge stage for ``settings``, or None for backend "none".
 
@@ -51,4 +56,5 @@ def build_judge_stage(
         judge_settings=settings.judge,
         sampling_settings=settings.sampling,
         observer=observer,
+        tracer=tracer,
     )

@@ -19,6 +19,9 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from opentelemetry.trace import Tracer
+
+from exporters.tracing import judge_span, set_judge_error, set_judge_usage
 from schemas import JudgeRun, Trace
 from sidecar.checks.analysis import Analysis
 from sidecar.config import JudgeSettings, SamplingSettings
@@ -68,8 +71,10 @@ class JudgeStageImpl:
         observer: JudgeObserver | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        tracer: Tracer | None = None,
     ) -> None:
         self.backend = backend
+        self.tracer = tracer
         self.rubric = rubric if rubric is not None else load_rubric(judge_settings.rubric_file)
         self.observer: JudgeObserver = observer if observer is not None else NullObserver()
         self.sampler = Sampler(sampling_settings)
@@ -158,8 +163,19 @@ class JudgeStageImpl:
                 self.breaker.release()
                 return self._skip(granted)
             reservation = granted
-        return await self._judge_call(trace, request, pending, verdicts, cached, sampled_by,
-                                      reservation)
+        if self.tracer is None or not self.backend.metered:
+            return await self._judge_call(trace, request, pending, verdicts, cached, sampled_by,
+                                          reservation)
+        # A CLIENT span per LLM call, child of the consumer span current in this task.
+        with judge_span(self.tracer, model=self.backend.model, operation="chat") as span:
+            outcome = await self._judge_call(trace, request, pending, verdicts, cached,
+                                             sampled_by, reservation)
+            if outcome.run is not None:
+                set_judge_usage(span, input_tokens=outcome.run.input_tokens,
+                                output_tokens=outcome.run.output_tokens)
+                if outcome.run.outcome != "ok":
+                    set_judge_error(span, outcome.run.outcome)
+            return outcome
 
     async def _judge_call(
         self,
