@@ -5,10 +5,19 @@
      ├── TraceError             one input record cannot be evaluated (retriable = False)
      │    ├── TraceDecodeError  not UTF-8, not JSON, too large or too deeply nested
      │    └── TraceInvalidError valid JSON but not a valid trace v1
-     └── JudgeError             the judge gave no usable verdicts for one trace
-                                (``retriable`` says whether a retry may help; ``kind`` is the
-                                metric label: rate_limited, timeout, api_error, parse_error,
-                                refusal, id_mismatch, circuit_open)
+     ├── JudgeError             the judge gave no usable verdicts for one trace
+     │    │                     (``retriable`` says whether a retry may help; ``kind`` is the
+     │    │                     metric label: rate_limited, timeout, api_error, parse_error,
+     │    │                     refusal, id_mismatch, circuit_open)
+     │    └── JudgeCallError    one failed backend call (sidecar.judge.backend), with
+     │                          Retry-After and token counts
+     ├── CalibrationError       labels that cannot be calibrated (sidecar.calibration)
+     ├── GateError              a baseline or candidate the gate cannot read (sidecar.gate)
+     ├── RecordReadError        unreadable evaluation records (sidecar._report_io)
+     └── PrometheusError        the Prometheus HTTP API failed (sidecar._report_prometheus)
+
+The last five live beside the code that raises them; the CLI turns every one of them into a
+one-line error.
 
 Every error carries a ``reason``: a short code safe for metric labels and dead-letter headers.
 Messages never contain raw trace text.
