@@ -1,0 +1,183 @@
+"""Throughput of `citewatch run` (no judge) against a bare kafka-python consumer, same topic.
+
+    python bench/kafka_throughput.py [--count 10000] [--bootstrap HOST:PORT]
+
+Produces N traces of about 6 KB to a 3-partition topic (on a local broker started by
+scripts/kafka-local unless --bootstrap is given), then measures in the same run:
+  baseline  a bare KafkaConsumer that only polls and commits (explicit offsets) every batch
+  citewatch `citewatch run --judge none` over the same topic in its own group: decode,
+            checks, scoring, evaluation record produced with acks=all, commit after the ack
+Rates are records per second from the first to the last commit; the target ratio is >= 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+    from kafka.admin import NewTopic
+    from kafka.structs import OffsetAndMetadata
+
+
+def _kafka_local() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "kafka_local", ROOT / "scripts" / "kafka" / "kafka_local.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def trace(i: int, size: int = 6000) -> bytes:
+    """A valid trace of about ``size`` bytes: three sources, three claims."""
+    filler = "The plan terms apply to every customer account in the region. "
+    sources = [{"id": f"S{n}", "title": f"Policy {n}",
+                "text": (filler * (size // (3 * len(filler)) + 1))[: size // 3 - 120]}
+               for n in (1, 2, 3)]
+    data = {
+        "schema_version": "1", "trace_id": uuid.uuid5(uuid.NAMESPACE_OID, str(i)).hex,
+        "timestamp": "2026-11-30T10:00:00Z", "app": "support",
+        "generator": {"model": "gen-a", "prompt_version": "v3"},
+        "question": "What do the plan terms say?",
+        "answer": "The terms apply to every account [S1]. They cover the region [S2, S3].",
+        "sources": sources,
+        "claims": [
+            {"id": "c1", "text": "The terms apply to every account.", "citation_ids": ["S1"],
+             "importance": 3},
+            {"id": "c2", "text": "They cover the region.", "citation_ids": ["S2", "S3"],
+             "importance": 2},
+            {"id": "c3", "text": "Refunds take a week.", "citation_ids": [], "importance": 1},
+        ],
+    }
+    return json.dumps(data).encode()
+
+
+def produce(bootstrap: str, topic: str, count: int) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin.create_topics([NewTopic(topic, 3, 1), NewTopic(topic + ".evals", 3, 1),
+                         NewTopic(topic + ".dlt", 3, 1)])
+    admin.close()
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20,
+                             batch_size=262_144)
+    for i in range(count):
+        producer.send(topic, trace(i))
+    producer.flush()
+    producer.close()
+
+
+def bare_consumer(bootstrap: str, topic: str, count: int) -> float:
+    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=f"{topic}-bare",
+                             enable_auto_commit=False, auto_offset_reset="earliest")
+    seen = 0
+    first = 0.0
+    while seen < count:
+        batch = consumer.poll(timeout_ms=200)
+        if not batch:
+            continue
+        if not first:
+            first = time.perf_counter()
+        offsets = {}
+        for tp, records in batch.items():
+            seen += len(records)
+            offsets[tp] = OffsetAndMetadata(records[-1].offset + 1, "", -1)
+        consumer.commit(offsets=offsets)
+    elapsed = time.perf_counter() - first
+    consumer.close()
+    return count / elapsed
+
+
+def _committed(bootstrap: str, group: str, topic: str) -> int:
+    # A fresh admin client each time: one that failed while the group was being created
+    # keeps failing.
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        offsets = admin.list_group_offsets({group: None}).get(group, {})
+    except Exception:
+        return 0
+    finally:
+        admin.close()
+    return sum(m.offset for tp, m in offsets.items() if tp.topic == topic and m.offset > 0)
+
+
+def sidecar(bootstrap: str, topic: str, count: int, *, redaction: bool = True) -> float:
+    group = f"{topic}-citewatch-{'r' if redaction else 'plain'}"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWATCH_")}
+    if not redaction:
+        env["CITEWATCH_REDACTION_ENABLED"] = "false"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from sidecar.cli import main; sys.exit(main())",
+         "run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group", group,
+         "--evaluations-topic", topic + ".evals", "--dead-letter-topic", topic + ".dlt",
+         "--judge", "none", "--metrics-port", str(port), "--metrics-address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        first_at, first_count = 0.0, 0
+        while True:
+            done = _committed(bootstrap, group, topic)
+            now = time.perf_counter()
+            if done and not first_at:
+                first_at, first_count = now, done
+            if done >= count:
+                return (count - first_count) / (now - first_at)
+            if process.poll() is not None:
+                raise RuntimeError(f"citewatch run exited with {process.returncode}")
+            time.sleep(0.25)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(60)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--bootstrap", default=None, help="use this broker instead")
+    parser.add_argument("--no-redaction", action="store_true",
+                        help="also measure citewatch with redaction off (the runtime's own cost)")
+    args = parser.parse_args()
+    broker = None
+    bootstrap = args.bootstrap
+    if bootstrap is None:
+        broker = _kafka_local().LocalKafka(Path(tempfile.mkdtemp(prefix="bench-kafka-")))
+        bootstrap = broker.start()
+    try:
+        topic = f"bench-{uuid.uuid4().hex[:8]}"
+        print(f"producing {args.count} traces of {len(trace(0))} bytes to {topic}")
+        produce(bootstrap, topic, args.count)
+        baseline = bare_consumer(bootstrap, topic, args.count)
+        print(f"baseline  bare kafka-python consumer, poll+commit: {baseline:9.0f} records/s")
+        rate = sidecar(bootstrap, topic, args.count)
+        print(f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s")
+        print(f"ratio citewatch/baseline: {rate / baseline:.2f} (target >= 0.50)")
+        if args.no_redaction:
+            plain = sidecar(bootstrap, topic, args.count, redaction=False)
+            print(f"citewatch run --judge none, redaction off:             {plain:9.0f} records/s")
+            print(f"ratio citewatch (redaction off)/baseline: {plain / baseline:.2f}")
+    finally:
+        if broker is not None:
+            broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
