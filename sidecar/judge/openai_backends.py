@@ -4,6 +4,12 @@ Both send the rubric as instructions and the packet as the user message, ask for
 :class:`JudgeResult` JSON schema (structured outputs), temperature 0, and a pinned model.
 The client is built with ``max_retries=0``: the judge stage retries, so it can bound and
 count every attempt.
+
+The schema sent is the strict schema of :class:`JudgeResult` without titles and field
+descriptions (the rubric says what each field holds; a provider bills the schema as prompt
+tokens), built once per process: the client would otherwise rebuild it on every call
+(about a millisecond of CPU each). One client, with one connection pool sized for the
+configured concurrency, serves every call of a backend.
 """
 
 from __future__ import annotations
@@ -12,10 +18,13 @@ import email.utils
 import inspect
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import openai
 import pydantic
+from openai.types.chat import ChatCompletionSystemMessageParam, ChatCompletionUserMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from schemas import JudgeResult
 from sidecar.config import JudgeSettings
@@ -24,6 +33,9 @@ from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rubric import Rubric
 
 __all__ = [
+    "CHAT_RESPONSE_FORMAT",
+    "JUDGE_SCHEMA",
+    "RESPONSES_TEXT_FORMAT",
     "OpenAIChatBackend",
     "OpenAIResponsesBackend",
     "api_key_configured",
@@ -39,8 +51,21 @@ def api_key_configured(settings: JudgeSettings) -> bool:
     return settings.api_key is not None or bool(os.environ.get("OPENAI_API_KEY"))
 
 
+def _pool_limits(concurrency: int) -> Any:
+    """The client's default connection limits, raised to keep ``concurrency`` connections
+    alive (the default keeps 100; more calls in flight would reconnect on every call)."""
+    from openai._constants import DEFAULT_CONNECTION_LIMITS as default
+
+    return type(default)(
+        max_connections=max(concurrency, default.max_connections or 0),
+        max_keepalive_connections=max(concurrency, default.max_keepalive_connections or 0),
+        keepalive_expiry=default.keepalive_expiry,
+    )
+
+
 def make_client(settings: JudgeSettings) -> openai.AsyncOpenAI:
-    """An async client for the configured endpoint, without the client's own retries."""
+    """An async client for the configured endpoint, without the client's own retries, with
+    one connection pool that keeps ``settings.concurrency`` connections alive."""
     key = settings.api_key.get_secret_value() if settings.api_key is not None else None
     kwargs: dict[str, Any] = {}
     if settings.base_url is not None:
@@ -49,6 +74,7 @@ def make_client(settings: JudgeSettings) -> openai.AsyncOpenAI:
         api_key=key,
         timeout=settings.timeout_seconds,
         max_retries=0,
+        http_client=openai.DefaultAsyncHttpxClient(limits=_pool_limits(settings.concurrency)),
         **kwargs,
     )
 
@@ -129,17 +155,50 @@ def _has_parse_as() -> bool:
 
 
 _HAS_PARSE_AS = _has_parse_as()
+_ANNOTATIONS = frozenset({"title", "description"})
 
 
-def _strict_text_format() -> dict[str, Any]:
-    """The Responses API ``text.format`` for :class:`JudgeResult`, built once.
+def _lean(node: Any, defs: Mapping[str, Any]) -> Any:
+    """``node`` without titles and descriptions, with ``$ref``s to ``defs`` inlined."""
+    if isinstance(node, list):
+        return [_lean(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return _lean(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _ANNOTATIONS or key == "$defs":
+            continue
+        if key == "properties":
+            # Property names are data here, not annotations: keep every one.
+            out[key] = {name: _lean(sub, defs) for name, sub in value.items()}
+        else:
+            out[key] = _lean(value, defs)
+    return out
 
-    ``responses.parse(text_format=...)`` rebuilds the strict schema on every call (several
-    ms of CPU); sending the same format with ``parse_as`` keeps the typed parsing.
-    """
-    from openai.lib._parsing._responses import type_to_text_format_param
 
-    return dict(type_to_text_format_param(JudgeResult))
+def _judge_schema() -> dict[str, Any]:
+    from openai.lib._pydantic import to_strict_json_schema
+
+    strict = to_strict_json_schema(JudgeResult)
+    lean: dict[str, Any] = _lean(strict, strict.get("$defs", {}))
+    return lean
+
+
+JUDGE_SCHEMA: dict[str, Any] = _judge_schema()
+"""The strict JSON schema of :class:`JudgeResult` as sent: no titles or descriptions."""
+
+RESPONSES_TEXT_FORMAT: dict[str, Any] = {
+    "type": "json_schema", "name": "JudgeResult", "strict": True, "schema": JUDGE_SCHEMA,
+}
+"""``text.format`` of a Responses API judge call."""
+
+CHAT_RESPONSE_FORMAT: ResponseFormatJSONSchema = {
+    "type": "json_schema",
+    "json_schema": {"name": "JudgeResult", "strict": True, "schema": JUDGE_SCHEMA},
+}
+"""``response_format`` of a Chat Completions judge call."""
 
 
 class OpenAIResponsesBackend(_OpenAIBackend):
@@ -149,9 +208,10 @@ class OpenAIResponsesBackend(_OpenAIBackend):
 
     def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
         super().__init__(settings, client)
-        # Clients before 3.x have no ``parse_as``: they get ``text_format`` (same request).
+        # Clients before 3.x have no ``parse_as``: they get ``text_format``, which sends the
+        # full schema (with descriptions), rebuilt on every call.
         self._format_args: dict[str, Any] = (
-            {"text": {"format": _strict_text_format()}, "parse_as": JudgeResult}
+            {"text": {"format": RESPONSES_TEXT_FORMAT}, "parse_as": JudgeResult}
             if _HAS_PARSE_AS else {"text_format": JudgeResult}
         )
 
@@ -188,38 +248,54 @@ class OpenAIResponsesBackend(_OpenAIBackend):
 
 
 class OpenAIChatBackend(_OpenAIBackend):
-    """``client.chat.completions.parse`` with a JSON-schema response format, for
-    OpenAI-compatible servers without the Responses API."""
+    """``client.chat.completions.create`` with the JSON-schema response format, for
+    OpenAI-compatible servers without the Responses API.
+
+    The reply is parsed into :class:`JudgeResult` here, as ``chat.completions.parse``
+    would, so the prebuilt lean schema can be sent (``parse`` takes only a type and
+    regenerates its schema on every call).
+    """
 
     name = "openai-chat"
 
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Chat Completions call; raises :class:`JudgeCallError`."""
         try:
-            completion = await self._client.chat.completions.parse(
+            completion = await self._client.chat.completions.create(
                 model=self._model,
                 messages=[
-                    {"role": "system", "content": rubric.text},
-                    {"role": "user", "content": packet.render()},
+                    ChatCompletionSystemMessageParam(role="system", content=rubric.text),
+                    ChatCompletionUserMessageParam(role="user", content=packet.render()),
                 ],
-                response_format=JudgeResult,
+                response_format=CHAT_RESPONSE_FORMAT,
                 temperature=0,
                 max_completion_tokens=self._max_output_tokens,
                 timeout=timeout,
             )
-        except (openai.OpenAIError, pydantic.ValidationError, ValueError, TimeoutError) as exc:
+        except (openai.OpenAIError, TimeoutError) as exc:
             raise translate_error(exc) from exc
         usage = completion.usage
         input_tokens = usage.prompt_tokens if usage is not None else 0
         output_tokens = usage.completion_tokens if usage is not None else 0
+
+        def failed(message: str, kind: str) -> JudgeCallError:
+            return JudgeCallError(message, kind=kind, input_tokens=input_tokens,
+                                  output_tokens=output_tokens)
+
         if not completion.choices:
-            raise JudgeCallError("judge reply has no choices", kind="parse_error",
-                                 input_tokens=input_tokens, output_tokens=output_tokens)
-        message = completion.choices[0].message
-        if message.refusal:
-            raise JudgeCallError("judge refused", kind="refusal",
-                                 input_tokens=input_tokens, output_tokens=output_tokens)
-        if message.parsed is None:
-            raise JudgeCallError("judge reply has no structured output", kind="parse_error",
-                                 input_tokens=input_tokens, output_tokens=output_tokens)
-        return BackendReply(message.parsed, input_tokens, output_tokens)
+            raise failed("judge reply has no choices", "parse_error")
+        choice = completion.choices[0]
+        if choice.message.refusal:
+            raise failed("judge refused", "refusal")
+        if choice.finish_reason == "content_filter":
+            raise failed("judge reply stopped by a content filter", "refusal")
+        if choice.finish_reason == "length":
+            raise failed("judge reply cut at the token limit", "parse_error")
+        if not choice.message.content:
+            raise failed("judge reply has no structured output", "parse_error")
+        try:
+            result = JudgeResult.model_validate_json(choice.message.content)
+        except pydantic.ValidationError:
+            raise failed("judge reply does not match the verdict schema",
+                         "parse_error") from None
+        return BackendReply(result, input_tokens, output_tokens)

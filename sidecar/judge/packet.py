@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from schemas import Trace
 from sidecar.checks.analysis import ClaimAnalysis
 
-__all__ = ["ClaimRequest", "JudgePacket", "Passage", "build_packet", "cache_key"]
+__all__ = [
+    "ClaimRequest", "JudgePacket", "Passage", "build_packet", "cache_key", "render_packet",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +40,10 @@ class ClaimRequest:
     passages: tuple[Passage, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class JudgePacket:
-    """Everything one judge request carries."""
+    """Everything one judge request carries. Its rendering is computed once (the budget's
+    estimate and the backend both read it)."""
 
     question: str
     claims: tuple[ClaimRequest, ...]
@@ -55,29 +60,58 @@ class JudgePacket:
                 return claim
         return None
 
-    def render(self) -> str:
-        """The user message: a JSON document of the question, the cited passages (each
-        once, however many claims cite it) and the claims with the passage IDs they cite."""
+    def passages(self) -> dict[str, str]:
+        """Each cited passage once, by ID, in order of first citation."""
         passages: dict[str, str] = {}
         for claim in self.claims:
             for passage in claim.passages:
                 passages.setdefault(passage.passage_id, passage.text)
-        return json.dumps(
-            {
-                "question": self.question,
-                "passages": [{"passage_id": i, "text": t} for i, t in passages.items()],
-                "claims": [
-                    {
-                        "claim_id": claim.claim_id,
-                        "claim": claim.text,
-                        "passage_ids": [p.passage_id for p in claim.passages],
-                    }
-                    for claim in self.claims
-                ],
-            },
-            ensure_ascii=False,
-            indent=1,
-        )
+        return passages
+
+    @cached_property
+    def _rendered(self) -> str:
+        return render_packet(self)
+
+    def render(self) -> str:
+        """The user message, one item a line (see :func:`render_packet`)."""
+        return self._rendered
+
+
+_PLAIN_ID = re.compile(r"[\w.\-/#@]+")
+_SPACE = re.compile(r"\s+")
+
+
+def _id(value: str) -> str:
+    # IDs are free text in a trace: anything that could be read as markup is JSON-quoted.
+    return value if _PLAIN_ID.fullmatch(value) else json.dumps(value, ensure_ascii=False)
+
+
+def _line(text: str) -> str:
+    # Whitespace is collapsed so each text stays on its line; evidence quotes are matched
+    # after the same collapsing, so a quote copied from here is still found.
+    return _SPACE.sub(" ", text).strip()
+
+
+def render_packet(packet: JudgePacket) -> str:
+    """The packet as compact lines: the question, each cited passage once, then each claim
+    with the IDs of the passages it cites::
+
+        Question: Can I get a refund?
+        Passages:
+        [S1] Pro plan customers can request a refund within 30 days of purchase.
+        Claims:
+        c1 [S1]: Pro plan refunds are available within 30 days.
+
+    IDs that are not plain words are JSON-quoted; texts have their whitespace collapsed.
+    """
+    lines = [f"Question: {_line(packet.question)}", "Passages:"]
+    lines += [f"[{_id(i)}] {_line(t)}" for i, t in packet.passages().items()]
+    lines.append("Claims:")
+    lines += [
+        f"{_id(c.claim_id)} [{','.join(_id(p.passage_id) for p in c.passages)}]: {_line(c.text)}"
+        for c in packet.claims
+    ]
+    return "\n".join(lines)
 
 
 def build_packet(trace: Trace, claims: Iterable[ClaimAnalysis]) -> JudgePacket:

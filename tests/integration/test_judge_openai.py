@@ -15,10 +15,11 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import EvaluationRecord, Trace
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
-from sidecar.judge import RUBRIC_VERSION, JudgeStageImpl
+from sidecar.judge import RUBRIC_VERSION, JudgeStageImpl, load_rubric
+from sidecar.judge.openai_backends import JUDGE_SCHEMA
 from sidecar.pipeline import Pipeline
 from tests.judge.openai_server import FakeOpenAI, Hang, Reply, Status, verdicts_reply
-from tests.judge.traces import UNCITED_SECRET, refund_trace, trace_id
+from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace, trace_id
 
 pytestmark = pytest.mark.integration
 
@@ -93,12 +94,14 @@ def test_correct_reply_is_scored(server: FakeOpenAI, backend: str) -> None:
     assert (body["model"], body["temperature"]) == (MODEL, 0)
     if backend == "openai-responses":
         assert request.path == "/v1/responses"
-        assert body["text"]["format"]["type"] == "json_schema"
-        assert body["text"]["format"]["strict"] is True
+        assert body["text"]["format"] == {"type": "json_schema", "name": "JudgeResult",
+                                          "strict": True, "schema": JUDGE_SCHEMA}
     else:
         assert request.path == "/v1/chat/completions"
-        assert body["response_format"]["type"] == "json_schema"
-    assert "unsupported: the evidence is absent" in request.text
+        assert body["response_format"] == {"type": "json_schema", "json_schema": {
+            "name": "JudgeResult", "strict": True, "schema": JUDGE_SCHEMA}}
+    # The whole prompt: the rubric, then the packet's lines.
+    assert request.text == load_rubric().text + "\n" + packet_for(refund_trace()).render()
     assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome="ok") == 1
     assert judged.value("citewatch_judge_tokens_total", model=MODEL, type="input") == \
         run.input_tokens
@@ -173,6 +176,46 @@ def test_unusable_replies_are_judge_errors(server: FakeOpenAI, backend: str, rep
     assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome=kind) == 1
     # Deterministic results stand regardless.
     assert verdicts_of(record)["c3"] == (None, "uncited")
+
+
+@pytest.mark.parametrize(("finish_reason", "kind"), [
+    pytest.param("length", "parse_error", id="cut-at-token-limit"),
+    pytest.param("content_filter", "refusal", id="content-filter"),
+])
+def test_chat_replies_that_did_not_finish_are_judge_errors(server: FakeOpenAI,
+                                                           finish_reason: str,
+                                                           kind: str) -> None:
+    # A complete-looking JSON body does not count when the model did not finish.
+    server.script(Reply(text=json.dumps({"verdicts": [
+        {"claim_id": c, "verdict": "unsupported", "evidence_quote": "", "reason": "No."}
+        for c in ("c1", "c2")]}), finish_reason=finish_reason))
+    judged = Judged(server, "openai-chat")
+    [record] = judged.evaluate(refund_trace())
+    assert record.judge is not None and record.judge.outcome == kind
+    assert not record.judged
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_calls_share_one_connection_pool(server: FakeOpenAI, backend: str) -> None:
+    server.latency = 0.1
+    judged = Judged(server, backend, concurrency=4, cache_size=0)
+
+    async def run() -> list[EvaluationRecord]:
+        try:
+            records: list[EvaluationRecord] = []
+            for wave in range(3):
+                records += await asyncio.gather(*(judged.pipeline.evaluate(
+                    refund_trace(trace_id=trace_id(10 * wave + n))) for n in range(4)))
+            return records
+        finally:
+            await judged.stage.aclose(1.0)
+
+    records = asyncio.run(run())
+    assert all(r.judged for r in records)
+    requests = server.recorded()
+    assert len(requests) == 12
+    # Three waves of four calls over the same four kept-alive connections.
+    assert len({r.peer for r in requests}) == 4
 
 
 def test_429_waits_for_retry_after(server: FakeOpenAI) -> None:

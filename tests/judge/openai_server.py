@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +27,7 @@ __all__ = [
     "Reply",
     "Status",
     "packet_of",
+    "parse_packet",
     "prompt_text",
     "supported_everything",
     "verdicts_reply",
@@ -42,6 +44,8 @@ class Reply:
     refusal: str | None = None
     output_tokens: int | None = None
     delay: float = 0.0
+    finish_reason: str = "stop"
+    """Chat Completions only: e.g. "length" for a reply cut at the token limit."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,8 @@ class Recorded:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    peer: tuple[str, int] = ("", 0)
+    """The client's address and port: one per connection."""
 
     @property
     def text(self) -> str:
@@ -100,18 +106,51 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+_ID = r'"(?:[^"\\]|\\.)*"|[\w.\-/#@]+'
+_PASSAGE_LINE = re.compile(rf"\[({_ID})\] (.*)")
+_CLAIM_LINE = re.compile(rf"({_ID}) \[((?:{_ID})(?:,(?:{_ID}))*)?\]: (.*)")
+
+
+def _unquote(value: str) -> str:
+    return str(json.loads(value)) if value.startswith('"') else value
+
+
+def parse_packet(text: str) -> dict[str, Any] | None:
+    """A citewatch packet rendered as lines (``Question:``, ``Passages:``, ``Claims:``) as
+    ``{"question", "passages": [{"passage_id", "text"}], "claims": [{"claim_id", "claim",
+    "passage_ids"}]}``; None when ``text`` is not one. Independent of the renderer's code,
+    so tests check what was actually sent."""
+    lines = text.split("\n")
+    if len(lines) < 3 or not lines[0].startswith("Question: ") or lines[1] != "Passages:":
+        return None
+    try:
+        split = lines.index("Claims:")
+    except ValueError:
+        return None
+    passages, claims = [], []
+    for line in lines[2:split]:
+        match = _PASSAGE_LINE.fullmatch(line)
+        if match is None:
+            return None
+        passages.append({"passage_id": _unquote(match[1]), "text": match[2]})
+    for line in lines[split + 1:]:
+        match = _CLAIM_LINE.fullmatch(line)
+        if match is None:
+            return None
+        ids = [_unquote(i) for i in re.findall(_ID, match[2] or "")]
+        claims.append({"claim_id": _unquote(match[1]), "claim": match[3], "passage_ids": ids})
+    return {"question": lines[0][len("Question: "):], "passages": passages, "claims": claims}
+
+
 def packet_of(body: dict[str, Any]) -> dict[str, Any] | None:
-    """The citewatch packet (JSON user message) inside a request, if it is one."""
+    """The citewatch packet (the user message) inside a request, if it is one."""
     candidates: list[Any] = [body.get("input")]
     candidates += [m.get("content") for m in body.get("messages", [])]
     for candidate in reversed(candidates):
         if isinstance(candidate, str):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "claims" in data:
-                return data
+            packet = parse_packet(candidate)
+            if packet is not None:
+                return packet
     return None
 
 
@@ -234,7 +273,8 @@ class FakeOpenAI:
                     body = {}
                 with server._lock:
                     server.requests.append(
-                        Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                        Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body,
+                                 (str(self.client_address[0]), int(self.client_address[1])))
                     )
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
@@ -245,19 +285,26 @@ class FakeOpenAI:
                         server.active -= 1
 
             def _answer(self, body: dict[str, Any]) -> None:
+                received = time.monotonic()
                 action = server._next(body)
+                # The reply is built before waiting, so the latency is from receipt to
+                # reply and does not grow with the server's own work.
+                payload: dict[str, Any] | None = None
+                if isinstance(action, Reply):
+                    payload = self._payload(body, action)
                 delay = server.latency + getattr(action, "delay", 0.0)
                 if isinstance(action, Hang):
                     delay = action.seconds
-                if delay and server._stop.wait(delay):
+                remaining = delay - (time.monotonic() - received)
+                if remaining > 0 and server._stop.wait(remaining):
                     return
                 try:
                     if isinstance(action, Status):
                         self._send(action.code, {"error": {"message": "scripted fault",
                                                            "type": "server_error"}},
                                    action.headers)
-                    elif isinstance(action, Reply):
-                        self._send(200, self._payload(body, action), {})
+                    elif payload is not None:
+                        self._send(200, payload, {})
                     else:
                         self._send(500, {"error": {"message": "hung"}}, {})
                 except (BrokenPipeError, ConnectionResetError):
@@ -273,7 +320,7 @@ class FakeOpenAI:
                         "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
                         "model": model,
                         "choices": [{
-                            "index": 0, "finish_reason": "stop", "logprobs": None,
+                            "index": 0, "finish_reason": reply.finish_reason, "logprobs": None,
                             "message": {"role": "assistant",
                                         "content": None if reply.refusal else reply.text,
                                         "refusal": reply.refusal},
