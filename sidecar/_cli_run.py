@@ -9,14 +9,18 @@ import threading
 from typing import IO, Any
 
 import click
+from opentelemetry.trace import Tracer
 from prometheus_client import CollectorRegistry
 
 from exporters.http import MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
+from exporters.tracing import configure_tracing, get_tracer
 from sidecar import __version__
 from sidecar._cli_common import config_option, settings_from
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
+from sidecar.errors import CitewatchError
+from sidecar.judge import LEXICAL_MODEL, load_rubric, resolve_backend_name
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.shutdown import ShutdownSignals
 
@@ -44,11 +48,19 @@ _FLAG_SETTINGS = {
 
 def _metrics(settings: Settings) -> tuple[CollectorRegistry, CitewatchMetrics]:
     registry = CollectorRegistry()
+    judge = resolve_backend_name(settings)
     metrics = CitewatchMetrics(
         registry=registry, apps=settings.metrics.apps, version=__version__,
-        judge_model=settings.judge.model,
+        rubric_version=load_rubric(settings.judge.rubric_file).version if judge != "none" else "",
+        judge_model=_judge_model(settings, judge),
     )
     return registry, metrics
+
+
+def _judge_model(settings: Settings, judge: str) -> str:
+    if judge == "none":
+        return ""
+    return LEXICAL_MODEL if judge == "lexical" else settings.judge.model
 
 
 def _serve(registry: CollectorRegistry, settings: Settings, ready: Any) -> MetricsServer:
@@ -106,7 +118,8 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
 
 
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-               registry: CollectorRegistry, stop: threading.Event) -> None:
+               registry: CollectorRegistry, stop: threading.Event,
+               tracer: Tracer | None = None) -> None:
     from kafka import KafkaConsumer, KafkaProducer
     from kafka.errors import KafkaError
 
@@ -136,7 +149,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
                            dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
     runner = KafkaRunner(settings=settings, consumer=consumer, emitter=emitter,
-                         pipeline=pipeline, metrics=metrics, listener=kafka_listener)
+                         pipeline=pipeline, metrics=metrics, listener=kafka_listener,
+                         tracer=tracer)
     server = _serve(registry, settings, runner.ready)
     try:
         runner.run(stop)
@@ -178,13 +192,22 @@ def run_command(config_file: str | None, **flags: Any) -> None:
     with no Kafka at all. Metrics, /healthz and /readyz are served on the metrics port.
     """
     settings = settings_from(config_file, {_FLAG_SETTINGS[k]: v for k, v in flags.items()})
-    registry, metrics = _metrics(settings)
-    pipeline = build_pipeline(settings, judge_observer=metrics)
+    try:
+        registry, metrics = _metrics(settings)
+        provider = configure_tracing()
+    except (CitewatchError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    tracer = get_tracer(provider)
+    pipeline = build_pipeline(settings, judge_observer=metrics, on_stage=metrics.observe_stage,
+                              tracer=tracer)
     signals = ShutdownSignals().install()
     try:
         if settings.input.path is not None:
             _run_file(settings, pipeline, metrics, registry, signals.event)
         else:
-            _run_kafka(settings, pipeline, metrics, registry, signals.event)
+            _run_kafka(settings, pipeline, metrics, registry, signals.event, tracer)
     finally:
         signals.restore()
+        shutdown = getattr(provider, "shutdown", None)
+        if shutdown is not None:
+            shutdown()  # flushes spans still queued for export

@@ -50,3 +50,7 @@ cli.add_command(redact_command)
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="citewatch")
+
+
+if __name__ == "__main__":
+    main()

@@ -25,8 +25,12 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from opentelemetry import trace as otel_trace
+from opentelemetry.trace import Status, StatusCode, Tracer
+
 from exporters.kafka import DeadLetter, KafkaEmitter
 from exporters.prometheus import CitewatchMetrics
+from exporters.tracing import consume_span, record_evaluation
 from schemas import Trace
 from sidecar.config import Settings
 from sidecar.decode import decode_trace
@@ -142,8 +146,10 @@ class KafkaRunner:
         offset_and_metadata: Callable[[int], Any] | None = None,
         listener: Callable[[queue.SimpleQueue[tuple[Any, ...]]], Any] = RebalanceEvents,
         clock: Callable[[], float] = time.monotonic,
+        tracer: Tracer | None = None,
     ) -> None:
         self.settings = settings
+        self.tracer = tracer
         self.kafka = settings.kafka
         self.consumer = consumer
         self.emitter = emitter
@@ -296,6 +302,16 @@ class KafkaRunner:
     # -- one record on the worker loop -----------------------------------------------------
 
     async def _process(self, item: WorkItem) -> None:
+        if self.tracer is None:
+            await self._process_record(item)
+            return
+        # The CONSUMER span is current in this task, so judge calls become its children.
+        with consume_span(self.tracer, topic=item.topic, partition=item.partition,
+                          offset=item.offset, consumer_group=self.kafka.group_id,
+                          headers=item.headers):
+            await self._process_record(item)
+
+    async def _process_record(self, item: WorkItem) -> None:
         started = time.perf_counter()
         settings = self.settings.checks
         try:
@@ -334,6 +350,7 @@ class KafkaRunner:
         emit_started = time.perf_counter()
         await self._send(lambda: self.emitter.send_evaluation(record), "evaluation")
         self.metrics.observe_stage("emit", time.perf_counter() - emit_started)
+        record_evaluation(otel_trace.get_current_span(), record)
         if self.recent.add(trace.trace_id):
             self.metrics.observe_record(record)
         else:
@@ -351,6 +368,9 @@ class KafkaRunner:
         logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
                      reason)
         self.metrics.dead_letter(reason)
+        span = otel_trace.get_current_span()
+        span.set_attribute("error.type", reason)
+        span.set_status(Status(StatusCode.ERROR))
         self.metrics.mark_processed(time.time())
         self._done(item)
 
@@ -384,6 +404,11 @@ class KafkaRunner:
         if self.assigned:
             self.consumer.pause(*self.assigned)
         logger.info("shutting down: %d records in flight", self.tracker.in_flight())
+        aclose = getattr(self.pipeline.judge, "aclose", None)
+        if aclose is not None:
+            # Judge calls get what is left of the deadline, then give up (left for replay).
+            asyncio.run_coroutine_threadsafe(
+                aclose(max(0.1, self.kafka.shutdown_deadline_seconds - 1.0)), self.worker.loop)
         while self.tracker.in_flight() > 0 and self.clock() < deadline:
             # Keep the group membership alive while waiting: paused poll() returns nothing.
             self.consumer.poll(timeout_ms=100, max_records=1)
