@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from schemas import Trace
 from sidecar.assembly import build_pipeline
 from sidecar.checks import Analysis
