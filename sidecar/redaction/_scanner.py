@@ -1,17 +1,21 @@
 """The built-in detectors, fused into one scan of each text.
 
-One combined regular expression finds cheap candidates for every enabled type in a single
-pass (each alternative fails on the first character of ordinary prose); only candidates are
-validated, by checksum or parser. Phone parsing (the costly part) only ever sees runs of seven
-digits or more, so texts without such runs never reach phonenumbers.
+The candidates are what one pass of the combined alternation of ``_patterns.ALTERNATIVES``
+finds (the leftmost match wins, then the first alternative at that position); only
+candidates are validated, by checksum or parser. The scan merges the groups' own finders
+instead of running that alternation: each finder's next match is kept until the scan passes
+it, and the leftmost (first group on a tie) is validated next. A text without any trigger
+('@', '://', digits next to each other, a key prefix or keyword) costs a few substring
+searches. Phone parsing (the costly part) only ever sees runs of seven digits or more.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from sidecar.redaction._base import BUILTIN_TYPES, Entity
+from sidecar.redaction._patterns import ALTERNATIVES, FINDERS, GROUP_TYPES, Finder
 from sidecar.redaction._validate import (
     card_key,
     email_key,
@@ -25,62 +29,15 @@ from sidecar.redaction._validate import (
 
 __all__ = ["PatternDetector"]
 
-_SECRET_WORDS = (
-    r"api[_ -]?key|apikey|access[_ -]?key(?:[_ -]?id)?|secret(?:[_ -]?(?:access[_ -]?)?key)?"
-    r"|client[_ -]?secret|(?:auth|access|refresh|bearer|api|session)[_ -]?token|token"
-    r"|password|passwd|passphrase|pwd|bearer|private[_ -]?key"
-)
-_HEX = r"[0-9A-Fa-f]"
-
-# (group name, entity type, regex). Order matters where two alternatives can start at the
-# same position: the first that matches wins that position.
-_ALTERNATIVES: tuple[tuple[str, str, str], ...] = (
-    ("pem", "SECRET",
-     r"-----BEGIN[A-Z ]{0,30}PRIVATE KEY-----(?s:.*?-----END[A-Z ]{0,30}PRIVATE KEY-----"
-     r"|[A-Za-z0-9+/=\s]*)"),
-    ("urlauth", "SECRET",
-     r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>]+:(?P<urlpw>[^\s/?#@<>]+)@"),
-    ("jwt", "SECRET",
-     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-    ("prefixed", "SECRET",
-     r"(?<![A-Za-z0-9_-])(?:sk-(?:proj-|ant-(?:api\d\d-)?|live-|test-)?[A-Za-z0-9_-]{20,}"
-     r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
-     r"|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
-     r"|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,})"
-     r"(?![A-Za-z0-9_-])"),
-    ("email", "EMAIL",
-     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b"),
-    ("iban", "IBAN",
-     r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
-    ("ipv4", "IP_ADDRESS",
-     r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
-    ("ipv6", "IP_ADDRESS",
-     rf"(?<![\w:.])(?={_HEX}{{0,4}}:{_HEX}{{0,4}}:)[0-9A-Fa-f:]{{2,39}}"
-     r"(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])"),
-    ("number", "NUMBER",
-     r"(?<![\w.+/-])\+?\(?\d[\d \u00a0().-]{5,26}\d(?![\w/]|-\w|\.\d)"),
-    ("kv", "SECRET",
-     rf"(?i:\b(?P<kvword>{_SECRET_WORDS})\b)"
-     r"(?=(?:[\"']?\s*[:=]>?\s*[\"']?|\s+(?:is\s+|was\s+|:\s*)?[\"']?)"
-     r"(?P<kvval>[^\s\"'<>,;&?#]{6,200}))"),
-)
-_GROUP_TYPES = {
-    "pem": ("SECRET",), "urlauth": ("SECRET",), "jwt": ("SECRET",), "prefixed": ("SECRET",),
-    "kv": ("SECRET",), "email": ("EMAIL",), "iban": ("IBAN",), "ipv4": ("IP_ADDRESS",),
-    "ipv6": ("IP_ADDRESS",), "number": ("US_SSN", "CREDIT_CARD", "PHONE"),
-}
 _TRAILING = ".,:;)]}'\""
 _TOKEN = re.compile(r"[^ \u00a0]+")
-_DIGIT = re.compile(r"\d")
-_KEY_PREFIXES = ("sk-", "sk_", "rk_", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-                 "github_pat_", "xox", "AIza", "glpat-")
-_KV_TRIGGERS = ("key", "token", "secret", "passw", "pwd", "bearer", "passphrase")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
+
+Validator = Callable[[int, "re.Match[str]", str], list[Entity]]
 
 
 class PatternDetector:
-    """The built-in entity types (see BUILTIN_TYPES), validated, in one regex pass per text.
+    """The built-in entity types (see BUILTIN_TYPES), validated, in one scan per text.
 
     ``types`` selects which of them are reported; ``phone_region`` is the country assumed for
     phone numbers written without a +country code.
@@ -94,100 +51,98 @@ class PatternDetector:
         if unknown:
             raise ValueError(f"unknown entity types: {sorted(unknown)}")
         self.phone_region = phone_region.upper()
-        self._groups = tuple(group for group, _, _ in _ALTERNATIVES
-                             if self.types.intersection(_GROUP_TYPES[group]))
-        self._regexes: dict[tuple[str, ...], re.Pattern[str] | None] = {}
-        self._regex = self._combined(self._groups)
-
-    def _combined(self, groups: tuple[str, ...]) -> re.Pattern[str] | None:
-        """The combined regex of these alternatives (compiled once per combination)."""
-        if groups not in self._regexes:
-            parts = [f"(?P<{group}>{regex})" for group, _, regex in _ALTERNATIVES
-                     if group in groups]
-            self._regexes[groups] = re.compile("|".join(parts)) if parts else None
-        return self._regexes[groups]
-
-    def _prefilter(self, text: str) -> re.Pattern[str] | None:
-        """Only the alternatives whose trigger characters occur in the text (substring tests
-        run in C; most prose needs no regex at all, most of the rest only one or two)."""
-        has_digit = _DIGIT.search(text) is not None
-        lower = text.lower()
-        present = {
-            "pem": "-----BEGIN" in text,
-            "urlauth": "://" in text and "@" in text,
-            "jwt": "eyJ" in text,
-            "prefixed": any(prefix in text for prefix in _KEY_PREFIXES),
-            "email": "@" in text,
-            "iban": has_digit,
-            "ipv4": has_digit and "." in text,
-            "ipv6": ":" in text,
-            "number": has_digit,
-            "kv": any(word in lower for word in _KV_TRIGGERS),
+        validators: dict[str, Validator] = {
+            "pem": self._whole, "prefixed": self._whole, "jwt": self._jwt,
+            "urlauth": self._urlauth, "kv": self._kv, "email": self._email,
+            "iban": self._iban, "ipv4": self._ip, "ipv6": self._ip, "number": self._number,
         }
-        return self._combined(tuple(group for group in self._groups if present[group]))
+        # (finder, validator) per enabled group, in the alternatives' order (ties go to the
+        # first): built once, so a scan allocates nothing but its candidates.
+        self._groups: tuple[tuple[Finder, Validator], ...] = tuple(
+            (FINDERS[group], validators[group]) for group, _ in ALTERNATIVES
+            if self.types.intersection(GROUP_TYPES[group]))
+        self._ssn = "US_SSN" in self.types
+        self._card = "CREDIT_CARD" in self.types
+        self._phone = "PHONE" in self.types
 
     def detect(self, text: str) -> list[Entity]:
         """Validated entities of the enabled types in ``text``."""
-        regex = self._prefilter(text)
-        if regex is None:
+        heads: list[tuple[int, int, re.Match[str], Finder, Validator]] = []
+        for order, (find, validate) in enumerate(self._groups):
+            hit = find(text, 0)
+            if hit is not None:
+                heads.append((hit[0], order, hit[1], find, validate))
+        if not heads:
             return []
         found: list[Entity] = []
-        pos = 0
-        search = regex.search
-        while (match := search(text, pos)) is not None:
-            if match.lastgroup == "number":
-                new = self._number(match, text)
-            else:
-                new = list(self._validate(match.lastgroup or "", match, text))
+        while heads:
+            start, _, match, _, validate = min(heads)
+            new = validate(start, match, text)
             # After a find, go on after it (a run of digits may hold one number and then
             # another); after a miss, go on one character later so that a shorter candidate
             # of another type inside the miss (a card after "DE89") is still seen.
             # (A secret after "token" is found from the keyword: the scan goes on after the
             # keyword, so a validated type in the value still wins the overlap.)
-            pos = min(max(e.end for e in new), match.end()) if new else match.start() + 1
-            found.extend(new)
+            if new:
+                pos = min(max(e.end for e in new), match.end())
+                found.extend(new)
+            else:
+                pos = start + 1
+            refreshed = []
+            for entry in heads:
+                if entry[0] >= pos:
+                    refreshed.append(entry)
+                    continue
+                hit = entry[3](text, pos)
+                if hit is not None:
+                    refreshed.append((hit[0], entry[1], hit[1], entry[3], entry[4]))
+            heads = refreshed
         return found
 
-    def _validate(self, group: str, match: re.Match[str], text: str) -> Iterator[Entity]:
-        start, end = match.span()
-        value = match.group()
-        if group in ("pem", "prefixed"):
-            yield Entity("SECRET", start, end)
-        elif group == "jwt":
-            if jwt_ok(value):
-                yield Entity("SECRET", start, end)
-        elif group == "urlauth":
-            yield Entity("SECRET", match.start("urlpw"), match.end("urlpw"))
-        elif group == "kv":
-            raw = match.group("kvval")
-            stripped = raw.rstrip(_TRAILING)
-            if kv_secret_ok(match.group("kvword"), stripped):
-                vstart = match.start("kvval")
-                yield Entity("SECRET", vstart, vstart + len(stripped))
-        elif group == "email":
-            key = email_key(value)
-            if key is not None:
-                yield Entity("EMAIL", start, end, key)
-        elif group == "iban":
-            yield from self._iban(value, start)
-        elif group in ("ipv4", "ipv6"):
-            key = ip_key(value, text[max(0, start - 16):start])
-            if key is not None:
-                yield Entity("IP_ADDRESS", start, end, key)
+    @staticmethod
+    def _whole(start: int, match: re.Match[str], text: str) -> list[Entity]:
+        return [Entity("SECRET", start, match.end())]
 
-    def _iban(self, value: str, start: int) -> Iterator[Entity]:
+    @staticmethod
+    def _jwt(start: int, match: re.Match[str], text: str) -> list[Entity]:
+        return [Entity("SECRET", start, match.end())] if jwt_ok(match.group()) else []
+
+    @staticmethod
+    def _urlauth(start: int, match: re.Match[str], text: str) -> list[Entity]:
+        return [Entity("SECRET", match.start("urlpw"), match.end("urlpw"))]
+
+    @staticmethod
+    def _kv(start: int, match: re.Match[str], text: str) -> list[Entity]:
+        stripped = match.group("kvval").rstrip(_TRAILING)
+        if not kv_secret_ok(match.group("kvword"), stripped):
+            return []
+        value_start = match.start("kvval")
+        return [Entity("SECRET", value_start, value_start + len(stripped))]
+
+    @staticmethod
+    def _email(start: int, match: re.Match[str], text: str) -> list[Entity]:
+        key = email_key(match.group())
+        return [] if key is None else [Entity("EMAIL", start, match.end(), key)]
+
+    @staticmethod
+    def _ip(start: int, match: re.Match[str], text: str) -> list[Entity]:
+        key = ip_key(match.group(), text[max(0, start - 16):start])
+        return [] if key is None else [Entity("IP_ADDRESS", start, match.end(), key)]
+
+    @staticmethod
+    def _iban(start: int, match: re.Match[str], text: str) -> list[Entity]:
         # The candidate may have swallowed a trailing group of capitals; retry shorter.
-        candidate = value
+        candidate = match.group()
         while len(candidate.replace(" ", "")) >= 15:
             key = iban_key(candidate)
             if key is not None:
-                yield Entity("IBAN", start, start + len(candidate), key)
-                return
+                return [Entity("IBAN", start, start + len(candidate), key)]
             candidate = candidate[:-1].rstrip()
+        return []
 
-    def _number(self, match: re.Match[str], text: str) -> list[Entity]:
-        start, value = match.start(), match.group()
-        if value.startswith("(") and ")" not in value:
+    def _number(self, start: int, match: re.Match[str], text: str) -> list[Entity]:
+        value = text[start:match.end()]
+        if value[0] == "(" and ")" not in value:
             value, start = value[1:], start + 1
         entity = self._classify(value, start, text)
         if entity is not None:
@@ -218,15 +173,15 @@ class PatternDetector:
     def _classify(self, value: str, start: int, text: str) -> Entity | None:
         end = start + len(value)
         before = text[max(0, start - 48):start]
-        if "US_SSN" in self.types:
+        if self._ssn:
             key = ssn_key(value, before)
             if key is not None:
                 return Entity("US_SSN", start, end, key)
-        if "CREDIT_CARD" in self.types:
+        if self._card:
             key = card_key(value)
             if key is not None:
                 return Entity("CREDIT_CARD", start, end, key)
-        if "PHONE" in self.types:
+        if self._phone:
             key = phone_key(value, before, self.phone_region)
             if key is not None:
                 return Entity("PHONE", start, end, key)

@@ -1,0 +1,192 @@
+"""Candidate patterns of the built-in types, and fast finders with the same matches.
+
+``ALTERNATIVES`` states what a candidate is, one readable regex per group; scanning a text
+with all of them joined in one alternation (the first alternative that matches at the
+leftmost position wins) defines the candidates the scanner validates. That alternation is
+slow, though: Python's regex engine can only skip ahead quickly when a pattern starts with a
+literal or a character set, and the alternation starts with lookbehinds, so it tries every
+alternative at every character. Each group therefore has a finder, ``find(text, pos)``, that
+returns the same leftmost match as ``ALTERNATIVES[group].search(text, pos)`` (its start, and
+a match object for the fields the validators read) but gets there cheaply: rare groups jump
+to a literal trigger ('@', '://', 'eyJ', a key prefix or keyword) with ``str.find`` before
+running their regex near it; frequent groups (numbers, IPv4, IBAN) use a rewrite of their
+regex that starts with a character set, with the lookbehind moved after the first character.
+tests/redaction/test_patterns.py checks the finders against the plain alternation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["ALTERNATIVES", "FINDERS", "GROUP_TYPES", "Finder", "Hit"]
+
+_SECRET_WORDS = (
+    r"api[_ -]?key|apikey|access[_ -]?key(?:[_ -]?id)?|secret(?:[_ -]?(?:access[_ -]?)?key)?"
+    r"|client[_ -]?secret|(?:auth|access|refresh|bearer|api|session)[_ -]?token|token"
+    r"|password|passwd|passphrase|pwd|bearer|private[_ -]?key"
+)
+_HEX = r"[0-9A-Fa-f]"
+
+# (group, regex). Order matters where two alternatives can start at the same position: the
+# first that matches wins that position.
+ALTERNATIVES: tuple[tuple[str, str], ...] = (
+    ("pem",
+     r"-----BEGIN[A-Z ]{0,30}PRIVATE KEY-----(?s:.*?-----END[A-Z ]{0,30}PRIVATE KEY-----"
+     r"|[A-Za-z0-9+/=\s]*)"),
+    ("urlauth",
+     r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>]+:(?P<urlpw>[^\s/?#@<>]+)@"),
+    ("jwt",
+     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    ("prefixed",
+     r"(?<![A-Za-z0-9_-])(?:sk-(?:proj-|ant-(?:api\d\d-)?|live-|test-)?[A-Za-z0-9_-]{20,}"
+     r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+     r"|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
+     r"|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,})"
+     r"(?![A-Za-z0-9_-])"),
+    ("email",
+     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b"),
+    ("iban",
+     r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
+    ("ipv4",
+     r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
+    ("ipv6",
+     rf"(?<![\w:.])(?={_HEX}{{0,4}}:{_HEX}{{0,4}}:)[0-9A-Fa-f:]{{2,39}}"
+     r"(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])"),
+    ("number",
+     r"(?<![\w.+/-])\+?\(?\d[\d \u00a0().-]{5,26}\d(?![\w/]|-\w|\.\d)"),
+    ("kv",
+     rf"(?i:\b(?P<kvword>{_SECRET_WORDS})\b)"
+     r"(?=(?:[\"']?\s*[:=]>?\s*[\"']?|\s+(?:is\s+|was\s+|:\s*)?[\"']?)"
+     r"(?P<kvval>[^\s\"'<>,;&?#]{6,200}))"),
+)
+GROUP_TYPES: dict[str, tuple[str, ...]] = {
+    "pem": ("SECRET",), "urlauth": ("SECRET",), "jwt": ("SECRET",), "prefixed": ("SECRET",),
+    "kv": ("SECRET",), "email": ("EMAIL",), "iban": ("IBAN",), "ipv4": ("IP_ADDRESS",),
+    "ipv6": ("IP_ADDRESS",), "number": ("US_SSN", "CREDIT_CARD", "PHONE"),
+}
+
+Hit = tuple[int, "re.Match[str]"]
+"""A candidate: its start (a number's may precede its match by a '+' or '(') and its match."""
+Finder = Callable[[str, int], "Hit | None"]
+
+_RE = {group: re.compile(regex) for group, regex in ALTERNATIVES}
+
+# Rewrites that start with a character set (same matches as the alternatives above): the
+# lookbehind on the character before the first one now follows that first character.
+_IBAN = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_IPV4 = re.compile(r"\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
+# A number's digits; the optional "+" and "(" before them are checked by _find_number.
+_NUMBER_BODY = re.compile(
+    r"\d(?:(?<![\w.+/-]\d)|(?<=[+(]\d))[\d \u00a0().-]{5,26}\d(?![\w/]|-\w|\.\d)")
+_NOT_BEFORE_NUMBER = re.compile(r"[\w.+/-]")
+# Literal triggers: every match of the group contains one, at most this far from its start.
+_PREFIX_TRIGGER = re.compile(r"sk[-_]|rk_|AKIA|ASIA|AIza|gh[pousr]_|github_pat_|xox|glpat-")
+_IPV6_TRIGGER = re.compile(r":[0-9A-Fa-f]{0,4}:")
+_KV_TRIGGERS = ("key", "token", "secret", "pass", "pwd", "bearer")
+_KV_REACH = 8  # "session_" / "refresh_" / "private_" before token or key
+_EMAIL_REACH = 64  # the longest local part
+_URL_REACH = 16  # the longest scheme
+
+
+def _find_pem(text: str, pos: int) -> Hit | None:
+    m = _RE["pem"].search(text, pos)  # starts with a literal: the engine skips ahead itself
+    return None if m is None else (m.start(), m)
+
+
+def _find_urlauth(text: str, pos: int) -> Hit | None:
+    at = text.find("://", pos)
+    if at < 0:
+        return None
+    m = _RE["urlauth"].search(text, max(pos, at - _URL_REACH))
+    return None if m is None else (m.start(), m)
+
+
+def _find_jwt(text: str, pos: int) -> Hit | None:
+    at = text.find("eyJ", pos)
+    if at < 0:
+        return None
+    m = _RE["jwt"].search(text, at)
+    return None if m is None else (m.start(), m)
+
+
+def _find_prefixed(text: str, pos: int) -> Hit | None:
+    trigger = _PREFIX_TRIGGER.search(text, pos)
+    if trigger is None:
+        return None
+    m = _RE["prefixed"].search(text, trigger.start())
+    return None if m is None else (m.start(), m)
+
+
+def _find_email(text: str, pos: int) -> Hit | None:
+    at = text.find("@", pos)
+    if at < 0:
+        return None
+    m = _RE["email"].search(text, max(pos, at - _EMAIL_REACH))
+    return None if m is None else (m.start(), m)
+
+
+def _find_iban(text: str, pos: int) -> Hit | None:
+    m = _IBAN.search(text, pos)
+    return None if m is None else (m.start(), m)
+
+
+def _find_ipv4(text: str, pos: int) -> Hit | None:
+    m = _IPV4.search(text, pos)
+    return None if m is None else (m.start(), m)
+
+
+def _find_ipv6(text: str, pos: int) -> Hit | None:
+    trigger = _IPV6_TRIGGER.search(text, pos)
+    if trigger is None:
+        return None
+    m = _RE["ipv6"].search(text, max(pos, trigger.start() - 4))
+    return None if m is None else (m.start(), m)
+
+
+def _free(text: str, index: int) -> bool:
+    """Whether a number may start at ``index`` (the character before it allows one)."""
+    return index == 0 or _NOT_BEFORE_NUMBER.match(text, index - 1) is None
+
+
+def _find_number(text: str, pos: int) -> Hit | None:
+    search = _NUMBER_BODY.search
+    while (m := search(text, pos)) is not None:
+        digit = m.start()
+        before = text[digit - 1] if digit else ""
+        if before == "(":  # "+(", then "(", then the digit itself: the leftmost that may start
+            if digit - 2 >= pos and text[digit - 2] == "+" and _free(text, digit - 2):
+                return digit - 2, m
+            if digit - 1 >= pos and _free(text, digit - 1):
+                return digit - 1, m
+            return digit, m
+        if before != "+":
+            return digit, m
+        if digit - 1 >= pos and _free(text, digit - 1):
+            return digit - 1, m
+        pos = digit + 1  # a digit right after "+" starts nothing by itself
+    return None
+
+
+def _find_kv(text: str, pos: int) -> Hit | None:
+    regex = _RE["kv"]
+    if text.isascii():  # lower() keeps offsets; (?i) folds ASCII the same way
+        lower = text.lower()
+        at = -1
+        for word in _KV_TRIGGERS:
+            found = lower.find(word, pos)
+            if found >= 0 and (at < 0 or found < at):
+                at = found
+        if at < 0:
+            return None
+        pos = max(pos, at - _KV_REACH)
+    m = regex.search(text, pos)
+    return None if m is None else (m.start(), m)
+
+
+FINDERS: dict[str, Finder] = {
+    "pem": _find_pem, "urlauth": _find_urlauth, "jwt": _find_jwt, "prefixed": _find_prefixed,
+    "email": _find_email, "iban": _find_iban, "ipv4": _find_ipv4, "ipv6": _find_ipv6,
+    "number": _find_number, "kv": _find_kv,
+}
