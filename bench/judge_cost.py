@@ -11,6 +11,13 @@ every request with a minimal instance of the JSON schema the request asks for (f
 ``response_format`` / ``text.format`` or a schema embedded in the prompt), which is enough
 for them to finish; the verdicts are meaningless, the request and token counts are not.
 
+Prompt tokens are the message text of every request (one rule for every client). The output
+schema and tools a request sends are counted apart by the same rule (providers bill them
+too). The content floor is what any judge of these claims must read (question, cited
+passages, claims) with no instructions at all: it bounds how lean a prompt can be without
+cutting passages. The baselines' later requests carry what their earlier replies said; the
+minimal replies keep those short, so their counts here are if anything low.
+
 Ragas and DeepEval are not project dependencies. Install them into a separate environment
 (``pip install ragas deepeval``); when one is missing or cannot run against the server, this
 prints why and leaves it out. Target: one request per judged trace and at most a third of
@@ -36,6 +43,7 @@ from sidecar.config import Settings
 from tests.judge.openai_server import (
     Action,
     FakeOpenAI,
+    Recorded,
     Reply,
     count_tokens,
     packet_of,
@@ -55,6 +63,7 @@ class Cost:
     traces: int
     requests: int
     prompt_tokens: int
+    schema_tokens: int
 
     @property
     def requests_per_trace(self) -> float:
@@ -63,6 +72,35 @@ class Cost:
     @property
     def tokens_per_trace(self) -> float:
         return self.prompt_tokens / self.traces
+
+    @property
+    def schema_tokens_per_trace(self) -> float:
+        return self.schema_tokens / self.traces
+
+
+def schema_tokens(body: dict[str, Any]) -> int:
+    """Tokens of the output schema and tools a request sends outside its messages (providers
+    bill them as prompt tokens too); counted by the same rule, for every client alike."""
+    sent = {k: body[k] for k in ("response_format", "text", "tools", "functions") if k in body}
+    return count_tokens(json.dumps(sent)) if sent else 0
+
+
+def _cost(name: str, traces: int, sent: list[Recorded]) -> Cost:
+    return Cost(name, traces, len(sent), sum(count_tokens(r.text) for r in sent),
+                sum(schema_tokens(r.body) for r in sent))
+
+
+def content_floor(traces: list[Trace]) -> float:
+    """Tokens per trace of what any judge of these claims must read: the question, each
+    cited passage once and the claim texts, with no instructions and no framing."""
+    total = 0
+    for trace in traces:
+        texts = {source.id: source.text for source in trace.sources}
+        judged = [c for c in trace.claims if any(i in texts for i in c.citation_ids)]
+        cited = {i for claim in judged for i in claim.citation_ids if i in texts}
+        total += count_tokens(trace.question) + sum(count_tokens(texts[i]) for i in cited)
+        total += sum(count_tokens(claim.text) for claim in judged)
+    return total / len(traces)
 
 
 # -- a server reply for any framework: the minimal instance of the requested schema ----------
@@ -142,8 +180,7 @@ async def citewatch_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     aclose = getattr(pipeline.judge, "aclose", None)
     if aclose is not None:
         await aclose(5.0)
-    sent = server.recorded()[before:]
-    return Cost("citewatch", judged, len(sent), sum(count_tokens(r.text) for r in sent))
+    return _cost("citewatch", judged, server.recorded()[before:])
 
 
 def _contexts(trace: Trace) -> list[str]:
@@ -161,9 +198,7 @@ async def ragas_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     for trace in traces:
         await metric.ascore(user_input=trace.question, response=trace.answer,
                             retrieved_contexts=_contexts(trace))
-    sent = server.recorded()[before:]
-    return Cost("ragas Faithfulness", len(traces), len(sent),
-                sum(count_tokens(r.text) for r in sent))
+    return _cost("ragas Faithfulness", len(traces), server.recorded()[before:])
 
 
 async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
@@ -179,9 +214,7 @@ async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
         case = LLMTestCase(input=trace.question, actual_output=trace.answer,
                            retrieval_context=_contexts(trace))
         await metric.a_measure(case, _show_indicator=False)
-    sent = server.recorded()[before:]
-    return Cost("deepeval FaithfulnessMetric", len(traces), len(sent),
-                sum(count_tokens(r.text) for r in sent))
+    return _cost("deepeval FaithfulnessMetric", len(traces), server.recorded()[before:])
 
 
 async def main(count: int) -> None:
@@ -202,19 +235,28 @@ async def main(count: int) -> None:
                       f"({type(exc).__name__}: {str(exc)[:160]} at {last.filename}:"
                       f"{last.lineno}); left out")
     print()
-    print(f"{count} traces, prompt tokens counted by one rule on the same server")
-    print(f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20}")
+    print(f"{count} traces, prompt tokens counted by one rule on the same server "
+          "(message text; the schema column is the response format and tools, not included)")
+    print(f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20} "
+          f"{'schema tokens/trace':>20}")
     for cost in (ours, *results):
         print(f"{cost.name:<30} {cost.traces:>6} {cost.requests_per_trace:>15.2f} "
-              f"{cost.tokens_per_trace:>20.1f}")
+              f"{cost.tokens_per_trace:>20.1f} {cost.schema_tokens_per_trace:>20.1f}")
+    floor = content_floor(traces)
+    print(f"{'content floor (no instructions)':<30} {'':>6} {'':>15} {floor:>20.1f}")
     if not results:
         print("\nno baseline could run: only citewatch's numbers are shown, no ratio")
         return
     cheaper = min(results, key=lambda c: c.tokens_per_trace)
     print()
     print(f"citewatch / {cheaper.name} (the cheaper baseline):")
-    print(f"  requests per trace     {ours.requests_per_trace / cheaper.requests_per_trace:.3f}")
-    print(f"  prompt tokens per trace {ours.tokens_per_trace / cheaper.tokens_per_trace:.3f}")
+    print(f"  requests per trace       {ours.requests_per_trace / cheaper.requests_per_trace:.3f}")
+    print(f"  prompt tokens per trace  {ours.tokens_per_trace / cheaper.tokens_per_trace:.3f}")
+    with_schema = ((ours.tokens_per_trace + ours.schema_tokens_per_trace)
+                   / (cheaper.tokens_per_trace + cheaper.schema_tokens_per_trace))
+    print(f"  incl. schema tokens      {with_schema:.3f}")
+    print(f"  content floor alone      {floor / cheaper.tokens_per_trace:.3f} "
+          "(the question, cited passages and claims, before any instruction)")
 
 
 if __name__ == "__main__":
