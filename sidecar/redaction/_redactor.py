@@ -25,6 +25,10 @@ PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>"
 """What the redactor writes; never detected again, which makes redaction idempotent."""
 
 _FAILED = "<REDACTED>"
+
+
+def _precedence(entity: Entity) -> tuple[int, int, bool]:
+    return entity.start, entity.start - entity.end, entity.type == "SECRET"
 _MAX_PASSES = 16
 
 
@@ -90,19 +94,23 @@ class Redactor:
         if not found:
             return []
         protected = [m.span() for m in PLACEHOLDER.finditer(text)] if "<" in text else []
-        # Earliest, then longest; on the same span a validated type beats the SECRET
-        # heuristic (an address after the word "token" is an EMAIL).
-        found.sort(key=lambda e: (e.start, -(e.end - e.start), e.type == "SECRET"))
+        if len(found) > 1:
+            # Earliest, then longest; on the same span a validated type beats the SECRET
+            # heuristic (an address after the word "token" is an EMAIL).
+            found.sort(key=_precedence)
+        allow = self.allow
         kept: list[Entity] = []
         last_end = 0
         for entity in found:
             if entity.start < last_end or entity.end <= entity.start:
                 continue
-            if any(entity.start < p_end and p_start < entity.end for p_start, p_end in protected):
+            if protected and any(entity.start < p_end and p_start < entity.end
+                                 for p_start, p_end in protected):
                 continue
-            raw = text[entity.start:entity.end]
-            if raw.casefold() in self.allow or (entity.key or raw).casefold() in self.allow:
-                continue
+            if allow:
+                raw = text[entity.start:entity.end]
+                if raw.casefold() in allow or (entity.key or raw).casefold() in allow:
+                    continue
             kept.append(entity)
             last_end = entity.end
         return kept

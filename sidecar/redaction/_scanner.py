@@ -15,7 +15,14 @@ import re
 from collections.abc import Callable, Iterable
 
 from sidecar.redaction._base import BUILTIN_TYPES, Entity
-from sidecar.redaction._patterns import ALTERNATIVES, FINDERS, GROUP_TYPES, Finder
+from sidecar.redaction._patterns import (
+    ALTERNATIVES,
+    FAMILY,
+    FINDERS,
+    GROUP_TYPES,
+    Finder,
+    family_finder,
+)
 from sidecar.redaction._validate import (
     card_key,
     email_key,
@@ -32,6 +39,7 @@ __all__ = ["PatternDetector"]
 _TRAILING = ".,:;)]}'\""
 _TOKEN = re.compile(r"[^ \u00a0]+")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
+_GATES = {"pem": "-----BEGIN", "urlauth": "://", "jwt": "eyJ", "email": "@", "ipv6": ":"}
 
 Validator = Callable[[int, "re.Match[str]", str], list[Entity]]
 
@@ -56,11 +64,22 @@ class PatternDetector:
             "urlauth": self._urlauth, "kv": self._kv, "email": self._email,
             "iban": self._iban, "ipv4": self._ip, "ipv6": self._ip, "number": self._number,
         }
-        # (finder, validator) per enabled group, in the alternatives' order (ties go to the
-        # first): built once, so a scan allocates nothing but its candidates.
-        self._groups: tuple[tuple[Finder, Validator], ...] = tuple(
-            (FINDERS[group], validators[group]) for group, _ in ALTERNATIVES
-            if self.types.intersection(GROUP_TYPES[group]))
+        enabled = [group for group, _ in ALTERNATIVES
+                   if self.types.intersection(GROUP_TYPES[group])]
+        # (gate, finder, validator) per enabled group in the alternatives' order (ties go to
+        # the first), built once. A gate is a substring every candidate of the group holds:
+        # without it the group costs one substring test.
+        groups: list[tuple[int, str, Finder, Validator]] = []
+        family = family_finder(frozenset(enabled))
+        for group in enabled:
+            if group not in FAMILY:
+                groups.append((len(groups), _GATES.get(group, ""), FINDERS[group],
+                               validators[group]))
+            elif family is not None:
+                groups.append((len(groups), "", family, self._family))
+                family = None
+        self._groups = tuple(groups)
+        self._family_validators = {group: validators[group] for group in FAMILY}
         self._ssn = "US_SSN" in self.types
         self._card = "CREDIT_CARD" in self.types
         self._phone = "PHONE" in self.types
@@ -68,15 +87,14 @@ class PatternDetector:
     def detect(self, text: str) -> list[Entity]:
         """Validated entities of the enabled types in ``text``."""
         heads: list[tuple[int, int, re.Match[str], Finder, Validator]] = []
-        for order, (find, validate) in enumerate(self._groups):
-            hit = find(text, 0)
-            if hit is not None:
+        for order, gate, find, validate in self._groups:
+            if gate in text and (hit := find(text, 0)) is not None:
                 heads.append((hit[0], order, hit[1], find, validate))
         if not heads:
             return []
         found: list[Entity] = []
-        while heads:
-            start, _, match, _, validate = min(heads)
+        while True:
+            start, _, match, _, validate = head = min(heads) if len(heads) > 1 else heads[0]
             new = validate(start, match, text)
             # After a find, go on after it (a run of digits may hold one number and then
             # another); after a miss, go on one character later so that a shorter candidate
@@ -84,20 +102,29 @@ class PatternDetector:
             # (A secret after "token" is found from the keyword: the scan goes on after the
             # keyword, so a validated type in the value still wins the overlap.)
             if new:
-                pos = min(max(e.end for e in new), match.end())
+                end = new[0].end if len(new) == 1 else max(e.end for e in new)
+                pos = min(end, match.end())
                 found.extend(new)
             else:
                 pos = start + 1
+            if len(heads) == 1:
+                hit = head[3](text, pos)
+                if hit is None:
+                    return found
+                heads[0] = (hit[0], head[1], hit[1], head[3], head[4])
+                continue
             refreshed = []
             for entry in heads:
                 if entry[0] >= pos:
                     refreshed.append(entry)
-                    continue
-                hit = entry[3](text, pos)
-                if hit is not None:
+                elif (hit := entry[3](text, pos)) is not None:
                     refreshed.append((hit[0], entry[1], hit[1], entry[3], entry[4]))
+            if not refreshed:
+                return found
             heads = refreshed
-        return found
+
+    def _family(self, start: int, match: re.Match[str], text: str) -> list[Entity]:
+        return self._family_validators[match.lastgroup or ""](start, match, text)
 
     @staticmethod
     def _whole(start: int, match: re.Match[str], text: str) -> list[Entity]:

@@ -14,11 +14,14 @@ import json
 import math
 import re
 from collections import Counter
+from functools import cache
+from typing import Any
 
 import phonenumbers
-from phonenumbers import PhoneNumber
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
+
+from sidecar.redaction._phone import plain_number, valid_number
 
 __all__ = [
     "card_key",
@@ -46,19 +49,25 @@ _DATE = re.compile(r"(?<!\d)(?:(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d"
 _NANP_REGIONS = frozenset({"US", "CA"})
 # How North American numbers are grouped: 4155552671, 415 555 2671, 1 415 555 2671, 415 5552671.
 _NANP_GROUPS = frozenset({(10,), (11,), (3, 3, 4), (1, 3, 3, 4), (3, 7), (1, 10)})
-# Issuer prefixes (IIN ranges) of the payment card networks and their number lengths.
-_CARD_NETWORKS: tuple[tuple[re.Pattern[str], frozenset[int]], ...] = (
-    (re.compile(r"^4"), frozenset({13, 16, 19})),                       # Visa
-    (re.compile(r"^(?:5[1-5]|2[2-7])"), frozenset({16})),               # Mastercard
-    (re.compile(r"^3[47]"), frozenset({15})),                           # American Express
-    (re.compile(r"^(?:6011|65|64[4-9])"), frozenset(range(16, 20))),    # Discover
-    (re.compile(r"^3(?:0[0-5]|[68])"), frozenset(range(14, 20))),       # Diners Club
-    (re.compile(r"^35"), frozenset(range(16, 20))),                     # JCB
-    (re.compile(r"^62"), frozenset(range(16, 20))),                     # UnionPay
+# Issuer prefixes (IIN ranges) of the payment card networks and their number lengths. The
+# prefixes do not overlap, so one alternation tells the network.
+_CARD_NETWORKS: tuple[tuple[str, frozenset[int]], ...] = (
+    ("4", frozenset({13, 16, 19})),                       # Visa
+    ("5[1-5]|2[2-7]", frozenset({16})),                   # Mastercard
+    ("3[47]", frozenset({15})),                           # American Express
+    ("6011|65|64[4-9]", frozenset(range(16, 20))),        # Discover
+    ("3(?:0[0-5]|[68])", frozenset(range(14, 20))),       # Diners Club
+    ("35", frozenset(range(16, 20))),                     # JCB
+    ("62", frozenset(range(16, 20))),                     # UnionPay
 )
+_CARD_NETWORK = re.compile("|".join(f"(?P<n{i}>{prefix})"
+                                    for i, (prefix, _) in enumerate(_CARD_NETWORKS)))
+_CARD_LENGTHS = {f"n{i}": lengths for i, (_, lengths) in enumerate(_CARD_NETWORKS)}
 
 
 _NON_DIGIT = re.compile(r"\D")
+_DIGIT_RUN = re.compile(r"\d+")
+_SEPARATOR = re.compile("[ ().\u00a0-]")
 _CARD_CHARS = re.compile(r"[0-9 -]+")
 _IBAN_DIGITS = str.maketrans({chr(code): str(code - 55) for code in range(65, 91)})
 
@@ -66,6 +75,18 @@ _IBAN_DIGITS = str.maketrans({chr(code): str(code - 55) for code in range(65, 91
 def _digits(value: str) -> str:
     """The digits of a candidate (candidates only hold decimal digits and separators)."""
     return _NON_DIGIT.sub("", value)
+
+
+def _version_before(before: str) -> bool:
+    """Whether the 16 characters before a candidate end in a version word (v, version,
+    release, section...) and an optional colon: _VERSION_CONTEXT, tried only where its word
+    can start (the word ends where the trailing blanks and colon begin; none is longer than
+    nine characters), not at every character."""
+    tail = before[-16:]
+    end = len(tail.rstrip())
+    if tail[end - 1:end] == ":":
+        end = len(tail[:end - 1].rstrip())
+    return _VERSION_CONTEXT.search(tail, max(0, end - 9)) is not None
 
 
 def ssn_key(candidate: str, before: str) -> str | None:
@@ -92,8 +113,8 @@ def card_key(candidate: str) -> str | None:
     if " " in candidate and "-" in candidate:
         return None  # mixed separators: a card followed by another number
     digits = candidate.replace(" ", "").replace("-", "")
-    if not any(prefix.match(digits) and len(digits) in lengths
-               for prefix, lengths in _CARD_NETWORKS):
+    network = _CARD_NETWORK.match(digits)
+    if network is None or len(digits) not in _CARD_LENGTHS[network.lastgroup or ""]:
         return None
     if len(set(digits)) < 2:
         return None
@@ -112,32 +133,27 @@ def phone_key(candidate: str, before: str, region: str) -> str | None:
     if not 7 <= len(digits) <= 15:
         return None
     international = candidate.startswith("+")
-    grouped = any(ch in candidate for ch in " -().\u00a0")
+    grouped = _SEPARATOR.search(candidate) is not None
     if not international and not grouped and not _PHONE_CONTEXT.search(before[-48:]):
         return None
     if _DATE.search(candidate):
         return None
     if not international and region in _NANP_REGIONS:
-        lengths = tuple(len(g) for g in re.findall(r"\d+", candidate))
+        lengths = tuple(len(g) for g in _DIGIT_RUN.findall(candidate))
         if lengths not in _NANP_GROUPS:
             return None
     if "." in candidate and not international:
         groups = candidate.split(".")
-        if _VERSION_CONTEXT.search(before[-16:]) or len(groups) > 4:
+        if _version_before(before) or len(groups) > 4:
             return None
         if any(len(_digits(group)) < 2 for group in groups):
             return None
-    national = _nanp_national(digits, international=international, region=region)
-    if national is not None:
-        # What phonenumbers.parse makes of this shape, without its general-purpose parsing
-        # (a quarter of the cost): country code 1 and the ten digits. Valid for the US (the
-        # first region of +1 and without leading digits, so what is_valid_number tries
-        # first) or else for another +1 region.
-        number = PhoneNumber(country_code=1, national_number=int(national))
-        if phonenumbers.is_valid_number_for_region(number, "US") or (
-                phonenumbers.is_valid_number(number)):
-            return "+1" + national
-        return None
+    plain = plain_number(digits, international=international, region=region)
+    if plain is not None:
+        code, national = plain
+        valid = valid_number(code, national)
+        if valid is not None:
+            return f"+{code}{national}" if valid else None
     try:
         number = phonenumbers.parse(candidate, None if international else region)
     except phonenumbers.NumberParseException:
@@ -147,36 +163,54 @@ def phone_key(candidate: str, before: str, region: str) -> str | None:
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
-def _nanp_national(digits: str, *, international: bool, region: str) -> str | None:
-    """The ten-digit national number when the candidate is "+1" and ten digits, or ten
-    digits in a North American region, the area code not starting with 0 or 1 (no national
-    or international prefix to strip); else None (phonenumbers.parse decides)."""
-    if international:
-        if len(digits) == 11 and digits[0] == "1" and digits[1] not in "01":
-            return digits[1:]
-    elif len(digits) == 10 and digits[0] not in "01" and region in _NANP_REGIONS:
-        return digits
-    return None
-
-
 def iban_key(candidate: str) -> str | None:
     """An IBAN with a valid country format and mod-97 checksum (python-stdnum)."""
     compact = candidate.replace(" ", "")
-    if compact.isascii() and compact.isalnum():
-        # The checksum first, as stdnum computes it: most candidates fail it, and stdnum's
-        # country lookup costs twenty times more.
-        rearranged = (compact[4:] + compact[:4]).upper().translate(_IBAN_DIGITS)
-        if int(rearranged) % 97 != 1:
+    if not (compact.isascii() and compact.isalnum() and compact.isupper()):
+        return _stdnum_iban(candidate)
+    # stdnum's own steps (validate: checksum, registry entry, BBAN structure, country
+    # module), with the registry lookup done once per country rather than per value.
+    rearranged = (compact[4:] + compact[:4]).translate(_IBAN_DIGITS)
+    if int(rearranged) % 97 != 1:
+        return None
+    country = _iban_country(compact[:2])
+    if country is None:
+        return _stdnum_iban(candidate)
+    bban, module = country
+    if bban is None or not bban.match(compact[4:]):
+        return None
+    if module is not None:
+        try:
+            module.validate(compact)
+        except Exception:  # a ValidationError subclass
             return None
+    return compact
+
+
+def _stdnum_iban(candidate: str) -> str | None:
     try:
         return str(stdnum_iban.validate(candidate))
     except Exception:  # stdnum raises ValidationError subclasses, all of them mean "no"
         return None
 
 
+@cache
+def _iban_country(code: str) -> tuple[re.Pattern[str] | None, Any] | None:
+    """The BBAN structure and country module of a country code, from stdnum's registry;
+    None when this stdnum version lays them out differently (then validate() decides)."""
+    try:
+        info = stdnum_iban._ibandb.info(code)
+        entry = info[0][1] if info and info[0][0] == code else {}
+        bban = stdnum_iban._struct_to_re(entry["bban"]) if entry.get("bban") else None
+        module = stdnum_iban._get_cc_module(code)
+    except Exception:
+        return None
+    return bban, module
+
+
 def ip_key(candidate: str, before: str) -> str | None:
     """An IPv4 or IPv6 address (stdlib ipaddress), not a version string like v1.2.3.4."""
-    if "." in candidate and ":" not in candidate and _VERSION_CONTEXT.search(before[-16:]):
+    if "." in candidate and ":" not in candidate and _version_before(before):
         return None
     if ":" in candidate:
         if not any(ch.isdigit() for ch in candidate):
