@@ -67,6 +67,9 @@ _CARD_LENGTHS = {f"n{i}": lengths for i, (_, lengths) in enumerate(_CARD_NETWORK
 
 _NON_DIGIT = re.compile(r"\D")
 _DIGIT_RUN = re.compile(r"\d+")
+_ASCII_DIGIT = re.compile("[0-9]")
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4_ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 _SEPARATOR = re.compile("[ ().\u00a0-]")
 _CARD_CHARS = re.compile(r"[0-9 -]+")
 _IBAN_DIGITS = str.maketrans({chr(code): str(code - 55) for code in range(65, 91)})
@@ -217,6 +220,14 @@ def ip_key(candidate: str, before: str) -> str | None:
             return None
         if "::" not in candidate and candidate.count(":") < 7:
             return None
+        try:  # what ip_address() ends with, after IPv4Address refused the colons
+            return str(ipaddress.IPv6Address(candidate))
+        except ValueError:
+            return None
+    if candidate.isascii():
+        # IPv4Address's own rule (four decimal octets up to 255, no leading zeros), whose
+        # canonical form is the candidate itself.
+        return candidate if _IPV4_ADDRESS.fullmatch(candidate) else None
     try:
         return str(ipaddress.ip_address(candidate))
     except ValueError:
@@ -244,9 +255,14 @@ def jwt_ok(candidate: str) -> bool:
 
 
 def _entropy(value: str) -> float:
-    counts = Counter(value)
-    total = len(value)
-    return -sum(n / total * math.log2(n / total) for n in counts.values())
+    terms = _entropy_terms(len(value))
+    return -sum(map(terms.__getitem__, Counter(value).values()))
+
+
+@cache
+def _entropy_terms(total: int) -> tuple[float, ...]:
+    """p log2 p for p = n / total, per count n (the same floats, summed in the same order)."""
+    return (0.0, *(n / total * math.log2(n / total) for n in range(1, total + 1)))
 
 
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase"})
@@ -263,6 +279,10 @@ def kv_secret_ok(keyword: str, value: str) -> bool:
         return len(value) >= 6 and not value.isalpha()
     if len(value) < 16:
         return False
-    has_alpha = any(ch.isalpha() for ch in value)
-    has_digit = any(ch.isdigit() for ch in value)
+    if value.isascii():  # letters are the cased characters, digits 0-9
+        has_alpha = value.lower() != value.upper()
+        has_digit = _ASCII_DIGIT.search(value) is not None
+    else:
+        has_alpha = any(ch.isalpha() for ch in value)
+        has_digit = any(ch.isdigit() for ch in value)
     return has_alpha and has_digit and _entropy(value) >= 3.0
