@@ -40,7 +40,10 @@ class _Region(NamedTuple):
     leading_digits: re.Pattern[str] | None
     national_prefix: re.Pattern[str] | None
     general: _Desc | None
-    types: tuple[_Desc, ...]  # any of them makes a number of the general shape valid
+    # Per number length, the alternation of the number types that allow it: matching any
+    # of them makes a number of the general shape valid.
+    types: dict[int, re.Pattern[str]]
+    any_length: re.Pattern[str] | None  # the types without length limits
 
 
 def _desc(desc: object) -> _Desc | None:
@@ -63,21 +66,34 @@ def _region(region_code: str) -> _Region | None:
              "uan", "voicemail", "fixed_line"]
     if not metadata.same_mobile_and_fixed_line_pattern:
         names.append("mobile")
-    types = tuple(d for d in (_desc(getattr(metadata, name)) for name in names) if d)
+    descs = [d for d in (_desc(getattr(metadata, name)) for name in names) if d]
+    by_length: dict[int, list[str]] = {}
+    for desc in descs:
+        for length in desc.lengths:
+            by_length.setdefault(length, []).append(desc.pattern.pattern)
+    unlimited = [desc.pattern.pattern for desc in descs if not desc.lengths]
+    for patterns in by_length.values():
+        patterns.extend(unlimited)
     prefix = metadata.national_prefix_for_parsing
     return _Region(
         re.compile(metadata.leading_digits) if metadata.leading_digits is not None else None,
         re.compile(prefix) if prefix else None,
         _desc(metadata.general_desc),
-        types,
+        {length: _alternation(patterns) for length, patterns in by_length.items()},
+        _alternation(unlimited) if unlimited else None,
     )
+
+
+def _alternation(patterns: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns))
 
 
 def _valid_for(region: _Region, national: str) -> bool:
     general = region.general
     if general is None or not general.matches(national):
         return False
-    return any(desc.matches(national) for desc in region.types)
+    types = region.types.get(len(national), region.any_length)
+    return types is not None and types.fullmatch(national) is not None
 
 
 def plain_number(digits: str, *, international: bool, region: str) -> tuple[int, str] | None:

@@ -44,11 +44,22 @@ _PHONE_CONTEXT = re.compile(
     r"(?i)\b(?:phone|tel|telephone|mobile|cell|fax|call|text|sms|whatsapp|dial|reach|contact"
     r"|hotline|number|no\.?)\b\W{0,6}(?:\w+\W+){0,3}$"
 )
+_VERSION_WORDS = frozenset({
+    "v", "version", "ver", "release", "build", "firmware", "python", "node", "section",
+    "clause", "chapter", "article", "paragraph", "para"})
+_VERSION_WORDS_DOT = frozenset({"ver", "para"})
+_LAST_WORD = re.compile(r"\w+\Z")
+_WORD_CHAR = re.compile(r"\w")
 _DATE = re.compile(r"(?<!\d)(?:(?:19|20)\d\d[-./](?:0?[1-9]|1[0-2])[-./]\d\d"
                    r"|\d\d?[-./]\d\d?[-./](?:19|20)\d\d)(?!\d)")
 _NANP_REGIONS = frozenset({"US", "CA"})
-# How North American numbers are grouped: 4155552671, 415 555 2671, 1 415 555 2671, 415 5552671.
-_NANP_GROUPS = frozenset({(10,), (11,), (3, 3, 4), (1, 3, 3, 4), (3, 7), (1, 10)})
+# How North American numbers are grouped: 4155552671, 415 555 2671, 1 415 555 2671, 415 5552671
+# (the lengths of the digit runs, whatever separates them).
+_NANP_GROUPS = ((10,), (11,), (3, 3, 4), (1, 3, 3, 4), (3, 7), (1, 10))
+_NANP_SHAPE = re.compile(r"\D*(?:" + "|".join(
+    r"\D+".join(rf"\d{{{n}}}" for n in lengths) for lengths in _NANP_GROUPS) + r")\D*")
+# A dot-separated group with fewer than two digits.
+_SHORT_DOT_GROUP = re.compile(r"(?:\A|(?<=\.))[^\d.]*(?:\d[^\d.]*)?(?=\.|\Z)")
 # Issuer prefixes (IIN ranges) of the payment card networks and their number lengths. The
 # prefixes do not overlap, so one alternation tells the network.
 _CARD_NETWORKS: tuple[tuple[str, frozenset[int]], ...] = (
@@ -82,14 +93,22 @@ def _digits(value: str) -> str:
 
 def _version_before(before: str) -> bool:
     """Whether the 16 characters before a candidate end in a version word (v, version,
-    release, section...) and an optional colon: _VERSION_CONTEXT, tried only where its word
-    can start (the word ends where the trailing blanks and colon begin; none is longer than
-    nine characters), not at every character."""
+    release, section...) and an optional colon: _VERSION_CONTEXT, decided from the last word
+    (ASCII) or tried only where its word can start (it ends where the trailing blanks and
+    colon begin; none is longer than nine characters), not at every character."""
     tail = before[-16:]
     end = len(tail.rstrip())
     if tail[end - 1:end] == ":":
         end = len(tail[:end - 1].rstrip())
-    return _VERSION_CONTEXT.search(tail, max(0, end - 9)) is not None
+    if not tail.isascii():
+        return _VERSION_CONTEXT.search(tail, max(0, end - 9)) is not None
+    dot = tail[end - 1:end] == "."
+    word = _LAST_WORD.search(tail, max(0, end - dot - 10), end - dot)
+    if word is None or word.end() != end - dot:
+        return False
+    if word.start() and _WORD_CHAR.match(tail, word.start() - 1):
+        return False  # the word goes on before: no \b
+    return word.group().lower() in (_VERSION_WORDS_DOT if dot else _VERSION_WORDS)
 
 
 def ssn_key(candidate: str, before: str) -> str | None:
@@ -142,14 +161,13 @@ def phone_key(candidate: str, before: str, region: str) -> str | None:
     if _DATE.search(candidate):
         return None
     if not international and region in _NANP_REGIONS:
-        lengths = tuple(len(g) for g in _DIGIT_RUN.findall(candidate))
-        if lengths not in _NANP_GROUPS:
+        if _NANP_SHAPE.fullmatch(candidate) is None:
             return None
     if "." in candidate and not international:
         groups = candidate.split(".")
         if _version_before(before) or len(groups) > 4:
             return None
-        if any(len(_digits(group)) < 2 for group in groups):
+        if _SHORT_DOT_GROUP.search(candidate):
             return None
     plain = plain_number(digits, international=international, region=region)
     if plain is not None:
