@@ -1,6 +1,6 @@
 """Requests and prompt tokens per judged trace: citewatch against Ragas and DeepEval.
 
-    python -m bench.judge_cost [--traces 50]
+    python -m bench.judge_cost [--traces 50] [--replies minimal|realistic]
 
 The same example traces go through the same counting server (tests/judge/openai_server.py;
 one token rule for every client). citewatch sends one request per judged trace with only
@@ -16,7 +16,8 @@ schema and tools a request sends are counted apart by the same rule (providers b
 too). The content floor is what any judge of these claims must read (question, cited
 passages, claims) with no instructions at all: it bounds how lean a prompt can be without
 cutting passages. The baselines' later requests carry what their earlier replies said; the
-minimal replies keep those short, so their counts here are if anything low.
+minimal replies keep those short, so their counts here are if anything low;
+``--replies realistic`` answers them with the trace's claims and source sentences instead.
 
 Ragas and DeepEval are not project dependencies. Install them into a separate environment
 (``pip install ragas deepeval``); when one is missing or cannot run against the server, this
@@ -165,6 +166,61 @@ def any_framework(body: dict[str, Any]) -> Action:
     return Reply(text=json.dumps(_minimal(schema, schema.get("$defs", {}))))
 
 
+_SENTENCE = re.compile(r"[^.]+\.")
+
+
+class RealisticReplies:
+    """Replies of the size a model would give the baselines' multi-step prompts.
+
+    The minimal replies leave each baseline's later prompts nearly empty (they quote what the
+    earlier replies said). Here a list of strings named like statements or claims holds the
+    claims of the trace in the prompt, one named like truths holds its sources' sentences,
+    and a list of objects holds one item per claim. citewatch's replies do not change.
+    """
+
+    def __init__(self, traces: list[Trace]) -> None:
+        self._traces = traces
+
+    def _trace_in(self, text: str) -> Trace | None:
+        for trace in self._traces:
+            if any(claim.text[:-1] in text for claim in trace.claims) or any(
+                source.text[:80] in text for source in trace.sources
+            ):
+                return trace
+        return None
+
+    def _fill(self, schema: dict[str, Any], defs: dict[str, Any], name: str,
+              trace: Trace) -> Any:
+        if "$ref" in schema:
+            return self._fill(defs[schema["$ref"].split("/")[-1]], defs, name, trace)
+        claims = [claim.text for claim in trace.claims]
+        kind = schema.get("type")
+        if kind == "object" or "properties" in schema:
+            return {key: self._fill(sub, defs, key, trace)
+                    for key, sub in schema.get("properties", {}).items()}
+        if kind == "array":
+            items = schema.get("items", {"type": "string"})
+            if items.get("type") == "string":
+                if "truth" in name.lower():
+                    return [m.strip() for s in trace.sources for m in _SENTENCE.findall(s.text)]
+                return claims
+            return [self._fill(items, defs, "item", trace) for _ in claims]
+        if kind == "string" and "enum" not in schema:
+            if name.lower() in ("statement", "claim"):
+                return claims[0]
+            return "The context states this directly."
+        return _minimal(schema, defs)
+
+    def __call__(self, body: dict[str, Any]) -> Action:
+        if packet_of(body) is not None:
+            return supported_everything(body)
+        schema = _requested_schema(body)
+        trace = self._trace_in(prompt_text(body))
+        if schema is None or trace is None:
+            return any_framework(body)
+        return Reply(text=json.dumps(self._fill(schema, schema.get("$defs", {}), "", trace)))
+
+
 # -- the three clients -----------------------------------------------------------------------
 
 async def citewatch_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
@@ -217,11 +273,12 @@ async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     return _cost("deepeval FaithfulnessMetric", len(traces), server.recorded()[before:])
 
 
-async def main(count: int) -> None:
+async def main(count: int, replies: str) -> None:
     traces = [Trace.model_validate(make_trace(i)) for i in range(count)]
     baselines: list[tuple[str, Callable[[FakeOpenAI, list[Trace]], Awaitable[Cost]]]] = [
         ("ragas", ragas_cost), ("deepeval", deepeval_cost)]
-    with FakeOpenAI(responder=any_framework) as server:
+    responder = RealisticReplies(traces) if replies == "realistic" else any_framework
+    with FakeOpenAI(responder=responder) as server:
         ours = await citewatch_cost(server, traces)
         results: list[Cost] = []
         for name, run in baselines:
@@ -235,7 +292,8 @@ async def main(count: int) -> None:
                       f"({type(exc).__name__}: {str(exc)[:160]} at {last.filename}:"
                       f"{last.lineno}); left out")
     print()
-    print(f"{count} traces, prompt tokens counted by one rule on the same server "
+    print(f"{count} traces, {replies} replies to the baselines, prompt tokens counted by one "
+          "rule on the same server "
           "(message text; the schema column is the response format and tools, not included)")
     print(f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20} "
           f"{'schema tokens/trace':>20}")
@@ -262,5 +320,7 @@ async def main(count: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--traces", type=int, default=50)
+    parser.add_argument("--replies", choices=["minimal", "realistic"], default="minimal",
+                        help="what the server answers the baselines (see RealisticReplies)")
     args = parser.parse_args()
-    asyncio.run(main(args.traces))
+    asyncio.run(main(args.traces, args.replies))
