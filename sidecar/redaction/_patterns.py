@@ -95,6 +95,7 @@ _PREFIX_TRIGGER = re.compile(r"sk[-_]|rk_|AKIA|ASIA|AIza|gh[pousr]_|github_pat_|
 _IPV6_TRIGGER = re.compile(r":[0-9A-Fa-f]{0,4}:")
 _KV_TRIGGERS = ("key", "token", "secret", "pass", "pwd", "bearer")
 _KV_REACH = 8  # "session_" / "refresh_" / "private_" before token or key
+_KV_FIRST = frozenset("ascrbtp")  # the first letters of the keywords
 _EMAIL_REACH = 64  # the longest local part
 _URL_REACH = 16  # the longest scheme
 
@@ -122,7 +123,8 @@ def _find_jwt(text: str, pos: int) -> Hit | None:
 
 def _find_prefixed(text: str, pos: int) -> Hit | None:
     if not ("k-" in text or "k_" in text or "AKIA" in text or "ASIA" in text or "AIza" in text
-            or "gh" in text or "github_pat_" in text or "xox" in text or "glpat-" in text):
+            or "xox" in text or "glpat-" in text
+            or ("_" in text and ("gh" in text or "github_pat_" in text))):
         return None
     trigger = _PREFIX_TRIGGER.search(text, pos)
     if trigger is None:
@@ -155,7 +157,9 @@ def family_finder(groups: frozenset[str]) -> Finder | None:
     if not branches:
         return None
     firsts = "".join(dict.fromkeys(first for _, first, _ in branches))
-    regex = re.compile(f"[{firsts}](?:" + "|".join(
+    # Every branch needs a non-word character (or nothing) before its first one: checked
+    # once, so that digits inside a longer number are dismissed by a single test.
+    regex = re.compile(f"[{firsts}](?<!\\w.)(?:" + "|".join(
         f"(?P<{group}>{rest})" for group, _, rest in branches) + ")")
     search = regex.search
 
@@ -166,22 +170,40 @@ def family_finder(groups: frozenset[str]) -> Finder | None:
     return find
 
 
+def _first_trigger(lower: str, pos: int) -> int:
+    at = -1
+    for word in _KV_TRIGGERS:
+        found = lower.find(word, pos)
+        if found >= 0 and (at < 0 or found < at):
+            at = found
+    return at
+
+
 def _find_kv(text: str, pos: int) -> Hit | None:
-    if text.isascii():  # lower() keeps offsets; (?i) folds ASCII the same way
-        lower = text.lower()
-        if not ("key" in lower or "token" in lower or "secret" in lower or "pass" in lower
-                or "pwd" in lower or "bearer" in lower):
-            return None
-        at = -1
-        for word in _KV_TRIGGERS:
-            found = lower.find(word, pos)
-            if found >= 0 and (at < 0 or found < at):
-                at = found
-        if at < 0:
-            return None
-        pos = max(pos, at - _KV_REACH)
-    m = _RE["kv"].search(text, pos)
-    return None if m is None else (m.start(), m)
+    regex = _RE["kv"]
+    if not text.isascii():
+        m = regex.search(text, pos)
+        return None if m is None else (m.start(), m)
+    # ASCII: lower() keeps offsets and (?i) folds the same way. A match starts at a word
+    # start at most _KV_REACH before a trigger, with the first letter of a keyword: try
+    # only there, trigger after trigger, rather than the keyword alternation everywhere.
+    lower = text.lower()
+    if not ("key" in lower or "token" in lower or "secret" in lower or "pass" in lower
+            or "pwd" in lower or "bearer" in lower):
+        return None
+    match = regex.match
+    tried = pos
+    at = _first_trigger(lower, pos)
+    while at >= 0:
+        for start in range(max(tried, at - _KV_REACH), at + 1):
+            if lower[start] in _KV_FIRST and (
+                    start == 0 or not (lower[start - 1].isalnum() or lower[start - 1] == "_")):
+                m = match(text, start)
+                if m is not None:
+                    return start, m
+        tried = at + 1
+        at = _first_trigger(lower, tried)
+    return None
 
 
 FINDERS: dict[str, Finder] = {

@@ -13,7 +13,6 @@ import ipaddress
 import json
 import math
 import re
-from collections import Counter
 from functools import cache
 from typing import Any
 
@@ -274,7 +273,8 @@ def jwt_ok(candidate: str) -> bool:
 
 def _entropy(value: str) -> float:
     terms = _entropy_terms(len(value))
-    return -sum(map(terms.__getitem__, Counter(value).values()))
+    # The counts in order of first occurrence, as Counter(value).values() gives them.
+    return -sum(map(terms.__getitem__, map(value.count, dict.fromkeys(value))))
 
 
 @cache
