@@ -157,9 +157,10 @@ def family_finder(groups: frozenset[str]) -> Finder | None:
     if not branches:
         return None
     firsts = "".join(dict.fromkeys(first for _, first, _ in branches))
-    # Every branch needs a non-word character (or nothing) before its first one: checked
-    # once, so that digits inside a longer number are dismissed by a single test.
-    regex = re.compile(f"[{firsts}](?<!\\w.)(?:" + "|".join(
+    # Every branch needs a non-word character (or nothing) before its first one, and seven
+    # characters or more of capitals, digits, blanks and ().+- : both checked once, so that
+    # digits inside a longer number or a short number ("30 days") are dismissed by one test.
+    regex = re.compile(f"[{firsts}](?<!\\w.)(?=[\\dA-Z \\u00a0().+-]{{6}})(?:" + "|".join(
         f"(?P<{group}>{rest})" for group, _, rest in branches) + ")")
     search = regex.search
 

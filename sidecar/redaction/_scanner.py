@@ -38,6 +38,7 @@ __all__ = ["PatternDetector"]
 
 _TRAILING = ".,:;)]}'\""
 _TOKEN = re.compile(r"[^ \u00a0]+")
+_NON_DIGIT = re.compile(r"\D")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 # Substrings every candidate of a group holds (see the test in detect).
 _GATES = {"pem": "-----BEGIN", "urlauth": "://", "jwt": "eyJ", "email": "@", "ipv6": ":"}
@@ -206,17 +207,22 @@ class PatternDetector:
         return sorted(chosen)
 
     def _classify(self, value: str, start: int, text: str) -> Entity | None:
+        # The digit count rules types out before their validators run: an SSN has nine, a
+        # card 13 to 19, a phone number 7 to 15.
+        digits = len(_NON_DIGIT.sub("", value))
+        if digits < 7:
+            return None
         end = start + len(value)
         before = text[max(0, start - 48):start]
-        if self._ssn:
+        if digits == 9 and self._ssn:
             key = ssn_key(value, before)
             if key is not None:
                 return Entity("US_SSN", start, end, key)
-        if self._card:
+        if digits >= 13 and self._card:
             key = card_key(value)
             if key is not None:
                 return Entity("CREDIT_CARD", start, end, key)
-        if self._phone:
+        if digits <= 15 and self._phone:
             key = phone_key(value, before, self.phone_region)
             if key is not None:
                 return Entity("PHONE", start, end, key)
