@@ -85,6 +85,7 @@ class PatternDetector:
         self._gated = tuple(g for g in groups if g[1])
         self._ungated = tuple(g for g in groups if not g[1])
         self._family_validators = {group: validators[group] for group in FAMILY}
+        self._validators = {group: validators[group] for group in enabled}
         self._ssn = "US_SSN" in self.types
         self._card = "CREDIT_CARD" in self.types
         self._phone = "PHONE" in self.types
