@@ -13,6 +13,12 @@ all (baseline; target: under 10% slower).
 Each concurrency level first runs one full wave, so its connections are open as in a running
 service, then ``--runs`` timed runs of ``--waves`` waves each; the median and the best run are
 printed (the machine is shared: other load lowers single runs).
+
+What keeps concurrency 32 from the bound is the client's CPU on one event loop: the replies
+of a wave arrive together, and the next wave's requests go out only after the loop has
+parsed them, so each wave costs about latency + concurrency x CPU per trace. Most of that
+CPU is the openai client's (request building, and ``responses.parse`` turning the reply
+into its response models before our pydantic model validates the output text).
 """
 
 from __future__ import annotations

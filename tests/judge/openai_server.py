@@ -3,8 +3,10 @@ benchmarks.
 
 Replies are scripted: queued actions are used first, in order, then the ``responder`` (by
 default: every requested claim supported, quoting its first passage). Every request is
-recorded with its path, headers and JSON body. Latency and faults (HTTP statuses with
-headers, hangs longer than the client's timeout) can be injected. Prompt tokens are counted
+recorded with its path, headers, JSON body and client address (one per connection). A reply
+goes out ``latency`` seconds after its request arrived, whatever the server's own work.
+Latency and faults (HTTP statuses with headers, hangs longer than the client's timeout) can
+be injected. Prompt tokens are counted
 the same way for every client (word and punctuation tokens of all message text), so
 different frameworks can be compared on one server.
 """
