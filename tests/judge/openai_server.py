@@ -6,9 +6,8 @@ default: every requested claim supported, quoting its first passage). Every requ
 recorded with its path, headers, JSON body and client address (one per connection). A reply
 goes out ``latency`` seconds after its request arrived, whatever the server's own work.
 Latency and faults (HTTP statuses with headers, hangs longer than the client's timeout) can
-be injected. Prompt tokens are counted
-the same way for every client (word and punctuation tokens of all message text), so
-different frameworks can be compared on one server.
+be injected. Prompt tokens are counted the same way for every client (word and punctuation
+tokens of all message text), so different frameworks can be compared on one server.
 """
 
 from __future__ import annotations
