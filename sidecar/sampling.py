@@ -89,6 +89,8 @@ class Reservation:
 
     time: float
     tokens: int
+    in_window: bool = True
+    """Still counted in the tokens-per-minute window."""
 
 
 class Budget:
@@ -120,7 +122,9 @@ class Budget:
         while self._requests and now - self._requests[0] >= 60.0:
             self._requests.popleft()
         while self._tokens and now - self._tokens[0].time >= 60.0:
-            self._minute_tokens -= self._tokens.popleft().tokens
+            expired = self._tokens.popleft()
+            expired.in_window = False
+            self._minute_tokens -= expired.tokens
         day = datetime.fromtimestamp(self._wall(), UTC).strftime("%Y-%m-%d")
         if day != self._day:
             self._day, self._day_tokens = day, 0
@@ -148,6 +152,6 @@ class Budget:
         """Replace a reservation's estimate with the tokens the call really used."""
         delta = actual - reservation.tokens
         self._day_tokens = max(0, self._day_tokens + delta)
-        if any(r is reservation for r in self._tokens):
+        if reservation.in_window:  # O(1): no scan of the minute's reservations
             self._minute_tokens += delta
         reservation.tokens = actual
