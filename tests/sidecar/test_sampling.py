@@ -111,3 +111,16 @@ def test_token_budgets_use_settled_tokens() -> None:
                                        tokens_per_day=1500), clock=clock,
                       wall_clock=lambda: 86_400.0)
     assert isinstance(next_day.acquire(1500), Reservation)
+
+
+def test_settling_a_reservation_after_its_minute_leaves_the_window_alone() -> None:
+    clock = Clock()
+    budget = Budget(SamplingSettings(requests_per_minute=None, tokens_per_minute=1000),
+                    clock=clock, wall_clock=lambda: 0.0)
+    slow = budget.acquire(400)
+    assert isinstance(slow, Reservation)
+    clock.now += 61.0
+    assert isinstance(budget.acquire(900), Reservation)  # the slow call's minute is over
+    budget.settle(slow, 5000)  # a late settle must not charge the current minute
+    assert isinstance(budget.acquire(100), Reservation)
+    assert budget.acquire(1) == "budget_tokens_per_minute"
