@@ -94,8 +94,10 @@ FAMILY = tuple(group for group, _, _ in _FAMILY_BRANCHES)
 _PREFIX_TRIGGER = re.compile(r"sk[-_]|rk_|AKIA|ASIA|AIza|gh[pousr]_|github_pat_|xox|glpat-")
 _IPV6_TRIGGER = re.compile(r":[0-9A-Fa-f]{0,4}:")
 _KV_TRIGGERS = ("key", "token", "secret", "pass", "pwd", "bearer")
+# The leftmost occurrence of any trigger (in lower case).
+_KV_TRIGGER = re.compile("|".join(_KV_TRIGGERS))
 _KV_REACH = 8  # "session_" / "refresh_" / "private_" before token or key
-_KV_FIRST = frozenset("ascrbtp")  # the first letters of the keywords
+_KV_START = re.compile(r"\b[ascrbtp]")  # a word starting like a keyword (in lower case)
 _EMAIL_REACH = 64  # the longest local part
 _URL_REACH = 16  # the longest scheme
 
@@ -172,12 +174,8 @@ def family_finder(groups: frozenset[str]) -> Finder | None:
 
 
 def _first_trigger(lower: str, pos: int) -> int:
-    at = -1
-    for word in _KV_TRIGGERS:
-        found = lower.find(word, pos)
-        if found >= 0 and (at < 0 or found < at):
-            at = found
-    return at
+    m = _KV_TRIGGER.search(lower, pos)
+    return -1 if m is None else m.start()
 
 
 def _find_kv(text: str, pos: int) -> Hit | None:
@@ -196,12 +194,10 @@ def _find_kv(text: str, pos: int) -> Hit | None:
     tried = pos
     at = _first_trigger(lower, pos)
     while at >= 0:
-        for start in range(max(tried, at - _KV_REACH), at + 1):
-            if lower[start] in _KV_FIRST and (
-                    start == 0 or not (lower[start - 1].isalnum() or lower[start - 1] == "_")):
-                m = match(text, start)
-                if m is not None:
-                    return start, m
+        for word in _KV_START.finditer(lower, max(tried, at - _KV_REACH), at + 1):
+            m = match(text, word.start())
+            if m is not None:
+                return word.start(), m
         tried = at + 1
         at = _first_trigger(lower, tried)
     return None

@@ -71,14 +71,15 @@ class PatternDetector:
         # (gate, finder, validator) per enabled group in the alternatives' order (ties go to
         # the first), built once. A gate is a substring every candidate of the group holds:
         # without it the group costs one substring test.
-        groups: list[tuple[int, str, Finder, Validator]] = []
+        # (The family's validator is None: the match's group names it.)
+        groups: list[tuple[int, str, Finder, Validator | None]] = []
         family = family_finder(frozenset(enabled))
         for group in enabled:
             if group not in FAMILY:
                 groups.append((len(groups), _GATES.get(group, ""), FINDERS[group],
                                validators[group]))
             elif family is not None:
-                groups.append((len(groups), "", family, self._family))
+                groups.append((len(groups), "", family, None))
                 family = None
         # Groups with a gate are rare in text; one pass over them only when one of the gates'
         # characters occurs ("://" holds ":").
@@ -92,7 +93,7 @@ class PatternDetector:
 
     def detect(self, text: str) -> list[Entity]:
         """Validated entities of the enabled types in ``text``."""
-        heads: list[tuple[int, int, re.Match[str], Finder, Validator]] = []
+        heads: list[tuple[int, int, re.Match[str], Finder, Validator | None]] = []
         if "@" in text or ":" in text or "eyJ" in text or "-----BEGIN" in text:
             for order, gate, find, validate in self._gated:
                 if gate in text and (hit := find(text, 0)) is not None:
@@ -105,6 +106,8 @@ class PatternDetector:
         found: list[Entity] = []
         while True:
             start, _, match, _, validate = head = min(heads) if len(heads) > 1 else heads[0]
+            if validate is None:
+                validate = self._family_validators[match.lastgroup or ""]
             new = validate(start, match, text)
             # After a find, go on after it (a run of digits may hold one number and then
             # another); after a miss, go on one character later so that a shorter candidate
@@ -132,9 +135,6 @@ class PatternDetector:
             if not refreshed:
                 return found
             heads = refreshed
-
-    def _family(self, start: int, match: re.Match[str], text: str) -> list[Entity]:
-        return self._family_validators[match.lastgroup or ""](start, match, text)
 
     @staticmethod
     def _whole(start: int, match: re.Match[str], text: str) -> list[Entity]:

@@ -13,12 +13,12 @@ import ipaddress
 import json
 import math
 import re
+from collections import Counter
 from functools import cache
 from typing import Any
 
 import phonenumbers
 from stdnum import iban as stdnum_iban
-from stdnum import luhn
 
 from sidecar.redaction._phone import plain_number, valid_number
 
@@ -78,6 +78,7 @@ _CARD_LENGTHS = {f"n{i}": lengths for i, (_, lengths) in enumerate(_CARD_NETWORK
 _NON_DIGIT = re.compile(r"\D")
 _DIGIT_RUN = re.compile(r"\d+")
 _ASCII_DIGIT = re.compile("[0-9]")
+_LUHN_DOUBLE = str.maketrans("0123456789", "0246813579")
 _OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4_ADDRESS = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 _SEPARATOR = re.compile("[ ().\u00a0-]")
@@ -128,7 +129,7 @@ def ssn_key(candidate: str, before: str) -> str | None:
 
 def card_key(candidate: str) -> str | None:
     """A payment card number: a known network's issuer prefix and length, digits grouped by
-    spaces or dashes (not both), and a valid Luhn checksum (python-stdnum)."""
+    spaces or dashes (not both), and a valid Luhn checksum (python-stdnum's rule)."""
     if _CARD_CHARS.fullmatch(candidate) is None:
         return None
     if " " in candidate and "-" in candidate:
@@ -139,7 +140,15 @@ def card_key(candidate: str) -> str | None:
         return None
     if len(set(digits)) < 2:
         return None
-    return digits if luhn.is_valid(digits) else None
+    return digits if _luhn_valid(digits) else None
+
+
+def _luhn_valid(digits: str) -> bool:
+    """stdnum.luhn.is_valid for ASCII digits (the test compares them): from the right, every
+    second digit doubled with its digits summed, the total a multiple of ten. stdnum's
+    version walks the number in a generator; this one maps whole slices."""
+    doubled = digits[-2::-2].translate(_LUHN_DOUBLE)
+    return (sum(map(int, digits[-1::-2])) + sum(map(int, doubled))) % 10 == 0
 
 
 def phone_key(candidate: str, before: str, region: str) -> str | None:
@@ -273,8 +282,7 @@ def jwt_ok(candidate: str) -> bool:
 
 def _entropy(value: str) -> float:
     terms = _entropy_terms(len(value))
-    # The counts in order of first occurrence, as Counter(value).values() gives them.
-    return -sum(map(terms.__getitem__, map(value.count, dict.fromkeys(value))))
+    return -sum(map(terms.__getitem__, Counter(value).values()))
 
 
 @cache

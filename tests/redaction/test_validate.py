@@ -20,6 +20,7 @@ import stdnum
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
+from stdnum import luhn
 
 from sidecar.redaction._phone import plain_number, valid_number
 from sidecar.redaction._validate import (
@@ -28,6 +29,7 @@ from sidecar.redaction._validate import (
     _SHORT_DOT_GROUP,
     _VERSION_CONTEXT,
     _entropy,
+    _luhn_valid,
     _version_before,
     iban_key,
     ip_key,
@@ -210,3 +212,9 @@ def test_entropy_is_the_shannon_formula_bit_for_bit(value: str) -> None:
     total = len(value)
     expected = -sum(n / total * math.log2(n / total) for n in Counter(value).values())
     assert _entropy(value) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=string.digits, min_size=1, max_size=25))
+def test_the_luhn_check_is_stdnums(digits: str) -> None:
+    assert _luhn_valid(digits) == luhn.is_valid(digits)
