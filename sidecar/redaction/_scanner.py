@@ -25,6 +25,7 @@ from sidecar.redaction._patterns import (
 )
 from sidecar.redaction._validate import (
     card_key,
+    digits_of,
     email_key,
     iban_key,
     ip_key,
@@ -38,7 +39,6 @@ __all__ = ["PatternDetector"]
 
 _TRAILING = ".,:;)]}'\""
 _TOKEN = re.compile(r"[^ \u00a0]+")
-_NON_DIGIT = re.compile(r"\D")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 # Substrings every candidate of a group holds (see the test in detect).
 _GATES = {"pem": "-----BEGIN", "urlauth": "://", "jwt": "eyJ", "email": "@", "ipv6": ":"}
@@ -210,7 +210,8 @@ class PatternDetector:
     def _classify(self, value: str, start: int, text: str) -> Entity | None:
         # The digit count rules types out before their validators run: an SSN has nine, a
         # card 13 to 19, a phone number 7 to 15.
-        digits = len(_NON_DIGIT.sub("", value))
+        all_digits = digits_of(value)
+        digits = len(all_digits)
         if digits < 7:
             return None
         end = start + len(value)
@@ -224,7 +225,7 @@ class PatternDetector:
             if key is not None:
                 return Entity("CREDIT_CARD", start, end, key)
         if digits <= 15 and self._phone:
-            key = phone_key(value, before, self.phone_region)
+            key = phone_key(value, before, self.phone_region, digits=all_digits)
             if key is not None:
                 return Entity("PHONE", start, end, key)
         return None

@@ -31,6 +31,7 @@ from sidecar.redaction._validate import (
     _entropy,
     _luhn_valid,
     _version_before,
+    digits_of,
     iban_key,
     ip_key,
     phone_key,
@@ -218,3 +219,9 @@ def test_entropy_is_the_shannon_formula_bit_for_bit(value: str) -> None:
 @given(st.text(alphabet=string.digits, min_size=1, max_size=25))
 def test_the_luhn_check_is_stdnums(digits: str) -> None:
     assert _luhn_valid(digits) == luhn.is_valid(digits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789 ().+-\u00a0x٣²") + ["é"]), max_size=30))
+def test_digits_of_keeps_the_decimal_digits(value: str) -> None:
+    assert digits_of(value) == re.sub(r"\D", "", value)
