@@ -73,7 +73,7 @@ def _phone_cases(count: int, seed: int) -> list[tuple[str, bool, str]]:
 
 def test_plain_phone_numbers_read_and_validate_as_phonenumbers_does() -> None:
     decided = 0
-    for digits, international, region in _phone_cases(6000, seed=11):
+    for digits, international, region in _phone_cases(2500, seed=11):
         plain = plain_number(digits, international=international, region=region)
         if plain is None:
             continue
@@ -83,7 +83,7 @@ def test_plain_phone_numbers_read_and_validate_as_phonenumbers_does() -> None:
         decided += 1
         ours = f"+{plain[0]}{plain[1]}" if valid else None
         assert ours == _library_phone(digits, international, region), (digits, international)
-    assert decided > 3000  # the shortcut covers most shapes, and some of them are valid
+    assert decided > 1200  # the shortcut covers most shapes, and some of them are valid
 
 
 _SEPARATORS = ["", " ", "-", ".", "\u00a0"]
@@ -112,13 +112,13 @@ def _phone_candidates(count: int, seed: int) -> list[str]:
 
 
 def test_phone_keys_with_and_without_the_shortcut_agree() -> None:
-    candidates = _phone_candidates(3000, seed=3)
+    candidates = _phone_candidates(1500, seed=3)
     fast = [phone_key(c, "call ", region) for c in candidates for region in ("US", "GB")]
     # The narrow seam: without the shortcut, phone_key hands every candidate to phonenumbers.
     with mock.patch("sidecar.redaction._validate.plain_number", return_value=None):
         slow = [phone_key(c, "call ", region) for c in candidates for region in ("US", "GB")]
     assert fast == slow
-    assert sum(key is not None for key in fast) > 500
+    assert sum(key is not None for key in fast) > 250
 
 
 def _iban_cases(count: int, seed: int) -> list[str]:
@@ -158,10 +158,10 @@ def _stdnum(value: str) -> str | None:
 
 
 def test_iban_keys_match_stdnum() -> None:
-    cases = _iban_cases(3000, seed=5)
+    cases = _iban_cases(1500, seed=5)
     expected = [_stdnum(value) for value in cases]
     assert [iban_key(value) for value in cases] == expected
-    assert sum(e is not None for e in expected) > 1000
+    assert sum(e is not None for e in expected) > 500
 
 
 _OCTETS = ["0", "00", "01", "1", "9", "10", "99", "100", "199", "249", "250", "255", "256",
