@@ -1,4 +1,4 @@
-"""The weekly report from a real Prometheus holding fifteen days of backfilled citewatch series.
+"""The weekly report from a real Prometheus holding sixteen days of backfilled citewatch series.
 
 Sixteen UTC days of the citewatch metric set (one sample every 15 minutes) are written as
 OpenMetrics text, turned into TSDB blocks with ``promtool tsdb create-blocks-from
@@ -9,7 +9,9 @@ holds an incident that must not leak into the report.
 Within a day every 15-minute interval observes the same batch of values, so the daily mean
 is the batch mean and ``increase()`` is exact whether the range selector includes its left
 edge (Prometheus 2) or extrapolates over it (Prometheus 3). The judge counters, read over a
-7-day window, change rate only between weeks for the same reason.
+7-day window, keep one rate within each week for the same reason; the lexical calls and the
+critical claims come in bursts but are few enough that Prometheus 3's extrapolation error
+stays under the half count that rounding absorbs.
 
 Needs Debian's ``prometheus`` package (``prometheus`` and ``promtool``); skipped with a
 reason when either is absent.
