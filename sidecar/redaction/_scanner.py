@@ -43,6 +43,7 @@ _TOKEN = re.compile(r"[^ \u00a0]+")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 # Substrings every candidate of a group holds (see the test in detect).
 _GATES = {"pem": "-----BEGIN", "urlauth": "://", "jwt": "eyJ", "email": "@", "ipv6": ":"}
+_GATE_PARTS = ("@", ":", "eyJ", "-----BEGIN")  # every gate holds one; detect tests them first
 
 Validator = Callable[[int, "re.Match[str]", str], list[Entity]]
 
@@ -69,10 +70,10 @@ class PatternDetector:
         }
         enabled = [group for group, _ in ALTERNATIVES
                    if self.types.intersection(GROUP_TYPES[group])]
-        # (gate, finder, validator) per enabled group in the alternatives' order (ties go to
-        # the first), built once. A gate is a substring every candidate of the group holds:
-        # without it the group costs one substring test.
-        # (The family's validator is None: the match's group names it.)
+        # (order, gate, finder, validator) per enabled group in the alternatives' order (ties
+        # go to the lower order), built once. A gate is a substring every candidate of the
+        # group holds: without it the group costs one substring test. The family's validator
+        # is None: the match's group names it.
         groups: list[tuple[int, str, Finder, Validator | None]] = []
         family = family_finder(frozenset(enabled))
         for group in enabled:
@@ -95,7 +96,7 @@ class PatternDetector:
     def detect(self, text: str) -> list[Entity]:
         """Validated entities of the enabled types in ``text``."""
         heads: list[tuple[int, int, re.Match[str], Finder, Validator | None]] = []
-        if "@" in text or ":" in text or "eyJ" in text or "-----BEGIN" in text:
+        if "@" in text or ":" in text or "eyJ" in text or "-----BEGIN" in text:  # _GATE_PARTS
             for order, gate, find, validate in self._gated:
                 if gate in text and (hit := find(text, 0)) is not None:
                     heads.append((hit[0], order, hit[1], find, validate))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from sidecar.redaction import BUILTIN_TYPES, Entity, PatternDetector
 from sidecar.redaction._patterns import ALTERNATIVES, FINDERS, GROUP_TYPES, family_finder
+from sidecar.redaction._scanner import _GATE_PARTS, _GATES
 from tests.redaction.build_corpus import GENERATORS, NEGATIVE
 from tests.redaction.corpus_eval import load_corpus
 
@@ -100,3 +101,7 @@ def test_each_finder_returns_its_alternatives_leftmost_match(
 def test_every_builtin_type_has_a_group() -> None:
     covered = {t for group, _ in ALTERNATIVES for t in GROUP_TYPES[group]}
     assert covered == set(BUILTIN_TYPES)
+
+
+def test_every_gate_holds_one_of_the_parts_detect_tests_first() -> None:
+    assert all(any(part in gate for part in _GATE_PARTS) for gate in _GATES.values())
