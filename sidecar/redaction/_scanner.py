@@ -106,11 +106,17 @@ class PatternDetector:
         if not heads:
             return []
         found: list[Entity] = []
+        # Number runs classified in this call, by span: a miss is scanned again from its
+        # next token, whose runs were all classified already.
+        classified: dict[tuple[int, int], Entity | None] = {}
         while True:
             start, _, match, _, validate = head = min(heads) if len(heads) > 1 else heads[0]
-            if validate is None:
-                validate = self._family_validators[match.lastgroup or ""]
-            new = validate(start, match, text)
+            if validate is not None:
+                new = validate(start, match, text)
+            elif match.lastgroup == "number":
+                new = self._number(start, match, text, classified)
+            else:
+                new = self._family_validators[match.lastgroup or ""](start, match, text)
             # After a find, go on after it (a run of digits may hold one number and then
             # another); after a miss, go on one character later so that a shorter candidate
             # of another type inside the miss (a card after "DE89") is still seen.
@@ -179,11 +185,14 @@ class PatternDetector:
             candidate = candidate[:-1].rstrip()
         return []
 
-    def _number(self, start: int, match: re.Match[str], text: str) -> list[Entity]:
+    def _number(self, start: int, match: re.Match[str], text: str,
+                classified: dict[tuple[int, int], Entity | None] | None = None) -> list[Entity]:
         value = text[start:match.end()]
         if value[0] == "(" and ")" not in value:
             value, start = value[1:], start + 1
-        entity = self._classify(value, start, text)
+        if classified is None:
+            classified = {}
+        entity = self._classify(value, start, text, classified)
         if entity is not None:
             return [entity]
         if " " not in value:
@@ -199,7 +208,7 @@ class PatternDetector:
                     continue
                 candidate = text[spans[i][0]:spans[j - 1][1]].rstrip(" (.-")
                 if len(candidate) >= 7:
-                    found = self._classify(candidate, spans[i][0], text)
+                    found = self._classify(candidate, spans[i][0], text, classified)
                     if found is not None:
                         windows.append(found)
         windows.sort(key=lambda e: (_STRENGTH[e.type], e.start - e.end, e.start))
@@ -209,7 +218,15 @@ class PatternDetector:
                 chosen.append(entity)
         return sorted(chosen)
 
-    def _classify(self, value: str, start: int, text: str) -> Entity | None:
+    def _classify(self, value: str, start: int, text: str,
+                  classified: dict[tuple[int, int], Entity | None]) -> Entity | None:
+        span = (start, start + len(value))
+        if span in classified:
+            return classified[span]
+        classified[span] = entity = self._validate_number(value, start, text)
+        return entity
+
+    def _validate_number(self, value: str, start: int, text: str) -> Entity | None:
         # The digit count rules types out before their validators run: an SSN has nine, a
         # card 13 to 19, a phone number 7 to 15.
         all_digits = digits_of(value)
