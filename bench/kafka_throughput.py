@@ -162,6 +162,11 @@ def main() -> int:
         bootstrap = broker.start()
     try:
         topic = f"bench-{uuid.uuid4().hex[:8]}"
+        from kafka.record.util import crc32c_c
+
+        # Record-batch CRCs dominate kafka-python's per-record cost unless the C crc32c
+        # package is installed (a citewatch dependency); say which one both sides ran with.
+        print(f"record CRC: {'C (crc32c package)' if crc32c_c else 'pure Python'}")
         print(f"producing {args.count} traces of {len(trace(0))} bytes to {topic}")
         produce(bootstrap, topic, args.count)
         baseline = bare_consumer(bootstrap, topic, args.count)
