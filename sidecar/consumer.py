@@ -64,6 +64,7 @@ class Consumer(Protocol):
     def pause(self, *partitions: Any) -> None: ...
     def resume(self, *partitions: Any) -> None: ...
     def paused(self) -> set[Any]: ...
+    def seek(self, partition: Any, offset: int) -> None: ...
     def assignment(self) -> set[Any]: ...
     def end_offsets(self, partitions: list[Any]) -> dict[Any, int]: ...
     def committed(self, partition: Any) -> int | None: ...
@@ -164,6 +165,7 @@ class KafkaRunner:
         self.worker = AsyncWorker()
         self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self.assigned: set[Any] = set()
+        self._resume_at: dict[Any, int] = {}  # first unfinished offset of revoked partitions
         self._paused = False
         self._stopping = threading.Event()
         self._last_commit = 0.0
@@ -200,7 +202,12 @@ class KafkaRunner:
         self._apply_events()
         for tp, records in batch.items():
             if tp not in self.assigned:
-                continue  # revoked while poll() was returning
+                # Revoked while poll() was returning: if the partition comes back with its
+                # position kept, these records must be fetched again.
+                if records:
+                    first = records[0].offset
+                    self._resume_at[tp] = min(self._resume_at.get(tp, first), first)
+                continue
             items = [self._item(tp, record) for record in records]
             self.worker.submit(tp, [self._factory(item) for item in items])
         self._apply_events()
@@ -236,13 +243,27 @@ class KafkaRunner:
                 tps = event[1]
                 logger.info("partitions revoked: %s", sorted(map(str, tps)))
                 self.assigned -= tps
-                self.tracker.drop(tps)
+                self._resume_at.update(self.tracker.drop(tps))
                 self.worker.cancel(tps)
             elif kind == "assigned":
-                tps = event[1]
-                logger.info("partitions assigned: %s", sorted(map(str, tps)))
-                self.assigned |= tps
-                self._paused = False  # a new assignment starts unpaused
+                self._assigned(event[1])
+
+    def _assigned(self, tps: frozenset[Any]) -> None:
+        logger.info("partitions assigned: %s", sorted(map(str, tps)))
+        self.assigned |= tps
+        # kafka-python 3.x keeps the fetch position and the paused flag of a partition that
+        # is in both the old and the new assignment. Its cancelled in-flight records would be
+        # skipped, leaving a gap no commit can pass: seek back to the first unfinished one.
+        for tp in tps:
+            offset = self._resume_at.pop(tp, None)
+            if offset is not None:
+                self.consumer.seek(tp, offset)
+                logger.info("replaying %s from offset %d", tp, offset)
+        self._resume_at.clear()  # partitions that went elsewhere resume from their commit
+        paused = self.consumer.paused()
+        if paused:
+            self.consumer.resume(*paused)
+        self._paused = False
 
     # -- commits, backpressure, lag --------------------------------------------------------
 

@@ -88,10 +88,19 @@ class OffsetTracker:
             if state is not None:
                 state.committed = position
 
-    def drop(self, tps: Iterable[Hashable]) -> None:
-        """Forget partitions (revoked or lost): their in-flight completions are ignored."""
+    def drop(self, tps: Iterable[Hashable]) -> dict[Hashable, int]:
+        """Forget partitions (revoked or lost): their in-flight completions are ignored.
+
+        Returns, for each dropped partition with unfinished records, the first unfinished
+        offset: where consumption must restart if the partition comes back with its fetch
+        position kept (kafka-python 3.x keeps it for partitions in both assignments).
+        """
+        resume: dict[Hashable, int] = {}
         for tp in tps:
-            self._parts.pop(tp, None)
+            state = self._parts.pop(tp, None)
+            if state is not None and state.pending:
+                resume[tp] = state.pending[0]
+        return resume
 
     def in_flight(self, tp: Hashable | None = None) -> int:
         """Records started and not yet committable, for one partition or all."""

@@ -92,6 +92,16 @@ class FakeConsumer:
     def resume(self, *partitions: TP) -> None:
         self._paused -= set(partitions)
 
+    def seek(self, partition: TP, offset: int) -> None:
+        self.positions[partition] = offset
+
+    def reassign_keeping_positions(self) -> None:
+        """An eager rebalance that hands the same partitions back, as kafka-python 3.x does
+        it: revoke all, then assign again with the fetch positions and paused flags kept."""
+        tps = set(self.assigned)
+        self.listener.on_partitions_revoked(set(tps))
+        self.listener.on_partitions_assigned(set(tps))
+
     def paused(self) -> set[TP]:
         return set(self._paused)
 
@@ -307,6 +317,26 @@ def test_revoked_partition_work_is_dropped_and_not_committed() -> None:
         assert TP(TOPIC, 1) not in consumer.committed_positions()
     finally:
         runner.shutdown()
+
+
+def test_work_cancelled_by_a_rebalance_that_keeps_positions_is_replayed() -> None:
+    consumer = FakeConsumer({0: [_trace(i) for i in range(6)],
+                             1: [_trace(i) for i in range(6, 12)]})
+    producer = FakeProducer(hold=True)
+    runner, _ = _runner(consumer, producer, max_in_flight=4)
+    try:
+        _spin(runner, lambda: len(producer.sent) >= 4)
+        assert consumer.paused()  # backpressure paused the partitions
+        consumer.reassign_keeping_positions()  # in-flight work is cancelled
+        runner.step()
+        producer.release()
+        producer.hold = False
+        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 6,
+                                                                 TP(TOPIC, 1): 6})
+    finally:
+        runner.shutdown()
+    emitted = {s["key"] for s in producer.sent if s["topic"] == "evals"}
+    assert emitted == {f"{i + 1:032x}".encode() for i in range(12)}
 
 
 def test_a_failed_send_is_retried_before_the_commit() -> None:
