@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from rich.table import Table
 
 from schemas import EvaluationRecord
-from sidecar._cli_common import config_option, settings_from
+from sidecar._cli_common import config_option, one_line_errors, settings_from
 from sidecar.assembly import build_pipeline
 from sidecar.decode import decode_trace
 from sidecar.errors import TraceError
@@ -132,6 +132,7 @@ def _count_lines(path: str) -> int:
 @click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @config_option
+@one_line_errors
 def check_command(source: str, out_path: str, concurrency: int, progress: bool | None,
                   config_file: str | None, **judge_flags: Any) -> None:
     """Evaluate JSON Lines traces from FILE (or - for stdin) without Kafka.

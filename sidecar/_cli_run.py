@@ -16,7 +16,7 @@ from exporters.http import MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
 from exporters.tracing import configure_tracing, get_tracer
 from sidecar import __version__
-from sidecar._cli_common import config_option, settings_from
+from sidecar._cli_common import config_option, one_line_errors, settings_from
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
@@ -184,6 +184,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @click.option("--shutdown-deadline", type=click.FloatRange(min=0.1), default=None,
               help="Seconds in-flight work may take after SIGTERM (default 20).")
+@one_line_errors
 def run_command(config_file: str | None, **flags: Any) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
 

@@ -7,6 +7,7 @@ import logging
 from opentelemetry.trace import Tracer
 
 from sidecar.config import Settings
+from sidecar.errors import ConfigError
 from sidecar.judge.backend import JudgeBackend
 from sidecar.judge.lexical import LexicalBackend
 from sidecar.judge.observer import JudgeObserver
@@ -37,12 +38,16 @@ def build_judge_stage(
 ) -> JudgeStageImpl | None:
     """The judge stage for ``settings``, or None for backend "none".
 
-    Raises :class:`sidecar.errors.ConfigError` for an unreadable rubric file.
+    Raises :class:`sidecar.errors.ConfigError` for an unreadable rubric file or an OpenAI
+    backend without an API key.
     """
     name = resolve_backend_name(settings)
     backend: JudgeBackend
     if name == "none":
         return None
+    if name in ("openai-responses", "openai-chat") and not api_key_configured(settings.judge):
+        raise ConfigError(f"the {name} judge needs an API key: set CITEWATCH_JUDGE_API_KEY or "
+                          "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)")
     if name == "openai-responses":
         backend = OpenAIResponsesBackend(settings.judge)
     elif name == "openai-chat":
