@@ -67,7 +67,8 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
     for marker in markers:
         for marker_id in marker.ids:
             seen.setdefault(marker_id, None)
-    source_ids = frozenset(source.id for source in trace.sources)
+    texts = {source.id: source.text for source in trace.sources}
+    source_ids = frozenset(texts)
     facts: dict[str, PassageFacts] = {}
     claims = []
     for claim in trace.claims:
@@ -85,16 +86,13 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
             status = "cited"
         flags: tuple[str, ...] = ()
         if status == "cited":
+            passages = []
             for source_id in valid:
-                if source_id not in facts:
-                    facts[source_id] = PassageFacts(_source_text(trace, source_id))
-            flags = tuple(prescreen_flags(claim.text, (facts[i] for i in valid)))
+                fact = facts.get(source_id)
+                if fact is None:
+                    fact = facts[source_id] = PassageFacts(texts[source_id])
+                passages.append(fact)
+            flags = tuple(prescreen_flags(claim.text, passages))
         claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
     return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims))
 
-
-def _source_text(trace: Trace, source_id: str) -> str:
-    for source in trace.sources:
-        if source.id == source_id:
-            return source.text
-    return ""
