@@ -95,4 +95,3 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
             flags = tuple(prescreen_flags(claim.text, passages))
         claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
     return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims))
-
