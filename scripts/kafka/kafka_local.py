@@ -86,7 +86,12 @@ def free_port() -> int:
 
 
 def _cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    # Like Kafka's own Uuid.randomUuid(): an ID starting with "-" would be read as an option
+    # by the storage tool's argument parser (1 run in 64 failed to format).
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 class LocalKafka:
