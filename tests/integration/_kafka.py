@@ -6,7 +6,6 @@ import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from kafka.admin import NewTopic
 from kafka.errors import KafkaError
 
 from tests.factories import trace_dict
+from tests.integration._servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,12 +39,6 @@ def kafka_local() -> ModuleType:
 
 def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def trace_id(i: int, salt: str = "") -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.factories import trace_dict
+from tests.integration._servers import free_port
 from tests.judge.openai_server import FakeOpenAI
 from tests.redaction._canary import canary_trace, leaks
 
@@ -32,13 +32,6 @@ MODEL = "judge-canary-2026-01-01"
 def server() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as fake:
         yield fake
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _wait_for(condition: object, timeout: float = 60.0) -> None:
@@ -54,7 +47,7 @@ def test_no_raw_value_leaves_the_process(server: FakeOpenAI, tmp_path: Path) -> 
     source.write_text(canary_trace().model_dump_json() + "\n" + bad_line + "\n"
                       + json.dumps(trace_dict(trace_id="f" * 32)) + "\n", encoding="utf-8")
     output, dead = tmp_path / "evaluations.jsonl", tmp_path / "dead.jsonl"
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_",
                                                                     "OTEL_"))}
     env.update({

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +29,7 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import Trace
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
+from tests.integration._servers import free_port, get_json, stop, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -37,43 +37,6 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "deploy" / "prometheus"
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 ALERT = "CiteWatchCriticalUnsupportedClaim"
 DEADLINE_SECONDS = 60.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.load(response)
-
-
-def _wait_for(what: str, probe: Callable[[], Any], proc: subprocess.Popen[bytes]) -> Any:
-    """Poll ``probe`` until it returns something truthy; fail with the server log otherwise."""
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"server exited with {proc.returncode} while waiting for {what}")
-        try:
-            result = probe()
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            result = None
-        if result:
-            return result
-        time.sleep(0.25)
-    pytest.fail(f"timed out after {DEADLINE_SECONDS:.0f}s waiting for {what}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 class _Webhook:
@@ -131,7 +94,7 @@ def alertmanager(tmp_path: Path, webhook: _Webhook) -> Iterator[int | None]:
     if binary is None:
         yield None
         return
-    port = _free_port()
+    port = free_port()
     config = {
         "route": {
             "receiver": "webhook",
@@ -162,7 +125,7 @@ def alertmanager(tmp_path: Path, webhook: _Webhook) -> Iterator[int | None]:
             stderr=log,
         )
     try:
-        _wait_for(
+        wait_for(
             "alertmanager ready",
             lambda: (
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=2).status == 200
@@ -171,7 +134,7 @@ def alertmanager(tmp_path: Path, webhook: _Webhook) -> Iterator[int | None]:
         )
         yield port
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 @pytest.fixture
@@ -184,7 +147,7 @@ def prometheus(
     if binary is None:
         pytest.skip("prometheus not installed (Debian package 'prometheus')")
     _, server = metrics_endpoint
-    port = _free_port()
+    port = free_port()
     config: dict[str, Any] = {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
         "rule_files": [str(RULES_DIR / "alerts.yml"), str(RULES_DIR / "recording.yml")],
@@ -214,7 +177,7 @@ def prometheus(
             stderr=log,
         )
     try:
-        _wait_for(
+        wait_for(
             "prometheus ready",
             lambda: (
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=2).status == 200
@@ -223,7 +186,7 @@ def prometheus(
         )
         yield port, proc
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 def _critical_trace() -> Trace:
@@ -247,12 +210,12 @@ def _critical_trace() -> Trace:
 
 def _query(port: int, expr: str) -> list[dict[str, Any]]:
     url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-    result: list[dict[str, Any]] = _get_json(url)["data"]["result"]
+    result: list[dict[str, Any]] = get_json(url)["data"]["result"]
     return result
 
 
 def _firing(port: int) -> list[dict[str, Any]]:
-    alerts = _get_json(f"http://127.0.0.1:{port}/api/v1/alerts")["data"]["alerts"]
+    alerts = get_json(f"http://127.0.0.1:{port}/api/v1/alerts")["data"]["alerts"]
     return [a for a in alerts if a["labels"]["alertname"] == ALERT and a["state"] == "firing"]
 
 
@@ -268,7 +231,7 @@ def test_critical_unsupported_claim_fires_and_notifies(
     assert [c.critical_reason for c in record.claims] == [None, "uncited"]
 
     # The zero-valued series must be in Prometheus before the claim, so the claim is an increase.
-    _wait_for(
+    wait_for(
         "the zero critical-claims series scraped",
         lambda: _query(
             port, 'citewatch_critical_unsupported_claims_total{app="shop",reason="uncited"} == 0'
@@ -279,7 +242,7 @@ def test_critical_unsupported_claim_fires_and_notifies(
 
     metrics.observe_record(record)
 
-    firing = _wait_for(f"{ALERT} firing", lambda: _firing(port), proc)
+    firing = wait_for(f"{ALERT} firing", lambda: _firing(port), proc)
     assert len(firing) == 1
     labels = firing[0]["labels"]
     assert {k: labels[k] for k in ("app", "reason", "severity")} == {
@@ -291,7 +254,7 @@ def test_critical_unsupported_claim_fires_and_notifies(
 
     # The trace ID travelled as an exemplar through OpenMetrics exposition.
     now = time.time()
-    exemplars = _get_json(
+    exemplars = get_json(
         f"http://127.0.0.1:{port}/api/v1/query_exemplars?"
         + urllib.parse.urlencode(
             {
@@ -306,7 +269,7 @@ def test_critical_unsupported_claim_fires_and_notifies(
 
     if alertmanager is None:
         return
-    notification = _wait_for("the webhook notification", lambda: list(webhook.received), proc)[0]
+    notification = wait_for("the webhook notification", lambda: list(webhook.received), proc)[0]
     assert notification["status"] == "firing"
     assert [
         (a["labels"]["alertname"], a["labels"]["app"], a["labels"]["reason"])

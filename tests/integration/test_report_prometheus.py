@@ -19,12 +19,9 @@ reason when either is absent.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import socket
 import subprocess
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,7 +30,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -43,6 +39,7 @@ from exporters.prometheus import RATIO_BUCKETS
 from sidecar._report_prometheus import PrometheusClient, weekly_from_prometheus
 from sidecar.cli import cli
 from sidecar.report import CRITICAL_ORDER, WeeklyReport, week_days
+from tests.integration._servers import free_port, get_json, stop, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -305,47 +302,9 @@ def _openmetrics() -> str:
 # -- a real Prometheus on the backfilled blocks -----------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.load(response)
-
-
 def _status(url: str) -> int:
     with urllib.request.urlopen(url, timeout=2) as response:
         return int(response.status)
-
-
-def _wait_for(what: str, probe: Callable[[], Any], proc: subprocess.Popen[bytes],
-              log: Path) -> None:
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"prometheus exited with {proc.returncode} while waiting for {what}: "
-                        f"{log.read_text(errors='replace')[-2000:]}")
-        try:
-            if probe():
-                return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"timed out after {DEADLINE_SECONDS:.0f}s waiting for {what}: "
-                f"{log.read_text(errors='replace')[-2000:]}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def _binaries() -> tuple[str, str]:
@@ -370,7 +329,7 @@ def prometheus_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert completed.returncode == 0, completed.stderr[-2000:]
     (root / "prometheus.yml").write_text(yaml.safe_dump(
         {"global": {"evaluation_interval": "1m"}, "scrape_configs": []}))
-    port = _free_port()
+    port = free_port()
     log = root / "prometheus.log"
     with log.open("wb") as sink:
         proc = subprocess.Popen(
@@ -380,15 +339,16 @@ def prometheus_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             stdout=subprocess.DEVNULL, stderr=sink)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_for("ready", lambda: _status(f"{url}/-/ready") == 200, proc, log)
+        wait_for("ready", lambda: _status(f"{url}/-/ready") == 200, proc,
+                 deadline_seconds=DEADLINE_SECONDS, log=log)
         probe = f"{url}/api/v1/query?" + urllib.parse.urlencode(
             {"query": "count(citewatch_citation_validity_ratio_count)",
              "time": _midnight(AFTER)})
-        _wait_for("the backfilled series", lambda: _get_json(probe)["data"]["result"], proc,
-                  log)
+        wait_for("the backfilled series", lambda: get_json(probe)["data"]["result"], proc,
+                 deadline_seconds=DEADLINE_SECONDS, log=log)
         yield url
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 # -- what the report should say ---------------------------------------------------------------
