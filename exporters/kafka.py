@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from schemas import EvaluationRecord
@@ -55,36 +56,20 @@ class Producer(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeadLetter:
     """The source record of a dead letter and the reason it could not be evaluated."""
 
-    __slots__ = ("topic", "partition", "offset", "timestamp", "key", "value", "headers",
-                 "error_class", "error_message", "reason")
-
-    def __init__(
-        self,
-        *,
-        topic: str,
-        partition: int,
-        offset: int,
-        timestamp: int | None,
-        key: bytes | None,
-        value: bytes | None,
-        headers: Sequence[tuple[str, bytes | None]] = (),
-        error_class: str,
-        error_message: str,
-        reason: str,
-    ) -> None:
-        self.topic = topic
-        self.partition = partition
-        self.offset = offset
-        self.timestamp = timestamp
-        self.key = key
-        self.value = value
-        self.headers = list(headers)
-        self.error_class = error_class
-        self.error_message = error_message
-        self.reason = reason
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None
+    key: bytes | None
+    value: bytes | None
+    headers: Sequence[tuple[str, bytes | None]] = ()
+    error_class: str
+    error_message: str
+    reason: str
 
 
 def dead_letter_headers(letter: DeadLetter, *, group_id: str) -> list[tuple[str, bytes]]:
