@@ -121,6 +121,9 @@ class KafkaSettings(_Section):
     """How often finished offsets are committed."""
     max_request_bytes: int = Field(default=16_777_216, gt=0)
     """Largest record the producer sends (a dead letter keeps the original value)."""
+    rejoin_after_seconds: float = Field(default=120.0, ge=5.0, le=3600.0)
+    """Rejoin the group when a rebalance has not handed out an assignment (even an empty
+    one) for this long: kafka-python can leave a join stuck after the leader's sync."""
 
 
 class InputSettings(_Section):

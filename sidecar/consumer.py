@@ -59,6 +59,7 @@ class Consumer(Protocol):
     """The part of kafka-python's KafkaConsumer the runner uses (fakes implement it too)."""
 
     def subscribe(self, topics: list[str], listener: Any = None) -> None: ...
+    def unsubscribe(self) -> None: ...
     def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[Any, list[Any]]: ...
     def commit(self, offsets: dict[Any, Any] | None = None) -> None: ...
     def pause(self, *partitions: Any) -> None: ...
@@ -171,6 +172,7 @@ class KafkaRunner:
         self._last_commit = 0.0
         self._last_lag = 0.0
         self._last_poll = clock()
+        self._joining_since: float | None = None  # set at subscribe and revoke, cleared at assign
         self.finished = 0
 
     # -- readiness -------------------------------------------------------------------------
@@ -185,7 +187,7 @@ class KafkaRunner:
     def run(self, stop: threading.Event) -> None:
         """Poll, hand records to the worker, commit, until ``stop`` is set; then shut down."""
         self.worker.start()
-        self.consumer.subscribe([self.kafka.input_topic], listener=self._listener(self.events))
+        self._subscribe()
         logger.info("consuming %s as group %s", self.kafka.input_topic, self.kafka.group_id)
         try:
             while not stop.is_set():
@@ -193,9 +195,28 @@ class KafkaRunner:
         finally:
             self.shutdown()
 
+    def _subscribe(self) -> None:
+        self.consumer.subscribe([self.kafka.input_topic], listener=self._listener(self.events))
+        self._joining_since = self.clock()
+
+    def _rejoin_if_stuck(self) -> None:
+        """A rebalance that never hands out an assignment leaves the member idle forever
+        (seen with kafka-python 3.0 when topic metadata changed during the leader's sync):
+        leave and join again. An idle member with an empty assignment is not stuck."""
+        if self._joining_since is None:
+            return
+        waited = self.clock() - self._joining_since
+        if waited < self.kafka.rejoin_after_seconds:
+            return
+        logger.warning("no partition assignment for %.0fs; rejoining group %s", waited,
+                       self.kafka.group_id)
+        self.consumer.unsubscribe()
+        self._subscribe()
+
     def step(self) -> None:
         """One turn of the poll loop."""
         self._apply_events()
+        self._rejoin_if_stuck()
         batch = self.consumer.poll(timeout_ms=self.kafka.poll_timeout_ms,
                                    max_records=self.kafka.max_poll_records)
         self._last_poll = self.clock()
@@ -244,6 +265,7 @@ class KafkaRunner:
                 logger.info("partitions revoked: %s", sorted(map(str, tps)))
                 self.assigned -= tps
                 self._resume_at.update(self.tracker.drop(tps))
+                self._joining_since = self.clock()
                 self.worker.cancel(tps)
             elif kind == "assigned":
                 self._assigned(event[1])
@@ -251,6 +273,7 @@ class KafkaRunner:
     def _assigned(self, tps: frozenset[Any]) -> None:
         logger.info("partitions assigned: %s", sorted(map(str, tps)))
         self.assigned |= tps
+        self._joining_since = None
         # kafka-python 3.x keeps the fetch position and the paused flag of a partition that
         # is in both the old and the new assignment. Its cancelled in-flight records would be
         # skipped, leaving a gap no commit can pass: seek back to the first unfinished one.

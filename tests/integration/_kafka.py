@@ -144,6 +144,7 @@ class Sidecar:
         full_env.update({
             "CITEWATCH_KAFKA_SESSION_TIMEOUT_MS": "6000",
             "CITEWATCH_KAFKA_COMMIT_INTERVAL_SECONDS": "0.5",
+            "CITEWATCH_KAFKA_REJOIN_AFTER_SECONDS": "30",
             "OPENAI_API_KEY": "",
             **(env or {}),
         })

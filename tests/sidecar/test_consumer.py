@@ -339,6 +339,56 @@ def test_work_cancelled_by_a_rebalance_that_keeps_positions_is_replayed() -> Non
     assert emitted == {f"{i + 1:032x}".encode() for i in range(12)}
 
 
+class StuckJoinConsumer(FakeConsumer):
+    """The first subscription's rebalance never hands out an assignment."""
+
+    def __init__(self, partitions: dict[int, list[bytes]]) -> None:
+        super().__init__(partitions)
+        self.subscriptions = 0
+        self.unsubscribed = 0
+
+    def subscribe(self, topics: list[str], listener: Any = None) -> None:
+        super().subscribe(topics, listener)
+        self.subscriptions += 1
+
+    def unsubscribe(self) -> None:
+        self.unsubscribed += 1
+
+    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[TP, list[Record]]:
+        if self.subscriptions < 2:
+            return {}
+        return super().poll(timeout_ms, max_records)
+
+
+def test_a_join_that_never_assigns_is_retried_after_the_configured_wait() -> None:
+    now = [0.0]
+    consumer = StuckJoinConsumer({0: [_trace(i) for i in range(3)]})
+    settings = Settings(kafka={"commit_interval_seconds": 0.001, "rejoin_after_seconds": 60})
+    runner = KafkaRunner(
+        settings=settings, consumer=consumer,
+        emitter=KafkaEmitter(FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt",
+                             group_id="citewatch"),
+        pipeline=Pipeline(settings), metrics=CitewatchMetrics(registry=CollectorRegistry()),
+        offset_and_metadata=lambda position: position, clock=lambda: now[0])
+    runner.worker.start()
+    runner._subscribe()
+    try:
+        for _ in range(5):
+            runner.step()
+        now[0] = 59.0
+        runner.step()
+        assert consumer.unsubscribed == 0
+        now[0] = 61.0
+        runner.step()
+        assert (consumer.unsubscribed, consumer.subscriptions) == (1, 2)
+        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 3})
+        now[0] = 500.0  # assigned: waiting no longer counts
+        runner.step()
+        assert consumer.unsubscribed == 1
+    finally:
+        runner.shutdown()
+
+
 def test_a_failed_send_is_retried_before_the_commit() -> None:
     consumer = FakeConsumer({0: [_trace(0)]})
     producer = FakeProducer(fail=1)
