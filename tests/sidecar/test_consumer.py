@@ -329,8 +329,8 @@ def test_work_cancelled_by_a_rebalance_that_keeps_positions_is_replayed() -> Non
         assert consumer.paused()  # backpressure paused the partitions
         consumer.reassign_keeping_positions()  # in-flight work is cancelled
         runner.step()
+        producer.hold = False  # before release: a send in between would otherwise stay held
         producer.release()
-        producer.hold = False
         _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 6,
                                                                  TP(TOPIC, 1): 6})
     finally:
