@@ -51,6 +51,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+RETRY_PAUSE_SECONDS = 1.0
+"""Pause of the poll loop after a retriable Kafka error (broker restarting, unreachable)."""
+
 SEND_BACKOFF_START = 0.5
 SEND_BACKOFF_MAX = 10.0
 
@@ -191,7 +194,16 @@ class KafkaRunner:
         logger.info("consuming %s as group %s", self.kafka.input_topic, self.kafka.group_id)
         try:
             while not stop.is_set():
-                self.step()
+                try:
+                    self.step()
+                except Exception as exc:
+                    # A broker restart surfaces as retriable errors from poll(): wait and go
+                    # on; anything else is a bug and ends the run (offsets stay committed).
+                    if not getattr(exc, "retriable", False):
+                        raise
+                    logger.warning("Kafka unavailable (%s); retrying in %.1fs",
+                                   type(exc).__name__, RETRY_PAUSE_SECONDS)
+                    stop.wait(RETRY_PAUSE_SECONDS)
         finally:
             self.shutdown()
 

@@ -394,6 +394,47 @@ def test_a_join_that_never_assigns_is_retried_after_the_configured_wait() -> Non
         runner.shutdown()
 
 
+class _Retriable(Exception):
+    retriable = True
+
+
+class FlakyPollConsumer(FakeConsumer):
+    """poll() fails the way kafka-python does while the broker restarts, then recovers."""
+
+    def __init__(self, partitions: dict[int, list[bytes]], failures: int) -> None:
+        super().__init__(partitions)
+        self.failures = failures
+
+    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[TP, list[Record]]:
+        if self.failures:
+            self.failures -= 1
+            raise _Retriable("socket disconnected")
+        return super().poll(timeout_ms, max_records)
+
+
+def test_retriable_poll_errors_do_not_end_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sidecar.consumer
+
+    monkeypatch.setattr(sidecar.consumer, "RETRY_PAUSE_SECONDS", 0.01)
+    consumer = FlakyPollConsumer({0: [_trace(i) for i in range(3)]}, failures=3)
+    runner, _ = _runner(consumer, FakeProducer())
+    runner.worker.stop()  # run() starts its own worker
+    runner.worker = type(runner.worker)()
+    stop = threading.Event()
+    thread = threading.Thread(target=runner.run, args=(stop,))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10.0
+        while consumer.committed_positions() != {TP(TOPIC, 0): 3}:
+            assert thread.is_alive(), "the run ended on a retriable error"
+            assert time.monotonic() < deadline, "condition not reached"
+            time.sleep(0.01)
+        assert consumer.failures == 0
+    finally:
+        stop.set()
+        thread.join(10)
+
+
 def test_a_failed_send_is_retried_before_the_commit() -> None:
     consumer = FakeConsumer({0: [_trace(0)]})
     producer = FakeProducer(fail=1)
