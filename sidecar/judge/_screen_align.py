@@ -1,0 +1,327 @@
+"""Aligning one clause of a claim with the cited passages, and the conflicts found there."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_text import Prepared, Quantity, Token
+
+__all__ = ["Clause", "ClauseResult", "judge_clause", "split_clauses"]
+
+_WINDOW = 3           # neighbouring sentences a clause may draw on
+_ALIGNED = 0.75       # share of a clause's other content that must be found to call a conflict
+_ABSENT = 1 / 3       # at most this share found: the clause is absent from the cited text
+_MAX_QTY_SCAN = 64    # passage quantities of one dimension compared with a claimed one
+_MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A clause of the claim: its tokens, content keys (with polarity) and quantities."""
+
+    tokens: tuple[Token, ...]
+    units: frozenset[str]
+    negated: frozenset[str]
+    plain: frozenset[str]
+    quantities: tuple[Quantity, ...]
+    hedged: bool
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseResult:
+    """found, conflict, absent or unsure, with the reason and (when found) the quote."""
+
+    outcome: str
+    reason: str
+    quote: str = ""
+
+
+def split_clauses(claim: Prepared) -> list[Clause]:
+    """Clauses at conjunctions, conditions and sentence ends; tiny pieces join a neighbour."""
+    pieces: list[list[Token]] = [[]]
+    for tok in claim.tokens:
+        starts_new = tok.key in lx.SPLITTERS or (pieces[-1] and pieces[-1][-1].sent != tok.sent)
+        if starts_new and pieces[-1]:
+            pieces.append([])
+        pieces[-1].append(tok)
+    merged: list[list[Token]] = []
+    for piece in pieces:
+        if merged and _size(piece, claim) < 2:
+            merged[-1].extend(piece)
+        elif merged and _size(merged[-1], claim) < 2:
+            merged[-1].extend(piece)
+        else:
+            merged.append(list(piece))
+    if len(merged) > 1 and _size(merged[-1], claim) < 2:
+        last = merged.pop()
+        merged[-1].extend(last)
+    return [_clause(piece, claim) for piece in merged if piece]
+
+
+def _size(tokens: Sequence[Token], claim: Prepared) -> int:
+    starts = {t.start for t in tokens}
+    return len({t.key for t in tokens if t.kind == "w"}) + sum(
+        1 for q in claim.quantities if q.start in starts)
+
+
+def _clause(tokens: list[Token], claim: Prepared) -> Clause:
+    starts = {t.start for t in tokens}
+    content = [t for t in tokens if t.kind == "w"]
+    return Clause(
+        tokens=tuple(tokens),
+        units=frozenset(t.key for t in content),
+        negated=frozenset(t.key for t in content if t.neg),
+        plain=frozenset(t.key for t in content if not t.neg),
+        quantities=tuple(q for q in claim.quantities if q.start in starts),
+        hedged=any(t.kind == "h" for t in tokens),
+        stale=any(t.kind == "t" or t.key == "STALE_NEG" for t in tokens),
+    )
+
+
+def _same_quantity(a: Quantity, b: Quantity) -> bool:
+    if a.dim != b.dim:
+        return False
+    if abs(a.value - b.value) > 1e-9 * max(1.0, abs(a.value)):
+        return False
+    return a.dim != "" or not a.heads or not b.heads or bool(a.heads & b.heads)
+
+
+def _rival_quantity(a: Quantity, b: Quantity) -> bool:
+    """``b`` states the same kind of quantity as ``a`` with another value."""
+    if a.dim != b.dim or _same_quantity(a, b):
+        return False
+    return a.dim != "" or bool(a.heads & b.heads)
+
+
+@dataclass(slots=True)
+class _Hits:
+    units: dict[int, set[str]]
+    antonyms: dict[int, set[str]]
+    qty: dict[int, set[int]]
+    qty_rival: dict[int, set[int]]
+
+
+def _hits(clause: Clause, passage: Prepared) -> _Hits:
+    hits = _Hits({}, {}, {}, {})
+    for unit in clause.units:
+        for pos in passage.index.get(unit, ()):
+            hits.units.setdefault(passage.tokens[pos].sent, set()).add(unit)
+        opposites = set(lx.ANTONYMS.get(unit, ()))
+        if unit in _MONTHS_AND_DAYS:
+            group = lx.MONTHS if unit in lx.MONTHS else lx.WEEKDAYS
+            opposites |= {m for m in group if m in passage.index and m != unit}
+        for opposite in opposites:
+            for pos in passage.index.get(opposite, ()):
+                if not passage.tokens[pos].neg:
+                    hits.antonyms.setdefault(passage.tokens[pos].sent, set()).add(unit)
+    if clause.quantities:
+        by_dim: dict[str, list[Quantity]] = {}
+        for q in passage.quantities:
+            bucket = by_dim.setdefault(q.dim, [])
+            if len(bucket) < _MAX_QTY_SCAN:
+                bucket.append(q)
+        for i, cq in enumerate(clause.quantities):
+            for pq in by_dim.get(cq.dim, ()):
+                if _same_quantity(cq, pq):
+                    hits.qty.setdefault(pq.sent, set()).add(i)
+                elif _rival_quantity(cq, pq):
+                    hits.qty_rival.setdefault(pq.sent, set()).add(i)
+    return hits
+
+
+@dataclass(slots=True)
+class _Window:
+    passage: Prepared
+    first: int
+    last: int
+    units: set[str]
+    qty: set[int]
+
+    @property
+    def score(self) -> int:
+        return len(self.units) + len(self.qty)
+
+    def sentences(self) -> range:
+        return range(self.first, self.last + 1)
+
+    def quote(self) -> str:
+        start = self.passage.sentences[self.first][0]
+        end = self.passage.sentences[self.last][1]
+        return self.passage.text[start:end]
+
+
+def _best_window(clause: Clause, passages: Sequence[Prepared]) -> tuple[_Window, _Hits] | None:
+    best: tuple[_Window, _Hits] | None = None
+    for passage in passages:
+        hits = _hits(clause, passage)
+        starts = sorted(set(hits.units) | set(hits.qty))
+        for first in starts:
+            units: set[str] = set()
+            qty: set[int] = set()
+            for last in range(first, min(first + _WINDOW, len(passage.sentences))):
+                before = len(units) + len(qty)
+                units |= hits.units.get(last, set())
+                qty |= hits.qty.get(last, set())
+                if last > first and len(units) + len(qty) == before:
+                    continue    # a sentence that adds nothing does not widen the window
+                window = _Window(passage, first, last, set(units), set(qty))
+                if best is None or window.score > best[0].score:
+                    best = (window, hits)
+    return best
+
+
+def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
+    """Where ``clause`` stands against ``passages``: found, conflict, absent or unsure."""
+    total = len(clause.units) + len(clause.quantities)
+    if total == 0:
+        return ClauseResult("found", "found: nothing to match in this clause")
+    found = _best_window(clause, passages)
+    if found is None:
+        return ClauseResult("absent", "abstained: content not found in the cited text")
+    window, hits = found
+    share = window.score / total
+    conflict = _conflict(clause, window, hits, total)
+    if conflict:
+        return ClauseResult("conflict", conflict)
+    if window.score == total:
+        blocked = _blocked(clause, window)
+        if blocked:
+            return ClauseResult("unsure", blocked)
+        return ClauseResult("found", "found: every part of the claim in the cited text",
+                            window.quote())
+    if share <= _ABSENT:
+        return ClauseResult("absent", "abstained: content not found in the cited text")
+    return ClauseResult("unsure", "abstained: content only partly found, no conflict detected")
+
+
+def _window_tokens(window: _Window) -> list[tuple[int, Token]]:
+    sents = window.sentences()
+    # quantities and tokens are stored in text order: scan only the window's span
+    lo = window.passage.sentences[window.first][0]
+    hi = window.passage.sentences[window.last][1]
+    return [(i, t) for i, t in enumerate(window.passage.tokens)
+            if lo <= t.start < hi and t.sent in sents]
+
+
+def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
+    """The conflict code and explanation, or "" when the aligned text does not conflict."""
+    if total < 2:
+        return ""
+    sents = window.sentences()
+    aligned_without_one = (window.score >= 1) and (window.score / max(1, total - 1) >= _ALIGNED)
+    # another number, date or quantity of the same kind where the claimed one is missing
+    missing_q = set(range(len(clause.quantities))) - window.qty
+    if missing_q and aligned_without_one and window.score >= 1:
+        rivals = set().union(*(hits.qty_rival.get(s, set()) for s in sents))
+        for i in sorted(missing_q & rivals):
+            dim = clause.quantities[i].dim
+            code = "conflict_date" if dim in ("year", "day_of_month") else "conflict_number"
+            return f"{code}: the cited text gives another {dim or 'number'} in the matched context"
+    # an antonym, opposite direction or another month in place of a claimed word
+    missing_u = clause.units - window.units
+    if missing_u and aligned_without_one and window.score >= 2:
+        opposed = set().union(*(hits.antonyms.get(s, set()) for s in sents))
+        for unit in sorted(missing_u & opposed):
+            if unit in clause.negated:
+                continue
+            if unit in lx.RELATIONS and \
+                    _roles(clause, window, anchor=unit, opposite=True) != "same":
+                continue
+            code = "conflict_date" if unit in _MONTHS_AND_DAYS else "conflict_antonym"
+            return f"{code}: the cited text states the opposite of a claimed word"
+    if window.score == total:
+        # a claimed word negated in the cited text, or the reverse
+        tokens = _window_tokens(window)
+        for unit in sorted(clause.units):
+            seen = {t.neg for _, t in tokens if t.key == unit}
+            claimed = {unit in clause.negated and unit not in clause.plain}
+            if seen and not (seen & claimed) and not _opposite_in_claim(clause, unit):
+                return "conflict_negation: the matched text negates the claim (or the reverse)"
+        for unit in sorted(clause.units & lx.RELATIONS):
+            if _roles(clause, window, anchor=unit, opposite=False) == "swapped":
+                return "conflict_role: the roles around the relation are swapped"
+        # a comparator on the matched number that is the opposite of the claim's
+        for cq in clause.quantities:
+            for pq in window.passage.quantities:
+                if pq.sent in sents and _same_quantity(cq, pq) and cq.qualifier and \
+                        pq.qualifier in lx.ANTONYMS.get(cq.qualifier, ()):
+                    return "conflict_number: the cited text bounds the number the other way"
+    return ""
+
+
+def _opposite_in_claim(clause: Clause, unit: str) -> bool:
+    """The claim negates an antonym too: polarity is not comparable word by word."""
+    return any(a in clause.units for a in lx.ANTONYMS.get(unit, ()))
+
+
+def _blocked(clause: Clause, window: _Window) -> str:
+    """Why a clause whose content is all found still cannot be called supported."""
+    sents = window.sentences()
+    tokens = _window_tokens(window)
+    if not clause.hedged:
+        for unit in clause.units:
+            seen = [t.hedged for _, t in tokens if t.key == unit]
+            if seen and all(seen):
+                return "abstained: the cited text hedges what the claim states flatly"
+    if not clause.stale and any(t.kind == "t" or t.key == "STALE_NEG" for _, t in tokens):
+        return "abstained: the cited text marks a superseded or past state"
+    for cq in clause.quantities:
+        matches = [pq for pq in window.passage.quantities
+                   if pq.sent in sents and _same_quantity(cq, pq)]
+        if matches and all(pq.qualifier != cq.qualifier for pq in matches):
+            return "abstained: the cited text qualifies the number differently"
+    return ""
+
+
+def _passive(tokens: Sequence[Token], pos: int) -> bool:
+    after = tokens[pos + 1].key if pos + 1 < len(tokens) else ""
+    before = {tokens[k].key for k in range(max(0, pos - 2), pos)}
+    return after == "by" and "be" in before
+
+
+def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> str:
+    """'same', 'swapped' or 'unknown': the order of the claim's two sides around ``anchor``.
+
+    With ``opposite`` the passage is searched for an antonym of ``anchor`` instead ("A is
+    larger than B" against "B is smaller than A" keeps the meaning when the roles swap).
+    """
+    ctoks = clause.tokens
+    cpos = next((k for k, t in enumerate(ctoks) if t.key == anchor), None)
+    if cpos is None:
+        return "unknown"
+    left = {t.key for t in ctoks[:cpos] if t.kind == "w"}
+    right = {t.key for t in ctoks[cpos + 1:] if t.kind == "w"}
+    left, right = left - right, right - left
+    if not left or not right:
+        return "unknown"
+    claim_passive = _passive(ctoks, cpos)
+    targets = lx.ANTONYMS.get(anchor, frozenset()) if opposite else frozenset({anchor})
+    tokens = window.passage.tokens
+    verdicts = set()
+    for pos in (p for t in targets for p in window.passage.index.get(t, ())):
+        sent = tokens[pos].sent
+        if sent not in window.sentences():
+            continue
+        lo = pos
+        while lo > 0 and tokens[lo - 1].sent == sent and pos - lo < 40:
+            lo -= 1
+        hi = pos
+        while hi + 1 < len(tokens) and tokens[hi + 1].sent == sent and hi - pos < 40:
+            hi += 1
+        before = {t.key for t in tokens[lo:pos] if t.kind == "w"}
+        after = {t.key for t in tokens[pos + 1:hi + 1] if t.kind == "w"}
+        l_before, l_after = bool(left & before - after), bool(left & after - before)
+        r_before, r_after = bool(right & before - after), bool(right & after - before)
+        flipped = claim_passive != _passive(tokens, pos)
+        if l_before and r_after and not (l_after or r_before):
+            verdicts.add("swapped" if flipped else "same")
+        elif l_after and r_before and not (l_before or r_after):
+            verdicts.add("same" if flipped else "swapped")
+    if "same" in verdicts:
+        return "same"
+    if "swapped" in verdicts:
+        return "swapped"
+    return "unknown"

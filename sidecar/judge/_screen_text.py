@@ -1,0 +1,346 @@
+"""Text preparation for the offline screen: tokens, lemmas, concepts, quantities, scopes.
+
+One pass over the text, in time linear in its length: one non-backtracking tokenising
+pattern, dictionary look-ups, and a bounded look-ahead (at most five tokens) for phrases and
+number runs. Each token keeps its character offsets in the original text, so an evidence
+quote is always a verbatim slice of the passage as given.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+
+from lemminflect import getAllLemmas
+
+from sidecar.judge import _lexicon as lx
+
+__all__ = ["Prepared", "Quantity", "Token", "prepare"]
+
+# Each alternative is a run of one character class with an optional separator step that
+# must be followed by more of the class: no two ways to match one string, so no
+# backtracking blow-up on hostile text.
+_TOKEN = re.compile(
+    r"\d+(?:[.,]\d+)*"            # 12, 1,200, 1.5
+    r"|[^\W\d_]+(?:['\u2019][^\W\d_]+)*"   # words, don't, o'clock
+    r"|[%$\u20ac\u00a3\u00a5\u00b5]"     # % $ euro pound yen micro
+    r"|[.!?;,:\n]"
+)
+_SENTENCE_END = frozenset(".!?;\n")
+_BREAK = frozenset(",:") | {"but"}
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+_NEG_SCOPE = 4      # tokens a negation cue reaches
+_HEDGE_SCOPE = 5    # tokens a hedge reaches
+
+
+class Token(NamedTuple):
+    """One unit of meaning: a lemma or concept key, its kind and where it came from."""
+
+    key: str
+    kind: str        # w content, s stop, n negation, h hedge, t stale, q quantity, b break
+    start: int
+    end: int
+    sent: int
+    neg: bool = False
+    hedged: bool = False
+
+
+class Quantity(NamedTuple):
+    """A number with its dimension (or none), value in the base unit and what follows it."""
+
+    value: float
+    dim: str          # "" for a bare count
+    heads: frozenset[str]
+    qualifier: str    # a comparator or approximation attached to it, or ""
+    sent: int
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A text prepared once: its tokens, sentence spans, content index and quantities."""
+
+    text: str
+    tokens: list[Token]
+    sentences: list[tuple[int, int]]
+    index: dict[str, list[int]] = field(default_factory=dict)
+    quantities: list[Quantity] = field(default_factory=list)
+
+    def units(self) -> set[str]:
+        """Content keys of the whole text."""
+        return set(self.index)
+
+
+@lru_cache(maxsize=65536)
+def lemma(word: str) -> str:
+    """One canonical lemma: the verb reading first, then noun, adjective, adverb."""
+    found = getAllLemmas(word)
+    for pos in ("VERB", "NOUN", "ADJ", "ADV", "AUX"):
+        if pos in found and found[pos]:
+            return str(found[pos][0])
+    if len(word) > 3 and word.endswith("s") and word[:-1] in lx.UNITS:
+        return word[:-1]
+    return word
+
+
+def _raw_tokens(text: str) -> Iterator[tuple[str, int, int]]:
+    for match in _TOKEN.finditer(text):
+        raw = unicodedata.normalize("NFKC", match.group()).casefold().replace("\u2019", "'")
+        yield raw, match.start(), match.end()
+
+
+def _parse_digits(raw: str) -> float | None:
+    try:
+        if "," in raw:
+            if _THOUSANDS.fullmatch(raw):
+                return float(raw.replace(",", ""))
+            if raw.count(",") == 1 and "." not in raw:
+                return float(raw.replace(",", "."))
+            return None
+        return float(raw)
+    except ValueError:
+        return None
+
+
+class _Raw(NamedTuple):
+    word: str
+    lem: str
+    start: int
+    end: int
+
+
+def _words(text: str) -> list[_Raw]:
+    out = []
+    for raw, start, end in _raw_tokens(text):
+        if raw.endswith("n't") or raw == "cannot":
+            out.append(_Raw(raw, "not", start, end))
+        elif raw[0].isalpha():
+            out.append(_Raw(raw, lemma(raw), start, end))
+        else:
+            out.append(_Raw(raw, raw, start, end))
+    return out
+
+
+def _phrase_at(words: list[_Raw], i: int) -> tuple[int, tuple[str, ...]] | None:
+    for length in (5, 4, 3, 2):
+        if i + length > len(words):
+            continue
+        key = tuple(w.lem for w in words[i:i + length])
+        found = lx.PHRASES.get(key)
+        if found is None:
+            key = tuple(w.word for w in words[i:i + length])
+            found = lx.PHRASES.get(key)
+        if found is not None:
+            return length, found
+    return None
+
+
+def _number_at(words: list[_Raw], i: int) -> tuple[float, int] | None:
+    """A number starting at ``i`` (digits or number words) and the index after it."""
+    word = words[i].word
+    if word[0].isdigit():
+        value = _parse_digits(word)
+        if value is None:
+            return None
+        j = i + 1
+        if j < len(words) and words[j].word in lx.MULTIPLIERS:
+            value *= lx.MULTIPLIERS[words[j].word]
+            j += 1
+        return value, j
+    if word == "a" and i + 1 < len(words) and words[i + 1].word == "dozen":
+        return 12.0, i + 2
+    if word not in lx.NUMBER_WORDS and not (
+        word in lx.MULTIPLIERS and i and words[i - 1].word == "a"
+    ):
+        return None
+    total, current, j = 0.0, 0.0, i
+    while j < len(words):
+        w = words[j].word
+        if w in lx.NUMBER_WORDS and (current % 100 == 0 or lx.NUMBER_WORDS[w] < 10):
+            if w in lx.TENS and current % 100:
+                break
+            current += lx.NUMBER_WORDS[w]
+        elif w == "hundred":
+            current = (current or 1) * 100
+        elif w in lx.MULTIPLIERS:
+            total += (current or 1) * lx.MULTIPLIERS[w]
+            current = 0
+        elif w == "and" and current >= 100 and j + 1 < len(words) and \
+                words[j + 1].word in lx.NUMBER_WORDS:
+            pass
+        else:
+            break
+        j += 1
+    return (total + current, j) if j > i else None
+
+
+def _unit(word: _Raw) -> tuple[str, float] | None:
+    return lx.UNITS.get(word.word) or lx.UNITS.get(word.lem)
+
+
+def prepare(text: str) -> Prepared:
+    """Tokens, sentences, content index and quantities of ``text``."""
+    words = _words(text)
+    tokens: list[Token] = []
+    quantities: list[Quantity] = []
+    sentences: list[tuple[int, int]] = []
+    sent, sent_start = 0, None
+    pending_currency = ""
+    i = 0
+    n = len(words)
+
+    def add(key: str, kind: str, start: int, end: int) -> None:
+        nonlocal sent_start
+        if sent_start is None:
+            sent_start = start
+        tokens.append(Token(key, kind, start, end, sent))
+
+    while i < n:
+        w = words[i]
+        if w.word in _SENTENCE_END:
+            if sent_start is not None:
+                sentences.append((sent_start, w.end))
+                sent += 1
+                sent_start = None
+            i += 1
+            continue
+        if w.word in lx.CURRENCY_PREFIX and i + 1 < n and words[i + 1].word[0].isdigit():
+            pending_currency = lx.CURRENCY_PREFIX[w.word]
+            add(w.word, "q", w.start, w.end)
+            i += 1
+            continue
+        number = _number_at(words, i)
+        if number is not None:
+            i = _take_quantity(words, i, number, pending_currency, tokens, quantities, sent)
+            pending_currency = ""
+            continue
+        pending_currency = ""
+        phrase = _phrase_at(words, i)
+        if phrase is not None:
+            length, keys = phrase
+            end = words[i + length - 1].end
+            for key in keys:
+                add(key, _kind(key), w.start, end)
+            i += length
+            continue
+        key = lx.CONCEPTS.get(w.lem, lx.CONCEPTS.get(w.word, w.lem))
+        add(key, _kind(key, w.word), w.start, w.end)
+        i += 1
+    if sent_start is not None and tokens:
+        sentences.append((sent_start, tokens[-1].end))
+    tokens = _scope(tokens)
+    index: dict[str, list[int]] = {}
+    for pos, tok in enumerate(tokens):
+        if tok.kind == "w":
+            index.setdefault(tok.key, []).append(pos)
+    return Prepared(text, tokens, sentences, index, _with_qualifiers(quantities, tokens))
+
+
+def _kind(key: str, word: str = "") -> str:
+    if key in lx.NEGATIONS or key == "STALE_NEG":
+        return "n"
+    if key in lx.STALE:
+        return "t"
+    if key in lx.HEDGES or word in lx.HEDGES:
+        return "h"
+    if key in _BREAK or word in _BREAK:
+        return "b"
+    if key in lx.STOPWORDS or word in lx.STOPWORDS:
+        return "s"
+    return "w"
+
+
+def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currency: str,
+                   tokens: list[Token], quantities: list[Quantity], sent: int) -> int:
+    value, j = number
+    start = words[i].start
+    dim = ""
+    if currency:
+        dim = currency
+        if j < len(words) and words[j].word in lx.MONEY_MULTIPLIERS and \
+                words[j - 1].word not in lx.MULTIPLIERS:
+            value *= lx.MONEY_MULTIPLIERS[words[j].word]
+            j += 1
+    elif j < len(words):
+        unit = _unit(words[j])
+        if unit is None and words[j].word == "per" and j + 1 < len(words) and \
+                words[j + 1].word == "cent":
+            unit, j = ("percent", 1.0), j + 1
+        if unit is not None:
+            dim, factor = unit
+            value *= factor
+            j += 1
+    if not dim and i and words[i - 1].word in lx.MONTHS or (
+        not dim and j < len(words) and words[j].word in lx.MONTHS and value <= 31
+    ):
+        dim = "day_of_month"
+    elif not dim and value == int(value) and 1800 <= value <= 2100 and words[i].word[0].isdigit():
+        dim = "year"
+    heads: list[str] = []
+    k = j
+    while k < len(words) and len(heads) < 2 and k < j + 3:
+        if words[k].word in _SENTENCE_END or words[k].word in _BREAK:
+            break
+        lem = lx.CONCEPTS.get(words[k].lem, words[k].lem)
+        if _kind(lem, words[k].word) == "w":
+            heads.append(lem)
+        k += 1
+    for w in words[i:j]:
+        tokens.append(Token("#", "q", w.start, w.end, sent))
+    quantities.append(Quantity(round(value, 9), dim, frozenset(heads), "", sent, start,
+                               words[j - 1].end))
+    return j
+
+
+def _scope(tokens: list[Token]) -> list[Token]:
+    """Mark tokens inside a negation's or a hedge's reach (same clause, a few tokens on)."""
+    out = []
+    neg_left = hedge_left = 0
+    last_sent = -1
+    for tok in tokens:
+        if tok.sent != last_sent or tok.kind == "b":
+            neg_left = hedge_left = 0
+            last_sent = tok.sent
+        if tok.kind == "n":
+            neg_left = _NEG_SCOPE
+        elif tok.kind == "h":
+            hedge_left = _HEDGE_SCOPE
+        out.append(tok._replace(neg=neg_left > 0 and tok.kind != "n",
+                                hedged=hedge_left > 0 and tok.kind != "h"))
+        if tok.kind != "n" and neg_left:
+            neg_left -= 1
+        if tok.kind != "h" and hedge_left:
+            hedge_left -= 1
+    return out
+
+
+def _with_qualifiers(quantities: list[Quantity], tokens: list[Token]) -> list[Quantity]:
+    """Attach the comparator or approximation word written just before each quantity."""
+    if not quantities:
+        return quantities
+    starts = {tok.start: pos for pos, tok in enumerate(tokens) if tok.kind == "q"}
+    out = []
+    for q in quantities:
+        pos = starts.get(q.start)
+        qualifier = ""
+        if pos is not None:
+            back = pos - 1
+            if back >= 0 and tokens[back].kind == "q" and tokens[back].key != "#":
+                back -= 1   # currency sign
+            steps = 0
+            while back >= 0 and steps < 2 and tokens[back].sent == q.sent:
+                key = tokens[back].key
+                if key in lx.QUALIFIERS:
+                    qualifier = key
+                    break
+                if tokens[back].kind not in ("s", "h"):
+                    break
+                back -= 1
+                steps += 1
+        out.append(q._replace(qualifier=qualifier))
+    return out
