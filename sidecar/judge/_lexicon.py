@@ -62,7 +62,7 @@ CURRENCY_PREFIX = {"$": "usd", "us$": "usd", "usd": "usd", "€": "eur", "eur": 
 MONEY_MULTIPLIERS = {"k": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "b": 1e9,
                      "billion": 1e9, "thousand": 1e3}
 
-MONTHS = frozenset("january february march april may june july august september october "
+MONTHS = frozenset("january february march april may_month june july august september october "
                    "november december jan feb mar apr jun jul aug sep sept oct nov dec".split())
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 # "may" is a hedge far more often than the month; a month needs a day or year next to it.
@@ -217,7 +217,8 @@ RELATIONS = frozenset({
     "BUY", "SELL", "beat", "defeat", "overtake", "replace", "succeed", "precede", "follow",
     "sue", "pay", "owe", "lend", "hire", "employ", "own", "invade", "attack", "annex",
     "outperform", "outsell", "surpass", "supersede", "report", "manage", "fund", "license",
-    "supply", "found", "appoint", "acquire", "BEFORE", "AFTER",
+    "supply", "found", "conquer", "capture", "indemnify", "invade", "outrank",
+    "succeed", "inherit", "compensate", "reimburse", "notify", "train", "APPROVE", "appoint", "acquire", "BEFORE", "AFTER",
     "GT", "LT", "MORE", "LESS", "LARGE", "SMALL", "HIGH", "LOW", "FAST", "SLOW",
 })
 
@@ -231,8 +232,8 @@ HEDGES = frozenset(
     "some".split()
 )
 # markers of a superseded policy or a past state
-STALE = frozenset("previously formerly former until legacy superseded deprecated "
-                  "STALE STALE_NEG originally".split())
+STALE = frozenset("previously formerly former until legacy superseded deprecate "
+                  "discontinue retire withdraw obsolete STALE STALE_NEG originally".split())
 # qualifiers that, attached to a number in the cited text, must be in the claim too
 QUALIFIERS = frozenset({"LT", "GT", "GE", "LE", "WITHIN", "AFTER", "BEFORE", "APPROX"})
 
@@ -243,7 +244,7 @@ STOPWORDS = frozenset(
     "a an the and or but of to in on at by for from with into onto as is are was "
     "were be been being am do does did have has had having will shall would should can "
     "must this that these those it its it's they them their there here which who whom "
-    "whose what where how than then so such also only just both each every any all per "
+    "whose what where how than then so such also just both each per "
     "via upon our your you we i he she his her him us my me if when while whereas "
     "although provided whether very st nd rd th s i.e e.g etc APPROX".split()
 )

@@ -109,7 +109,9 @@ def _hits(clause: Clause, passage: Prepared) -> _Hits:
     for unit in clause.units:
         for pos in passage.index.get(unit, ()):
             hits.units.setdefault(passage.tokens[pos].sent, set()).add(unit)
-        opposites = set(lx.ANTONYMS.get(unit, ()))
+        # an opposite the claim itself states is not a conflict ("at least 4 hours ... no
+        # more than 8 tablets")
+        opposites = set(lx.ANTONYMS.get(unit, ())) - clause.units
         if unit in _MONTHS_AND_DAYS:
             group = lx.MONTHS if unit in lx.MONTHS else lx.WEEKDAYS
             opposites |= {m for m in group if m in passage.index and m != unit}
@@ -266,7 +268,8 @@ def _blocked(clause: Clause, window: _Window) -> str:
             seen = [t.hedged for _, t in tokens if t.key == unit]
             if seen and all(seen):
                 return "abstained: the cited text hedges what the claim states flatly"
-    if not clause.stale and any(t.kind == "t" or t.key == "STALE_NEG" for _, t in tokens):
+    if not clause.stale and "END" not in clause.units and any(
+            t.kind == "t" or t.key in ("STALE_NEG", "END") for _, t in tokens):
         return "abstained: the cited text marks a superseded or past state"
     for cq in clause.quantities:
         matches = [pq for pq in window.passage.quantities
@@ -277,9 +280,16 @@ def _blocked(clause: Clause, window: _Window) -> str:
 
 
 def _passive(tokens: Sequence[Token], pos: int) -> bool:
-    after = tokens[pos + 1].key if pos + 1 < len(tokens) else ""
+    """A form of "be" just before the anchor and "by" a few tokens after it, same clause."""
     before = {tokens[k].key for k in range(max(0, pos - 2), pos)}
-    return after == "by" and "be" in before
+    if "be" not in before:
+        return False
+    for k in range(pos + 1, min(len(tokens), pos + 5)):
+        if tokens[k].sent != tokens[pos].sent or tokens[k].kind == "b":
+            return False
+        if tokens[k].key == "by":
+            return True
+    return False
 
 
 def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> str:
@@ -316,10 +326,12 @@ def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> s
         l_before, l_after = bool(left & before - after), bool(left & after - before)
         r_before, r_after = bool(right & before - after), bool(right & after - before)
         flipped = claim_passive != _passive(tokens, pos)
-        if l_before and r_after and not (l_after or r_before):
-            verdicts.add("swapped" if flipped else "same")
-        elif l_after and r_before and not (l_before or r_after):
+        # a claimed left-hand unit after the anchor and a right-hand one before it: the
+        # sides crossed, whatever context words stay put
+        if l_after and r_before:
             verdicts.add("same" if flipped else "swapped")
+        elif l_before and r_after:
+            verdicts.add("swapped" if flipped else "same")
     if "same" in verdicts:
         return "same"
     if "swapped" in verdicts:

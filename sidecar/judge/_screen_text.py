@@ -35,6 +35,7 @@ _BREAK = frozenset(",:") | {"but"}
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 _NEG_SCOPE = 4      # tokens a negation cue reaches
 _HEDGE_SCOPE = 5    # tokens a hedge reaches
+_NEGATED_BOUND = {"GT": "LE", "LT": "GE", "MORE": "LE", "LESS": "GE"}
 
 
 class Token(NamedTuple):
@@ -115,7 +116,7 @@ class _Raw(NamedTuple):
 
 
 def _words(text: str) -> list[_Raw]:
-    out = []
+    out: list[_Raw] = []
     for raw, start, end in _raw_tokens(text):
         if raw.endswith("n't") or raw == "cannot":
             out.append(_Raw(raw, "not", start, end))
@@ -123,6 +124,15 @@ def _words(text: str) -> list[_Raw]:
             out.append(_Raw(raw, lemma(raw), start, end))
         else:
             out.append(_Raw(raw, raw, start, end))
+    for i, word in enumerate(out):
+        nxt = out[i + 1].word if i + 1 < len(out) else ""
+        prev = out[i - 1] if i else None
+        if word.word == "may" and (nxt[:1].isdigit() or (prev and prev.word[:1].isdigit())):
+            # "in May 2020", "3 May": the month, not the hedge
+            out[i] = word._replace(word="may_month", lem="may_month")
+        elif word.word == "used" and nxt == "to" and (prev is None or prev.lem != "be"):
+            # "used to fly free" marks a past state; "is used to compute" does not
+            out[i] = word._replace(word="used_to", lem="STALE")
     return out
 
 
@@ -310,8 +320,12 @@ def _scope(tokens: list[Token]) -> list[Token]:
             neg_left = _NEG_SCOPE
         elif tok.kind == "h":
             hedge_left = _HEDGE_SCOPE
-        out.append(tok._replace(neg=neg_left > 0 and tok.kind != "n",
-                                hedged=hedge_left > 0 and tok.kind != "h"))
+        negated = neg_left > 0 and tok.kind != "n"
+        if negated and tok.key in _NEGATED_BOUND:
+            # "not more than 8" is "at most 8": the negation is absorbed by the bound
+            tok = tok._replace(key=_NEGATED_BOUND[tok.key])
+            negated = False
+        out.append(tok._replace(neg=negated, hedged=hedge_left > 0 and tok.kind != "h"))
         if tok.kind != "n" and neg_left:
             neg_left -= 1
         if tok.kind != "h" and hedge_left:
