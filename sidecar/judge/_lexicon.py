@@ -150,6 +150,10 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "HOUR_UNIT": ("hourly",),
     "FREE": ("free", "complimentary"),
     "WITHIN": ("within",),
+    "LENGTH": ("long", "length"),
+    "WEIGHT": ("weigh", "weight"),
+    "HEIGHT": ("tall", "height"),
+    "WIDTH": ("wide", "width"),
     "APPROX": ("approximately", "about", "around", "roughly", "nearly", "almost", "circa",
                "estimated"),
 }
@@ -217,8 +221,8 @@ RELATIONS = frozenset({
     "BUY", "SELL", "beat", "defeat", "overtake", "replace", "succeed", "precede", "follow",
     "sue", "pay", "owe", "lend", "hire", "employ", "own", "invade", "attack", "annex",
     "outperform", "outsell", "surpass", "supersede", "report", "manage", "fund", "license",
-    "supply", "found", "conquer", "capture", "indemnify", "invade", "outrank",
-    "succeed", "inherit", "compensate", "reimburse", "notify", "train", "APPROVE", "appoint", "acquire", "BEFORE", "AFTER",
+    "supply", "found", "conquer", "capture", "indemnify", "outrank", "inherit", "compensate",
+    "reimburse", "notify", "train", "APPROVE", "appoint", "acquire", "BEFORE", "AFTER",
     "GT", "LT", "MORE", "LESS", "LARGE", "SMALL", "HIGH", "LOW", "FAST", "SLOW",
 })
 

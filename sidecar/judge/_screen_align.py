@@ -86,13 +86,22 @@ def _same_quantity(a: Quantity, b: Quantity) -> bool:
         return False
     if abs(a.value - b.value) > 1e-9 * max(1.0, abs(a.value)):
         return False
-    return a.dim != "" or not a.heads or not b.heads or bool(a.heads & b.heads)
+    # a bare count is the same one only when it counts the same thing (or neither says)
+    return a.dim != "" or a.heads == b.heads or bool(a.heads & b.heads)
+
+
+_FAMILY = {"month": "time"}     # months and days do not convert exactly, but are rivals
+_MONTH_SECONDS = 30.4375 * 86400
 
 
 def _rival_quantity(a: Quantity, b: Quantity) -> bool:
     """``b`` states the same kind of quantity as ``a`` with another value."""
-    if a.dim != b.dim or _same_quantity(a, b):
+    if _FAMILY.get(a.dim, a.dim) != _FAMILY.get(b.dim, b.dim) or _same_quantity(a, b):
         return False
+    if a.dim != b.dim:
+        # 26 weeks and six months are near enough that neither says the other is wrong
+        x, y = (q.value * (_MONTH_SECONDS if q.dim == "month" else 1.0) for q in (a, b))
+        return abs(x - y) > 0.1 * max(abs(x), abs(y))
     return a.dim != "" or bool(a.heads & b.heads)
 
 
@@ -126,7 +135,8 @@ def _hits(clause: Clause, passage: Prepared) -> _Hits:
             if len(bucket) < _MAX_QTY_SCAN:
                 bucket.append(q)
         for i, cq in enumerate(clause.quantities):
-            for pq in by_dim.get(cq.dim, ()):
+            family = [d for d in by_dim if _FAMILY.get(d, d) == _FAMILY.get(cq.dim, cq.dim)]
+            for pq in (q for d in family for q in by_dim[d]):
                 if _same_quantity(cq, pq):
                     hits.qty.setdefault(pq.sent, set()).add(i)
                 elif _rival_quantity(cq, pq):
@@ -271,12 +281,39 @@ def _blocked(clause: Clause, window: _Window) -> str:
     if not clause.stale and "END" not in clause.units and any(
             t.kind == "t" or t.key in ("STALE_NEG", "END") for _, t in tokens):
         return "abstained: the cited text marks a superseded or past state"
+    for unit in clause.units:
+        opposites = lx.ANTONYMS.get(unit, frozenset()) - clause.units
+        if opposites and any(t.key in opposites and not t.neg for _, t in tokens):
+            return "abstained: the matched text also states the opposite of a claimed word"
     for cq in clause.quantities:
-        matches = [pq for pq in window.passage.quantities
-                   if pq.sent in sents and _same_quantity(cq, pq)]
+        in_window = [pq for pq in window.passage.quantities if pq.sent in sents]
+        matches = [pq for pq in in_window if _same_quantity(cq, pq)]
         if matches and all(pq.qualifier != cq.qualifier for pq in matches):
             return "abstained: the cited text qualifies the number differently"
+        rivals = [pq for pq in in_window if _rival_quantity(cq, pq)]
+        if rivals and max(_near(clause, window, q) for q in rivals) >= max(
+                _near(clause, window, q) for q in matches):
+            return "abstained: another number of the same kind is as close to the claim's words"
     return ""
+
+
+def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
+    """How many of the clause's content keys share the quantity's own clause of the text."""
+    tokens = window.passage.tokens
+    pos = next((k for k, t in enumerate(tokens) if t.start == quantity.start), None)
+    if pos is None:
+        return 0
+    keys = set()
+    for step in (-1, 1):
+        k = pos + step
+        while 0 <= k < len(tokens) and abs(k - pos) <= 30:
+            tok = tokens[k]
+            if tok.sent != quantity.sent or tok.kind == "b" or tok.key in lx.SPLITTERS:
+                break
+            if tok.kind == "w":
+                keys.add(tok.key)
+            k += step
+    return len(keys & clause.units)
 
 
 def _passive(tokens: Sequence[Token], pos: int) -> bool:

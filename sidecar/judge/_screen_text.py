@@ -277,6 +277,8 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
             value *= lx.MONEY_MULTIPLIERS[words[j].word]
             j += 1
     elif j < len(words):
+        if words[j].word == "us" and j + 1 < len(words) and _unit(words[j + 1]) == ("usd", 1.0):
+            j += 1      # "5 US dollars"
         unit = _unit(words[j])
         if unit is None and words[j].word == "per" and j + 1 < len(words) and \
                 words[j + 1].word == "cent":
@@ -285,16 +287,17 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
             dim, factor = unit
             value *= factor
             j += 1
-    if not dim and i and words[i - 1].word in lx.MONTHS or (
-        not dim and j < len(words) and words[j].word in lx.MONTHS and value <= 31
-    ):
+    before = words[i - 1].word if i else ""
+    after = words[j].word if j < len(words) else "."
+    if not dim and (before in lx.MONTHS or (after in lx.MONTHS and value <= 31)):
         dim = "day_of_month"
-    elif not dim and value == int(value) and 1800 <= value <= 2100 and words[i].word[0].isdigit():
+    elif not dim and _looks_like_year(words[i].word, before, after):
         dim = "year"
     heads: list[str] = []
     k = j
     while k < len(words) and len(heads) < 2 and k < j + 3:
-        if words[k].word in _SENTENCE_END or words[k].word in _BREAK:
+        if words[k].word in _SENTENCE_END or words[k].word in _BREAK or \
+                words[k].word in lx.SPLITTERS:
             break
         lem = lx.CONCEPTS.get(words[k].lem, words[k].lem)
         if _kind(lem, words[k].word) == "w":
@@ -305,6 +308,17 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
     quantities.append(Quantity(round(value, 9), dim, frozenset(heads), "", sent, start,
                                words[j - 1].end))
     return j
+
+
+_YEAR_BEFORE = frozenset("in since by from until till of before after during to year".split())
+
+
+def _looks_like_year(raw: str, before: str, after: str) -> bool:
+    """Four plain digits after "in", "since"... or a month, or ending a clause."""
+    if len(raw) != 4 or not raw.isdigit() or not 1000 <= int(raw) <= 2100:
+        return False
+    return before in _YEAR_BEFORE or before in lx.MONTHS or after in _SENTENCE_END or \
+        after in _BREAK
 
 
 def _scope(tokens: list[Token]) -> list[Token]:
