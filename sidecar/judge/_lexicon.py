@@ -208,7 +208,6 @@ _OPPOSITES = [
     ("FAST", "SLOW"), ("IMPROVE", "DOWN"), ("MONTH_UNIT", "YEAR_UNIT"),
     ("MONTH_UNIT", "WEEK_UNIT"), ("DAY_UNIT", "WEEK_UNIT"), ("DAY_UNIT", "MONTH_UNIT"),
     ("YEAR_UNIT", "DAY_UNIT"), ("HOUR_UNIT", "DAY_UNIT"), ("HIGH", "DOWN"), ("LOW", "UP"),
-    ("WITHIN", "AFTER"), ("WITHIN", "GT"),
 ]
 ANTONYMS: dict[str, frozenset[str]] = {}
 for _a, _b in _OPPOSITES:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getAllLemmas
 
 from sidecar.judge import _lexicon as lx
 from sidecar.judge._screen_text import Prepared, Quantity, Token
@@ -14,6 +17,7 @@ _WINDOW = 3           # neighbouring sentences a clause may draw on
 _ALIGNED = 0.75       # share of a clause's other content that must be found to call a conflict
 _ABSENT = 1 / 3       # at most this share found: the clause is absent from the cited text
 _MAX_QTY_SCAN = 64    # passage quantities of one dimension compared with a claimed one
+_MAX_ANCHORS = 16     # occurrences of a word whose two sides are compared
 _MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
 
 
@@ -281,6 +285,12 @@ def _blocked(clause: Clause, window: _Window) -> str:
     if not clause.stale and "END" not in clause.units and any(
             t.kind == "t" or t.key in ("STALE_NEG", "END") for _, t in tokens):
         return "abstained: the cited text marks a superseded or past state"
+    for unit in sorted(clause.units):
+        # the claim's subject found only after the verb, or both sides crossed: the text
+        # may say who does what the other way round ("the seller delivers to the buyer")
+        if _verb_like(unit) and _roles(clause, window, anchor=unit, opposite=False) in (
+                "swapped", "moved"):
+            return "abstained: the words around a verb are in another order"
     for unit in clause.units:
         opposites = lx.ANTONYMS.get(unit, frozenset()) - clause.units
         if opposites and any(t.key in opposites and not t.neg for _, t in tokens):
@@ -295,6 +305,12 @@ def _blocked(clause: Clause, window: _Window) -> str:
                 _near(clause, window, q) for q in matches):
             return "abstained: another number of the same kind is as close to the claim's words"
     return ""
+
+
+@lru_cache(maxsize=16384)
+def _verb_like(key: str) -> bool:
+    """A key that can be a verb: a relation, a concept or a lemma with a verb reading."""
+    return key in lx.RELATIONS or key.isupper() or "VERB" in getAllLemmas(key)
 
 
 def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
@@ -348,7 +364,8 @@ def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> s
     targets = lx.ANTONYMS.get(anchor, frozenset()) if opposite else frozenset({anchor})
     tokens = window.passage.tokens
     verdicts = set()
-    for pos in (p for t in targets for p in window.passage.index.get(t, ())):
+    occurrences = [p for t in targets for p in window.passage.index.get(t, ())]
+    for pos in occurrences[:_MAX_ANCHORS]:
         sent = tokens[pos].sent
         if sent not in window.sentences():
             continue
@@ -369,8 +386,10 @@ def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> s
             verdicts.add("same" if flipped else "swapped")
         elif l_before and r_after:
             verdicts.add("swapped" if flipped else "same")
+        elif l_after and not l_before and not flipped:
+            verdicts.add("moved")
     if "same" in verdicts:
         return "same"
     if "swapped" in verdicts:
         return "swapped"
-    return "unknown"
+    return "moved" if "moved" in verdicts else "unknown"
