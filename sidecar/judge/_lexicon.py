@@ -84,7 +84,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "ALLOW": ("allow", "permit", "let"),
     "FORBID": ("prohibit", "forbid", "ban", "bar"),
     "START": ("start", "begin", "commence"),
-    "END": ("end", "finish", "conclude", "terminate", "expire"),
+    "END": ("end", "finish", "conclude", "expire"),
     "USE": ("use", "usage"),
     "COST": ("cost", "price", "charge", "fee"),
     "CUSTOMER": ("customer", "client"),

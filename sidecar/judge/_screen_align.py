@@ -94,7 +94,9 @@ def _same_quantity(a: Quantity, b: Quantity) -> bool:
     return a.dim != "" or a.heads == b.heads or bool(a.heads & b.heads)
 
 
-_FAMILY = {"month": "time"}     # months and days do not convert exactly, but are rivals
+# months and days do not convert exactly, currencies not at all, but each is a rival
+_FAMILY = {"month": "time", "usd": "money", "eur": "money", "gbp": "money", "jpy": "money",
+           "chf": "money"}
 _MONTH_SECONDS = 30.4375 * 86400
 
 
@@ -102,7 +104,7 @@ def _rival_quantity(a: Quantity, b: Quantity) -> bool:
     """``b`` states the same kind of quantity as ``a`` with another value."""
     if _FAMILY.get(a.dim, a.dim) != _FAMILY.get(b.dim, b.dim) or _same_quantity(a, b):
         return False
-    if a.dim != b.dim:
+    if a.dim != b.dim and _FAMILY.get(a.dim) == "time":
         # 26 weeks and six months are near enough that neither says the other is wrong
         x, y = (q.value * (_MONTH_SECONDS if q.dim == "month" else 1.0) for q in (a, b))
         return abs(x - y) > 0.1 * max(abs(x), abs(y))
@@ -244,7 +246,7 @@ def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
             if unit in clause.negated:
                 continue
             if unit in lx.RELATIONS and \
-                    _roles(clause, window, anchor=unit, opposite=True) != "same":
+                    _roles(clause, window, anchor=unit, opposite=True) not in ("same", "one_sided"):
                 continue
             code = "conflict_date" if unit in _MONTHS_AND_DAYS else "conflict_antonym"
             return f"{code}: the cited text states the opposite of a claimed word"
@@ -359,7 +361,7 @@ def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> s
     right = {t.key for t in ctoks[cpos + 1:] if t.kind == "w"}
     left, right = left - right, right - left
     if not left or not right:
-        return "unknown"
+        return "one_sided"
     claim_passive = _passive(ctoks, cpos)
     targets = lx.ANTONYMS.get(anchor, frozenset()) if opposite else frozenset({anchor})
     tokens = window.passage.tokens

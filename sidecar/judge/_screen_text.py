@@ -326,25 +326,40 @@ def _scope(tokens: list[Token]) -> list[Token]:
     out = []
     neg_left = hedge_left = 0
     last_sent = -1
-    for tok in tokens:
+    bounds: set[int] = set()
+    for k, tok in enumerate(tokens):
         if tok.sent != last_sent or tok.kind == "b":
             neg_left = hedge_left = 0
             last_sent = tok.sent
-        if tok.kind == "n":
-            neg_left = _NEG_SCOPE
-        elif tok.kind == "h":
-            hedge_left = _HEDGE_SCOPE
-        negated = neg_left > 0 and tok.kind != "n"
-        if negated and tok.key in _NEGATED_BOUND:
+        if k in bounds:
             # "not more than 8" is "at most 8": the negation is absorbed by the bound
             tok = tok._replace(key=_NEGATED_BOUND[tok.key])
-            negated = False
-        out.append(tok._replace(neg=negated, hedged=hedge_left > 0 and tok.kind != "h"))
+        if tok.kind == "n":
+            bound = _bound_after(tokens, k)
+            if bound is None:
+                neg_left = _NEG_SCOPE
+            else:
+                bounds.add(bound)
+        elif tok.kind == "h":
+            hedge_left = _HEDGE_SCOPE
+        out.append(tok._replace(neg=neg_left > 0 and tok.kind != "n",
+                                hedged=hedge_left > 0 and tok.kind != "h"))
         if tok.kind != "n" and neg_left:
             neg_left -= 1
         if tok.kind != "h" and hedge_left:
             hedge_left -= 1
     return out
+
+
+def _bound_after(tokens: list[Token], cue: int) -> int | None:
+    """The comparator a negation cue turns around ("not more than"), if one follows it."""
+    for k in range(cue + 1, min(len(tokens), cue + 1 + _NEG_SCOPE)):
+        tok = tokens[k]
+        if tok.sent != tokens[cue].sent or tok.kind in ("b", "n"):
+            return None
+        if tok.key in _NEGATED_BOUND:
+            return k
+    return None
 
 
 def _with_qualifiers(quantities: list[Quantity], tokens: list[Token]) -> list[Quantity]:
