@@ -54,6 +54,9 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
         kappa = "n/a" if m.kappa is None else f"{m.kappa:.3f}"
         weighted = "n/a" if m.weighted_kappa is None else f"{m.weighted_kappa:.3f}"
         click.echo(f"  kappa {kappa}, weighted kappa (linear) {weighted}", err=True)
+        click.echo(f"  abstained               {fmt_estimate(m.abstained)}", err=True)
+        for label, est in m.precision.items():
+            click.echo(f"  precision {label:<13} {fmt_estimate(est)}", err=True)
 
 
 @click.command("calibrate")
@@ -69,11 +72,13 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
 def calibrate_command(labels: str, evaluations: str | None, compare: bool, out_dir: str) -> None:
     """Compare judge verdicts with human labels in LABELS (CSV or JSON Lines).
 
-    LABELS columns: case_id, claim_id, human_label, judge_label, importance, failure_type,
-    optional rubric_version and judge_model, and any other column as a slice (app,
-    document type, language...). Prints the Markdown report and writes JSON, Markdown and
-    HTML (with a confusion-matrix picture). Refuses to mix rubric versions or judge models
-    unless --compare is given.
+    LABELS columns: case_id, claim_id, human_label, judge_label ("abstained" when the judge
+    gave no verdict), importance, failure_type, optional rubric_version and judge_model, and
+    any other column as a slice (app, document type, language...). Prints the Markdown
+    report and writes JSON, Markdown and HTML (with a confusion-matrix picture): agreement
+    and kappa on the claims the judge answered, how often it abstained, and per verdict
+    class the share of its verdicts people agree with. Refuses to mix rubric versions or
+    judge models unless --compare is given.
     """
     rows = load_labels(labels)
     unmatched = 0

@@ -40,13 +40,16 @@ def _wkappa(m: GroupMetrics) -> str:
 
 
 _HEAD = ("group", "n", "unsupported->supported", "partial->supported", "exact agreement",
-         "kappa [95% bootstrap]", "weighted kappa (linear)")
+         "kappa [95% bootstrap]", "weighted kappa (linear)", "abstained",
+         *(f"precision {label}" for label in LABELS))
 
 
 def _row(name: str, m: GroupMetrics) -> tuple[str, ...]:
     return (name, str(m.n), fmt_estimate(m.unsupported_to_supported),
             fmt_estimate(m.partial_to_supported), fmt_estimate(m.agreement), _kappa(m),
-            _wkappa(m))
+            _wkappa(m), fmt_estimate(m.abstained),
+            *(fmt_estimate(m.precision[label]) if label in m.precision else "n/a"
+              for label in LABELS))
 
 
 def _groups(report: CalibrationReport) -> list[tuple[str, list[tuple[str, GroupMetrics]]]]:
@@ -76,7 +79,10 @@ def calibration_markdown(reports: Sequence[CalibrationReport]) -> str:
             lines += [f"{report.unmatched} labels had no judged claim to pair with.", ""]
         lines += ["Rates are 95% Wilson intervals with the count behind each; "
                   "unsupported->supported is the share of claims people found unsupported "
-                  "that the judge called supported.", ""]
+                  "that the judge called supported. n counts the claims the judge answered; "
+                  "abstained is the share of labelled claims it left without a verdict, and "
+                  "precision per verdict class the share of its verdicts people agree with.",
+                  ""]
         for title, rows in _groups(report):
             lines += [f"### {title}", "", "| " + " | ".join(_HEAD) + " |",
                       "|" + "---|" * len(_HEAD)]

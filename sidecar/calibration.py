@@ -8,6 +8,12 @@ judge label: one report covers one series, and mixing series needs ``compare=Tru
 The riskiest error is a claim people found unsupported that the judge called supported
 (``unsupported->supported``): it hides exactly the failures citewatch exists to catch. It is
 reported first, apart from the milder ``partial->supported``.
+
+A judge may abstain (the offline screen does when it is not sure): a labelled claim that the
+judge looked at and left without a verdict is a pair whose judge label is None. Agreement,
+kappa and the confusion matrix are computed on the answered pairs; next to them the report
+gives how often the judge abstained and, per verdict class, the share of its verdicts that
+people agree with (precision), by which an abstaining judge is judged.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemas import EvaluationRecord, VerdictLabel
+from schemas import ClaimResult, EvaluationRecord, VerdictLabel
 from sidecar._report_stats import Estimate, cohen_kappa, wilson_interval
 from sidecar.errors import CitewatchError
 
@@ -55,6 +61,7 @@ _CORE_COLUMNS = frozenset({
     "failure_type", "rubric_version", "judge_model", "claim_text", "passages", "citation_ids",
 })
 _KAPPA_RESAMPLES = 500
+_ABSTAINED = frozenset({"abstained", "abstain", "none", "not_judged"})
 
 
 class CalibrationError(CitewatchError):
@@ -70,7 +77,8 @@ class LabelPair:
     case_id: str
     claim_id: str
     human: VerdictLabel
-    judge: VerdictLabel
+    judge: VerdictLabel | None
+    """None: the judge abstained on this claim."""
     importance: int | None = None
     failure_type: str | None = None
     rubric_version: str = UNKNOWN
@@ -96,6 +104,10 @@ class GroupMetrics:
     weighted_kappa: float | None
     unsupported_to_supported: Estimate
     partial_to_supported: Estimate
+    abstained: Estimate = field(default_factory=lambda: wilson_interval(0, 0))
+    """Share of the labelled claims the judge left without a verdict (n counts them all)."""
+    precision: dict[str, Estimate] = field(default_factory=dict)
+    """Per verdict class, the share of the judge's verdicts people agree with."""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping; the riskier false-support rate comes first."""
@@ -103,6 +115,8 @@ class GroupMetrics:
             "n": self.n,
             "unsupported_to_supported": self.unsupported_to_supported.as_dict(),
             "partial_to_supported": self.partial_to_supported.as_dict(),
+            "abstained": self.abstained.as_dict(),
+            "precision": {label: est.as_dict() for label, est in self.precision.items()},
             "exact_agreement": self.agreement.as_dict(),
             "kappa": self.kappa,
             "kappa_interval": [self.kappa_low, self.kappa_high],
@@ -151,16 +165,23 @@ def parse_label(value: Any, *, where: str) -> VerdictLabel:
 
 
 def confusion_matrix(pairs: Iterable[LabelPair]) -> tuple[tuple[int, ...], ...]:
-    """3x3 counts, rows human and columns judge, both in :data:`LABELS` order."""
+    """3x3 counts, rows human and columns judge, both in :data:`LABELS` order; pairs the
+    judge abstained on are left out."""
     index = {label: i for i, label in enumerate(LABELS)}
     counts = [[0] * len(LABELS) for _ in LABELS]
     for pair in pairs:
-        counts[index[pair.human]][index[pair.judge]] += 1
+        if pair.judge is not None:
+            counts[index[pair.human]][index[pair.judge]] += 1
     return tuple(tuple(row) for row in counts)
 
 
 def compute_metrics(pairs: Sequence[LabelPair], *, seed: int = 0) -> GroupMetrics:
-    """Every agreement figure of ``pairs``; the kappa interval is a seeded bootstrap."""
+    """Every agreement figure of ``pairs``; the kappa interval is a seeded bootstrap.
+
+    Agreement figures count the answered pairs; ``abstained`` counts all of them.
+    """
+    labelled = len(pairs)
+    pairs = [pair for pair in pairs if pair.judge is not None]
     matrix = confusion_matrix(pairs)
     n = len(pairs)
     agree = sum(matrix[i][i] for i in range(len(LABELS)))
@@ -176,6 +197,9 @@ def compute_metrics(pairs: Sequence[LabelPair], *, seed: int = 0) -> GroupMetric
         weighted_kappa=cohen_kappa(matrix, weights="linear"),
         unsupported_to_supported=wilson_interval(matrix[u][s], sum(matrix[u])),
         partial_to_supported=wilson_interval(matrix[p][s], sum(matrix[p])),
+        abstained=wilson_interval(labelled - n, labelled),
+        precision={label: wilson_interval(matrix[j][j], sum(row[j] for row in matrix))
+                   for j, label in enumerate(LABELS)},
     )
 
 
@@ -322,6 +346,8 @@ class HumanLabel:
     judge_model: str | None
     slices: tuple[tuple[str, str], ...]
     row: Mapping[str, Any]
+    abstained: bool = False
+    """The judge_label column says the judge abstained ("abstained")."""
 
 
 def load_labels(path: str | Path) -> list[HumanLabel]:
@@ -333,6 +359,9 @@ def load_labels(path: str | Path) -> list[HumanLabel]:
         if case_id is None or claim_id is None:
             raise CalibrationError(f"{where}: case_id (or trace_id) and claim_id are required")
         judge_raw = _text(row, "judge_label")
+        abstained = judge_raw is not None and judge_raw.lower() in _ABSTAINED
+        if abstained:
+            judge_raw = None
         labels.append(HumanLabel(
             where=where,
             case_id=case_id,
@@ -345,6 +374,7 @@ def load_labels(path: str | Path) -> list[HumanLabel]:
             judge_model=_text(row, "judge_model"),
             slices=_slices(row),
             row=row,
+            abstained=abstained,
         ))
     return labels
 
@@ -356,7 +386,7 @@ def pairs_from_labels(labels: Iterable[HumanLabel]) -> list[LabelPair]:
     """
     pairs = []
     for label in labels:
-        if label.judge is None:
+        if label.judge is None and not label.abstained:
             raise CalibrationError(f"{label.where}: no judge_label (pass --evaluations to "
                                    "take judge verdicts from evaluation records)")
         pairs.append(LabelPair(
@@ -381,18 +411,28 @@ def load_evaluations(path: str | Path) -> list[EvaluationRecord]:
     return records
 
 
+def _abstained(record: EvaluationRecord, claim: ClaimResult) -> bool:
+    """The judge ran on the trace without an error and left this cited claim unjudged, or
+    said so in the claim's reason."""
+    if (claim.verdict_reason or "").startswith("abstained"):
+        return True
+    ran = record.judged and (record.judge is None or record.judge.outcome == "ok")
+    return ran and bool(set(claim.citation_ids) - set(claim.invalid_citation_ids))
+
+
 def join_evaluations(
     labels: Iterable[HumanLabel], records: Iterable[EvaluationRecord]
 ) -> tuple[list[LabelPair], int]:
     """Pair human labels with judged claims by (trace_id, claim_id).
 
-    Returns the pairs and the number of labels with no judged claim to pair with. The
-    labels' case_id is taken as the trace_id; the app becomes a slice.
+    Returns the pairs and the number of labels with no judged claim to pair with. A cited
+    claim the judge looked at and left without a verdict pairs with judge None (abstained).
+    The labels' case_id is taken as the trace_id; the app becomes a slice.
     """
-    judged: dict[tuple[str, str], tuple[EvaluationRecord, VerdictLabel, int]] = {}
+    judged: dict[tuple[str, str], tuple[EvaluationRecord, VerdictLabel | None, int]] = {}
     for record in records:
         for claim in record.claims:
-            if claim.verdict is not None:
+            if claim.verdict is not None or _abstained(record, claim):
                 judged[(record.trace_id, claim.claim_id)] = (
                     record, claim.verdict, claim.importance)
     pairs = []

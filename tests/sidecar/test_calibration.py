@@ -12,6 +12,7 @@ from scipy.stats import binomtest
 from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
+from schemas import EvaluationRecord
 from sidecar._report_stats import cohen_kappa, mean_interval, wilson_interval
 from sidecar.calibration import (
     LABELS,
@@ -205,3 +206,87 @@ def test_cli_calibrate_joins_evaluations(tmp_path: Path) -> None:
     assert (series["rubric_version"], series["judge_model"]) == ("r1", "judge-model-a")
     assert series["unmatched_labels"] == 1
     assert set(series["by_slice"]["app"]) == {"billing", "support-bot"}
+
+
+# -- abstentions and precision per verdict class --------------------------------------------
+
+
+def test_abstentions_are_counted_apart_and_precision_is_per_verdict_class() -> None:
+    human = ["supported", "supported", "unsupported", "unsupported", "partial", "supported",
+             "unsupported", "partial", "supported", "unsupported", "supported", "partial"]
+    judge = ["supported", None, "unsupported", "supported", "partial", None,
+             None, "unsupported", "supported", "unsupported", "partial", None]
+    pairs = [LabelPair(case_id=str(i), claim_id="c", human=h, judge=j)  # type: ignore[arg-type]
+             for i, (h, j) in enumerate(zip(human, judge, strict=True))]
+    metrics = compute_metrics(pairs)
+    answered = [(h, j) for h, j in zip(human, judge, strict=True) if j is not None]
+    assert metrics.n == len(answered) == 8
+    assert (metrics.abstained.successes, metrics.abstained.n) == (4, 12)
+    assert {label: (est.successes, est.n) for label, est in metrics.precision.items()} == {
+        "supported": (2, 3), "partial": (1, 2), "unsupported": (2, 3)}
+    assert metrics.kappa == pytest.approx(cohen_kappa_score(
+        [h for h, _ in answered], [j for _, j in answered], labels=list(LABELS)))
+    assert sum(map(sum, metrics.matrix)) == 8
+    data = metrics.as_dict()
+    assert data["abstained"]["successes"] == 4
+    assert set(data["precision"]) == set(LABELS)
+
+
+def test_labels_file_may_say_the_judge_abstained(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text("case_id,claim_id,human_label,judge_label\n"
+                    "a,c1,supported,supported\na,c2,unsupported,abstained\n"
+                    "a,c3,partial,unsupported\n", encoding="utf-8")
+    pairs = pairs_from_labels(load_labels(path))
+    assert [p.judge for p in pairs] == ["supported", None, "unsupported"]
+    (report,) = calibrate(pairs)
+    assert (report.overall.n, report.overall.abstained.successes) == (2, 1)
+
+
+def _record(trace_id: str, *, judged: bool, verdict: str | None,
+            reason: str | None = None, outcome: str = "ok") -> EvaluationRecord:
+    record = load_evaluations(EVALUATIONS)[0]
+    claim = record.claims[0].model_copy(update={
+        "claim_id": "c1", "verdict": verdict, "verdict_reason": reason,
+        "citation_ids": ["S1"], "invalid_citation_ids": []})
+    judge = record.judge.model_copy(update={"outcome": outcome}) if record.judge else None
+    return record.model_copy(update={"trace_id": trace_id, "claims": [claim],
+                                     "judged": judged, "judge": judge})
+
+
+def test_join_pairs_an_unjudged_cited_claim_as_an_abstention(tmp_path: Path) -> None:
+    records = [
+        _record("t-answered", judged=True, verdict="supported"),
+        _record("t-abstained", judged=True, verdict=None),
+        _record("t-said-so", judged=False, verdict=None, reason="abstained: content not found"),
+        _record("t-not-sampled", judged=False, verdict=None),
+        _record("t-judge-failed", judged=True, verdict=None, outcome="timeout"),
+    ]
+    path = tmp_path / "human.csv"
+    path.write_text("case_id,claim_id,human_label\n" + "".join(
+        f"{r.trace_id},c1,unsupported\n" for r in records), encoding="utf-8")
+    pairs, unmatched = join_evaluations(load_labels(path), records)
+    assert {p.case_id: p.judge for p in pairs} == {
+        "t-answered": "supported", "t-abstained": None, "t-said-so": None}
+    assert unmatched == 2
+    (report,) = calibrate(pairs)
+    assert (report.overall.abstained.successes, report.overall.abstained.n) == (2, 3)
+    assert report.overall.unsupported_to_supported.successes == 1
+
+
+def test_cli_calibrate_shows_abstentions_and_precision(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_text("case_id,claim_id,human_label,judge_label\n"
+                      "a,c1,supported,supported\na,c2,unsupported,abstained\n"
+                      "a,c3,unsupported,unsupported\na,c4,supported,unsupported\n",
+                      encoding="utf-8")
+    result = CliRunner().invoke(cli, ["calibrate", str(labels), "--out-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "abstained               25.0%" in result.output
+    assert "precision unsupported   50.0%" in result.output
+    markdown = (tmp_path / "calibration.md").read_text(encoding="utf-8")
+    assert "| abstained | precision unsupported | precision partial |" in markdown
+    data = json.loads((tmp_path / "calibration.json").read_text(encoding="utf-8"))
+    overall = data["series"][0]["overall"]
+    assert (overall["n"], overall["abstained"]["successes"]) == (3, 1)
+    assert overall["precision"]["supported"]["value"] == 1.0
