@@ -216,12 +216,7 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
 
 
 def _window_tokens(window: _Window) -> list[tuple[int, Token]]:
-    sents = window.sentences()
-    # quantities and tokens are stored in text order: scan only the window's span
-    lo = window.passage.sentences[window.first][0]
-    hi = window.passage.sentences[window.last][1]
-    return [(i, t) for i, t in enumerate(window.passage.tokens)
-            if lo <= t.start < hi and t.sent in sents]
+    return window.passage.tokens_of(window.first, window.last)
 
 
 def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
@@ -318,7 +313,7 @@ def _verb_like(key: str) -> bool:
 def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
     """How many of the clause's content keys share the quantity's own clause of the text."""
     tokens = window.passage.tokens
-    pos = next((k for k, t in enumerate(tokens) if t.start == quantity.start), None)
+    pos = window.passage.token_at.get(quantity.start)
     if pos is None:
         return 0
     keys = set()

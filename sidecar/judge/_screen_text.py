@@ -71,6 +71,15 @@ class Prepared:
     sentences: list[tuple[int, int]]
     index: dict[str, list[int]] = field(default_factory=dict)
     quantities: list[Quantity] = field(default_factory=list)
+    sentence_tokens: list[int] = field(default_factory=list)
+    """Index of each sentence's first token (and one past the last token at the end)."""
+    token_at: dict[int, int] = field(default_factory=dict)
+    """Token index by start offset in the text."""
+
+    def tokens_of(self, first: int, last: int) -> list[tuple[int, Token]]:
+        """(index, token) of sentences ``first`` to ``last``."""
+        lo, hi = self.sentence_tokens[first], self.sentence_tokens[last + 1]
+        return list(enumerate(self.tokens[lo:hi], start=lo))
 
     def units(self) -> set[str]:
         """Content keys of the whole text."""
@@ -125,6 +134,8 @@ def _words(text: str) -> list[_Raw]:
         else:
             out.append(_Raw(raw, raw, start, end))
     for i, word in enumerate(out):
+        if word.word != "may" and word.word != "used":
+            continue
         nxt = out[i + 1].word if i + 1 < len(out) else ""
         prev = out[i - 1] if i else None
         if word.word == "may" and (nxt[:1].isdigit() or (prev and prev.word[:1].isdigit())):
@@ -136,8 +147,16 @@ def _words(text: str) -> list[_Raw]:
     return out
 
 
+_PHRASE_LENGTHS: dict[str, tuple[int, ...]] = {}
+for _key in lx.PHRASES:
+    _PHRASE_LENGTHS[_key[0]] = tuple(sorted({*_PHRASE_LENGTHS.get(_key[0], ()), len(_key)},
+                                            reverse=True))
+del _key
+
+
 def _phrase_at(words: list[_Raw], i: int) -> tuple[int, tuple[str, ...]] | None:
-    for length in (5, 4, 3, 2):
+    lengths = _PHRASE_LENGTHS.get(words[i].lem, ()) + _PHRASE_LENGTHS.get(words[i].word, ())
+    for length in sorted(set(lengths), reverse=True):
         if i + length > len(words):
             continue
         key = tuple(w.lem for w in words[i:i + length])
@@ -226,6 +245,8 @@ def prepare(text: str) -> Prepared:
             continue
         number = _number_at(words, i)
         if number is not None:
+            if sent_start is None:
+                sent_start = w.start
             i = _take_quantity(words, i, number, pending_currency, tokens, quantities, sent)
             pending_currency = ""
             continue
@@ -245,10 +266,18 @@ def prepare(text: str) -> Prepared:
         sentences.append((sent_start, tokens[-1].end))
     tokens = _scope(tokens)
     index: dict[str, list[int]] = {}
+    first_of = [0] * (len(sentences) + 1)
+    first_of[len(sentences)] = len(tokens)
+    token_at: dict[int, int] = {}
+    for pos in range(len(tokens) - 1, -1, -1):
+        tok = tokens[pos]
+        first_of[tok.sent] = pos
+        token_at[tok.start] = pos
     for pos, tok in enumerate(tokens):
         if tok.kind == "w":
             index.setdefault(tok.key, []).append(pos)
-    return Prepared(text, tokens, sentences, index, _with_qualifiers(quantities, tokens))
+    return Prepared(text, tokens, sentences, index, _with_qualifiers(quantities, tokens),
+                    first_of, token_at)
 
 
 def _kind(key: str, word: str = "") -> str:
@@ -342,8 +371,9 @@ def _scope(tokens: list[Token]) -> list[Token]:
                 bounds.add(bound)
         elif tok.kind == "h":
             hedge_left = _HEDGE_SCOPE
-        out.append(tok._replace(neg=neg_left > 0 and tok.kind != "n",
-                                hedged=hedge_left > 0 and tok.kind != "h"))
+        negated = neg_left > 0 and tok.kind != "n"
+        hedged = hedge_left > 0 and tok.kind != "h"
+        out.append(tok._replace(neg=negated, hedged=hedged) if negated or hedged else tok)
         if tok.kind != "n" and neg_left:
             neg_left -= 1
         if tok.kind != "h" and hedge_left:
