@@ -388,7 +388,9 @@ def _bound_after(tokens: list[Token], cue: int) -> int | None:
         if tok.sent != tokens[cue].sent or tok.kind in ("b", "n"):
             return None
         if tok.key in _NEGATED_BOUND:
-            return k
+            # only a bound on a number ("not more than 8"), not "not accepted under any..."
+            nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+            return k if nxt is not None and nxt.kind == "q" else None
     return None
 
 
