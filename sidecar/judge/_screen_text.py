@@ -366,7 +366,8 @@ def _scope(tokens: list[Token]) -> list[Token]:
         if tok.kind == "n":
             bound = _bound_after(tokens, k)
             if bound is None:
-                neg_left = _NEG_SCOPE
+                # the prefix "non-" negates the word it is attached to, nothing further
+                neg_left = 1 if tok.key == "non" else _NEG_SCOPE
             else:
                 bounds.add(bound)
         elif tok.kind == "h":

@@ -205,6 +205,9 @@ def test_not_supported(claim: str, passage: str) -> None:
     pytest.param("Refunds are available within 14 days.",
                  "Refunds are available no later than 14 days after the order.",
                  id="within-and-after"),
+    pytest.param("Card payments abroad carry a 2.75% fee.",
+                 "Card payments abroad carry a 2.75% non-sterling transaction fee.",
+                 id="non-prefix-negates-one-word"),
 ])
 def test_no_false_conflict(claim: str, passage: str) -> None:
     assert screen_claim(claim, [passage]).verdict != "unsupported"
@@ -297,21 +300,26 @@ def test_quotes_are_verbatim_and_reasons_carry_no_trace_text(
     assert len(reasons) <= 30
 
 
-# Floors, from bench/screen.py on the labelled set (see docs/screen.md):
-#   dev  (304 pairs, the rules were developed on them): unsupported->supported 0;
-#        precision supported 1.00 (84/84), partial 1.00 (12/12), unsupported 1.00 (102/102);
-#        abstained 34.9%.
-#   test (82 pairs written after the rules were fixed): first measurement unsupported->
-#        supported 1, precision supported 0.944 (17/18), unsupported 0.968 (30/31),
-#        abstained 37.8%; the two rules that measurement exposed were fixed ('within' is no
-#        opposite of 'after'; a subject found after the verb abstains), giving 0 errors,
-#        precision 1.00 (14/14) and 1.00 (30/30), abstained 43.9%. Those two pairs are no
-#        longer held out in spirit, so the floors below allow one miss per class on test.
+# Floors, from bench/screen.py on the labelled set (figures in docs/screen.md):
+#   dev  (437 pairs; the rules were developed on them): unsupported->supported 0, precision
+#        supported 1.00 (112/112), partial 1.00 (15/15), unsupported 1.00 (152/152),
+#        abstained 36.2%.
+#   Each held-out batch was measured once, on text written after the last rule change:
+#     batch 1 (82 pairs): u->s 1, precision supported 0.944 (17/18), unsupported 0.968
+#       (30/31), abstained 37.8%;
+#     batch 2 (51 pairs): u->s 1, supported 0.933 (14/15), unsupported 1.00 (17/17), 35.3%;
+#     batch 3 (41 pairs, the test split): u->s 0, supported 1.00 (7/7), unsupported 0.929
+#       (13/14), abstained 46.3%.
+#   Each exposed one or two rule errors that were then fixed, and batches 1 and 2 joined dev.
+#   Pooled, the fresh-text estimate is supported precision 0.95 (38/40) and unsupported
+#   0.97 (60/62): the 0.97 supported floor holds on dev and the current test split, not on
+#   every fresh batch so far. The test floors below are the batch 3 measurement taken before
+#   its fix (unsupported 0.929), so a regression below it fails.
 # The abstention ceilings sit about ten points above the measured rates: a screen that
 # answered nothing would pass every precision floor, so coverage is held too.
 _FLOORS = {
     "dev": {"u2s": 0, "supported": 0.97, "unsupported": 0.97, "abstain": 0.45},
-    "test": {"u2s": 1, "supported": 0.93, "unsupported": 0.96, "abstain": 0.55},
+    "test": {"u2s": 0, "supported": 0.97, "unsupported": 0.92, "abstain": 0.56},
 }
 
 
