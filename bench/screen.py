@@ -22,7 +22,7 @@ from typing import Any
 
 from bench._lexical_baseline import lexical_verdict, overlap
 from sidecar._report_stats import cohen_kappa
-from sidecar.judge.screen import prepare_passage, screen_claim
+from sidecar.judge.screen import clear_passage_cache, screen_claim
 
 LABELLED = Path(__file__).parents[1] / "tests" / "fixtures" / "screen" / "labelled.jsonl"
 LABELS = ("supported", "partial", "unsupported")
@@ -155,7 +155,7 @@ def main() -> None:
 
 def _cold(judge: Judge) -> Judge:
     def run(claim: str, passages: Sequence[str]) -> str | None:
-        prepare_passage.cache_clear()
+        clear_passage_cache()
         return judge(claim, passages)
     return run
 
@@ -165,13 +165,13 @@ def _scaling(pairs: Sequence[dict[str, Any]]) -> None:
     text = " ".join(p for pair in pairs for p in pair["passages"])
     claim = pairs[0]["claim"]
     screen_claim(claim, [text])     # lemma caches warm, as in a running service
-    prepare_passage.cache_clear()
+    clear_passage_cache()
     previous = None
     for factor in (1, 10):
         passage = " ".join([text] * factor)
         start = time.perf_counter()
         screen_claim(claim, [passage])
-        prepare_passage.cache_clear()
+        clear_passage_cache()
         elapsed = time.perf_counter() - start
         ratio = "" if previous is None else f", x{elapsed / previous:.1f} for x10 text"
         print(f"one claim against {len(passage):,} chars of cited text: {elapsed:.3f} s{ratio}")

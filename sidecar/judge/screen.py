@@ -35,8 +35,8 @@ from schemas import VerdictLabel
 from sidecar.judge._screen_align import Clause, ClauseResult, judge_clause, split_clauses
 from sidecar.judge._screen_text import Prepared, prepare
 
-__all__ = ["PreparedPassage", "ScreenVerdict", "find_support", "prepare_passage",
-           "screen_claim"]
+__all__ = ["PreparedPassage", "ScreenVerdict", "clear_passage_cache", "find_support",
+           "prepare_passage", "screen_claim"]
 
 PreparedPassage = Prepared
 """A passage normalised once; pass it instead of its text to skip preparing it again."""
@@ -59,10 +59,23 @@ class ScreenVerdict:
     evidence_quote: str = ""
 
 
-@lru_cache(maxsize=512)
-def prepare_passage(text: str) -> PreparedPassage:
-    """``text`` prepared for the screen (cached: a trace's passages are prepared once)."""
+_CACHED_CHARS = 50_000   # longer passages are prepared each time rather than held
+
+
+@lru_cache(maxsize=256)
+def _prepare_cached(text: str) -> PreparedPassage:
     return prepare(text)
+
+
+def prepare_passage(text: str) -> PreparedPassage:
+    """``text`` prepared for the screen; recent passages are cached, so a trace's passages
+    are prepared once however many claims cite them."""
+    return _prepare_cached(text) if len(text) <= _CACHED_CHARS else prepare(text)
+
+
+def clear_passage_cache() -> None:
+    """Forget the prepared passages (benchmarks measure preparation with it)."""
+    _prepare_cached.cache_clear()
 
 
 def _as_prepared(passage: str | PreparedPassage) -> PreparedPassage:
