@@ -329,6 +329,19 @@ def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
     return len(keys & clause.units)
 
 
+def _other_subject(clause: Clause, tokens: Sequence[Token], pos: int) -> bool:
+    """A content word the claim does not have stands before ``pos`` in its clause."""
+    k = pos - 1
+    while k >= 0 and pos - k <= 40 and tokens[k].sent == tokens[pos].sent:
+        tok = tokens[k]
+        if tok.kind == "b" or tok.key in lx.SPLITTERS:
+            break
+        if tok.kind == "w" and tok.key not in clause.units:
+            return True
+        k -= 1
+    return False
+
+
 def _passive(tokens: Sequence[Token], pos: int) -> bool:
     """A form of "be" just before the anchor and "by" a few tokens after it, same clause."""
     before = {tokens[k].key for k in range(max(0, pos - 2), pos)}
@@ -383,7 +396,8 @@ def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> s
             verdicts.add("same" if flipped else "swapped")
         elif l_before and r_after:
             verdicts.add("swapped" if flipped else "same")
-        elif l_after and not l_before and not flipped:
+        elif l_after and not l_before and not flipped and _other_subject(clause, tokens, pos):
+            # "the buyer delivers" against "the seller delivers ... to the buyer"
             verdicts.add("moved")
     if "same" in verdicts:
         return "same"

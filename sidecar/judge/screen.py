@@ -28,7 +28,7 @@ text), and a claim looks up only its own content keys.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from schemas import VerdictLabel
@@ -96,6 +96,9 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
         return ScreenVerdict(None, "abstained: claim too long to align")
     if not clauses or all(len(c.units) + len(c.quantities) < 2 for c in clauses):
         return ScreenVerdict(None, "abstained: claim has too little content to match")
+    if any(c.hedged for c in clauses):
+        # a hedge ("usually", "may") qualifies the whole claim, not only its own clause
+        clauses = [replace(c, hedged=True) for c in clauses]
     results = [judge_clause(c, prepared) for c in clauses]
     return _combine(clauses, results)
 
