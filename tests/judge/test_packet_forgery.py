@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from schemas import EvaluationRecord, Trace
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from tests.factories import claim, make_trace, source
-from tests.judge.openai_server import FakeOpenAI, packet_of
+from tests.judge.openai_server import Action, FakeOpenAI, Reply, packet_of, verdicts_reply
 
 pytestmark = pytest.mark.integration
 
@@ -48,9 +49,23 @@ def collapsed(text: str) -> str:
     return " ".join(text.split())
 
 
+def clean_quotes(body: dict[str, Any]) -> Action:
+    """Every parsed claim supported, quoting the first sentence of its first passage (the
+    text before the forged part, which the injection check flags)."""
+    packet = packet_of(body)
+    if packet is None:
+        return Reply(text="{}")
+    texts = {p["passage_id"]: p["text"] for p in packet["passages"]}
+    return verdicts_reply([
+        {"claim_id": c["claim_id"], "verdict": "supported",
+         "evidence_quote": texts[c["passage_ids"][0]].split(".")[0], "reason": "Stated."}
+        for c in packet["claims"]
+    ])
+
+
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
+    with FakeOpenAI(responder=clean_quotes) as fake:
         yield fake
 
 
@@ -97,6 +112,11 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
     assert {c.claim_id: c.verdict for c in record.claims} == {
         "c1": "supported", ODD_CLAIM: "supported"}
     assert record.judged
+    # And the forged text is reported, once per field that carries it.
+    flagged = [(f.source_id, f.detail.split(";")[0]) for f in record.findings
+               if f.code == "injection_suspect"]
+    assert flagged == [(None, "field=question"), (None, "field=answer"), ("S1", "field=source"),
+                       (ODD_SOURCE, "field=source"), ("[S3]: c3", "field=source")]
 
 
 def test_the_user_message_is_one_json_document(server: FakeOpenAI) -> None:
