@@ -43,7 +43,7 @@ from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
 from sidecar.judge.screen import find_support, screen_claim
-from sidecar.judge.validation import check_verdict, validate_reply
+from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
 from sidecar.pipeline import JudgeOutcome
 from sidecar.sampling import Budget, Reservation, SampledBy, Sampler
 from sidecar.scoring import ClaimVerdict
@@ -53,6 +53,9 @@ __all__ = ["JudgeStageImpl", "estimate_tokens"]
 logger = logging.getLogger(__name__)
 
 _OUTPUT_TOKENS_PER_CLAIM = 150
+_MISATTRIBUTION_CLAIMS = 32
+"""Unsupported claims per trace looked up in the other sources: each lookup reads every
+other source, so a bound keeps the per-trace cost linear in the trace's size."""
 
 
 def estimate_tokens(packet: JudgePacket, rubric: Rubric) -> int:
@@ -162,11 +165,12 @@ class JudgeStageImpl:
         verdicts: dict[str, ClaimVerdict] = {}
         pending: list[tuple[ClaimRequest, str]] = []
         screened = 0
+        index = PassageIndex()
         for claim in packet.claims:
             if self._prescreen:
                 found = screen_verdict(claim, self._screen)
                 if found is not None and found.verdict in self._trusted:
-                    checked = check_verdict(claim, found, resolved_by="screen")
+                    checked = check_verdict(claim, found, resolved_by="screen", index=index)
                     # A screen verdict whose quote fails the check is not trusted: the LLM
                     # judges the claim instead.
                     if not (checked.quote_not_found or checked.quote_in_injection):
@@ -293,10 +297,16 @@ class JudgeStageImpl:
         """(claim_id, source_id) for each claim its citation does not support that another
         retrieved source does, by the screen."""
         found: list[tuple[str, str]] = []
+        looked = 0
         for claim in packet.claims:
             verdict = verdicts.get(claim.claim_id)
             if verdict is None or verdict.verdict != "unsupported":
                 continue
+            if looked == _MISATTRIBUTION_CLAIMS:
+                logger.debug("trace %s: misattribution looked up for the first %d unsupported "
+                             "claims only", trace.trace_id, looked)
+                break
+            looked += 1
             cited = {passage.passage_id for passage in claim.passages}
             others = [(s.id, s.text) for s in trace.sources if s.id not in cited]
             if not others:

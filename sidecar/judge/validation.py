@@ -19,27 +19,50 @@ from schemas import JudgeResult, JudgeVerdict, ResolvedBy
 from sidecar.checks.injection import outside_injections
 from sidecar.checks.prescreen import normalise
 from sidecar.errors import JudgeError
-from sidecar.judge.packet import ClaimRequest, JudgePacket
+from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage
 from sidecar.scoring import ClaimVerdict
 
-__all__ = ["QuoteStatus", "check_verdict", "quote_found", "quote_status", "validate_reply"]
+__all__ = [
+    "PassageIndex", "QuoteStatus", "check_verdict", "quote_found", "quote_status",
+    "validate_reply",
+]
 
 _QUOTE_EDGES = " \t\n\"'`\u201c\u201d\u2018\u2019"
 
 QuoteStatus = Literal["found", "not_found", "in_injection"]
 
 
-def quote_status(quote: str, claim: ClaimRequest) -> QuoteStatus:
+class PassageIndex:
+    """Each cited passage normalised once, whole and outside its flagged spans, however many
+    claims of a packet cite it (passage IDs are unique within a trace)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def get(self, passage: Passage) -> tuple[str, tuple[str, ...]]:
+        """The passage normalised whole, and each part outside flagged spans normalised."""
+        found = self._seen.get(passage.passage_id)
+        if found is None:
+            parts = tuple(normalise(part) for part in outside_injections(passage.text))
+            found = self._seen[passage.passage_id] = (normalise(passage.text), parts)
+        return found
+
+
+def quote_status(
+    quote: str, claim: ClaimRequest, index: PassageIndex | None = None
+) -> QuoteStatus:
     """Where a quote stands against the claim's cited passages: found outside every flagged
     span, found only inside a flagged span, or not found (an empty quote is not found)."""
     needle = normalise(quote.strip(_QUOTE_EDGES))
     if not needle:
         return "not_found"
+    index = index if index is not None else PassageIndex()
     inside = False
     for passage in claim.passages:
-        if needle not in normalise(passage.text):
+        whole, outside = index.get(passage)
+        if needle not in whole:
             continue
-        if any(needle in normalise(part) for part in outside_injections(passage.text)):
+        if any(needle in part for part in outside):
             return "found"
         inside = True
     return "in_injection" if inside else "not_found"
@@ -52,11 +75,15 @@ def quote_found(quote: str, claim: ClaimRequest) -> bool:
 
 
 def check_verdict(
-    claim: ClaimRequest, verdict: JudgeVerdict, *, resolved_by: ResolvedBy = "llm"
+    claim: ClaimRequest,
+    verdict: JudgeVerdict,
+    *,
+    resolved_by: ResolvedBy = "llm",
+    index: PassageIndex | None = None,
 ) -> ClaimVerdict:
-    """One verdict after the quote check."""
+    """One verdict after the quote check (``index`` shares passage work across claims)."""
     if verdict.verdict in ("supported", "partial"):
-        status = quote_status(verdict.evidence_quote, claim)
+        status = quote_status(verdict.evidence_quote, claim, index)
         if status != "found":
             where = ("only inside text addressed to a model" if status == "in_injection"
                      else "not found in the cited passages")
@@ -99,8 +126,10 @@ def validate_reply(
             kind="id_mismatch",
         )
     checked: dict[str, ClaimVerdict] = {}
+    index = PassageIndex()
     for verdict in result.verdicts:
         claim = packet.claim(verdict.claim_id)
         assert claim is not None  # every ID was just matched against the request
-        checked[verdict.claim_id] = check_verdict(claim, verdict, resolved_by=resolved_by)
+        checked[verdict.claim_id] = check_verdict(claim, verdict, resolved_by=resolved_by,
+                                                  index=index)
     return checked
