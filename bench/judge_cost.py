@@ -4,9 +4,12 @@
 
 The same example traces go through the same counting server (tests/judge/openai_server.py;
 one token rule for every client). citewatch sends one request per judged trace with only
-the passages each claim cites. The baselines, Ragas ``Faithfulness`` and DeepEval
-``FaithfulnessMetric``, are given the question, the answer and all retrieved sources, as
-their APIs expect, and are pointed at the server by base_url. For them the server answers
+the passages each claim cites, after the offline screen has settled what it is sure of; it
+runs twice, with the screen (the default) and LLM only, and prints the share of cited claims
+resolved without the LLM and the prompt tokens per judged trace of both. The baselines,
+Ragas ``Faithfulness`` and DeepEval ``FaithfulnessMetric``, are given the question, the
+answer and all retrieved sources, as their APIs expect, and are pointed at the server by
+base_url. For them the server answers
 every request with a minimal instance of the JSON schema the request asks for (from
 ``response_format`` / ``text.format`` or a schema embedded in the prompt), which is enough
 for them to finish; the verdicts are meaningless, the request and token counts are not.
@@ -33,6 +36,7 @@ import json
 import os
 import re
 import traceback
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -223,10 +227,31 @@ class RealisticReplies:
 
 # -- the three clients -----------------------------------------------------------------------
 
-async def citewatch_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
+@dataclass(frozen=True)
+class Resolution:
+    """What resolved the cited claims of citewatch's judged traces."""
+
+    screen: int
+    llm: int
+    cache: int
+    abstained: int
+
+    @property
+    def without_llm(self) -> int:
+        return self.screen + self.cache
+
+    @property
+    def with_verdict(self) -> int:
+        return self.screen + self.llm + self.cache
+
+
+async def citewatch_cost(server: FakeOpenAI, traces: list[Trace], *,
+                         screen: bool = True) -> tuple[Cost, Resolution]:
+    """citewatch's requests and prompt tokens per judged trace, with the offline screen in
+    front of the LLM (the default) or without it, and what resolved each claim."""
     settings = Settings(
         judge={"backend": "openai-responses", "base_url": server.base_url,
-               "api_key": "bench-key", "model": MODEL, "cache_size": 0},
+               "api_key": "bench-key", "model": MODEL, "cache_size": 0, "screen": screen},
         sampling={"rate": 1.0, "requests_per_minute": None, "tokens_per_minute": None},
     )
     pipeline = build_pipeline(settings)
@@ -236,7 +261,11 @@ async def citewatch_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     aclose = getattr(pipeline.judge, "aclose", None)
     if aclose is not None:
         await aclose(5.0)
-    return _cost("citewatch", judged, server.recorded()[before:])
+    by = Counter(c.resolved_by or c.not_judged for r in records for c in r.claims
+                 if c.status == "cited")
+    name = "citewatch" if screen else "citewatch, LLM only"
+    return (_cost(name, judged, server.recorded()[before:]),
+            Resolution(by["screen"], by["llm"], by["cache"], by["abstained"]))
 
 
 def _contexts(trace: Trace) -> list[str]:
@@ -279,7 +308,8 @@ async def main(count: int, replies: str) -> None:
         ("ragas", ragas_cost), ("deepeval", deepeval_cost)]
     responder = RealisticReplies(traces) if replies == "realistic" else any_framework
     with FakeOpenAI(responder=responder) as server:
-        ours = await citewatch_cost(server, traces)
+        ours, resolution = await citewatch_cost(server, traces)
+        llm_only, _ = await citewatch_cost(server, traces, screen=False)
         results: list[Cost] = []
         for name, run in baselines:
             try:
@@ -297,11 +327,20 @@ async def main(count: int, replies: str) -> None:
           "(message text; the schema column is the response format and tools, not included)")
     print(f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20} "
           f"{'schema tokens/trace':>20}")
-    for cost in (ours, *results):
+    for cost in (ours, llm_only, *results):
         print(f"{cost.name:<30} {cost.traces:>6} {cost.requests_per_trace:>15.2f} "
               f"{cost.tokens_per_trace:>20.1f} {cost.schema_tokens_per_trace:>20.1f}")
     floor = content_floor(traces)
     print(f"{'content floor (no instructions)':<30} {'':>6} {'':>15} {floor:>20.1f}")
+    print()
+    print("citewatch cascade: the offline screen first, the LLM for what it does not settle")
+    share = resolution.without_llm / resolution.with_verdict if resolution.with_verdict else 0.0
+    print(f"  cited claims resolved without the LLM  {resolution.without_llm} of "
+          f"{resolution.with_verdict} ({share:.1%}; screen {resolution.screen}, cache "
+          f"{resolution.cache}, LLM {resolution.llm}, abstained {resolution.abstained})")
+    print(f"  prompt tokens per judged trace         {ours.tokens_per_trace:.1f} against "
+          f"{llm_only.tokens_per_trace:.1f} LLM only: ratio "
+          f"{ours.tokens_per_trace / llm_only.tokens_per_trace:.3f}")
     if not results:
         print("\nno baseline could run: only citewatch's numbers are shown, no ratio")
         return

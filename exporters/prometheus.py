@@ -18,6 +18,7 @@ from schemas import EvaluationRecord
 __all__ = [
     "CIRCUIT_STATES",
     "CRITICAL_REASONS",
+    "UNJUDGED_REASONS",
     "JUDGE_LATENCY_BUCKETS",
     "OTHER_APP",
     "RATIO_BUCKETS",
@@ -54,7 +55,26 @@ CRITICAL_REASONS: tuple[str, ...] = (
     "invalid_citation",
     "judged_unsupported",
     "quote_not_found",
+    "quote_in_injection",
 )
+UNJUDGED_REASONS: tuple[str, ...] = (
+    "rate_limited",
+    "timeout",
+    "api_error",
+    "parse_error",
+    "refusal",
+    "id_mismatch",
+    "circuit_open",
+    "budget_requests_per_minute",
+    "budget_tokens_per_minute",
+    "budget_tokens_per_day",
+    "shutting_down",
+    "other",
+)
+"""Why a failing judge left a critical claim unjudged: the judge error kind or skip reason;
+anything else is reported as ``other``."""
+SCREEN_JUDGE = "lexical"
+"""The ``judge`` label of verdicts the offline screen gave, also inside an LLM-judged trace."""
 CIRCUIT_STATES: tuple[str, ...] = ("closed", "open", "half_open")
 STAGES: tuple[str, ...] = ("decode", "checks", "redaction", "judge", "scoring", "emit")
 TRACE_OUTCOMES: tuple[str, ...] = ("evaluated", "dead_lettered", "duplicate")
@@ -129,6 +149,25 @@ class CitewatchMetrics:
             "citewatch_critical_unsupported_claims",
             "Importance-3 claims without support, by reason; exemplar carries trace_id.",
             ["app", "reason"],
+            registry=registry,
+        )
+        self.critical_unjudged = Counter(
+            "citewatch_critical_unjudged_claims",
+            "Importance-3 cited claims of sampled traces a failing judge left without a "
+            "verdict, by failure; exemplar carries trace_id.",
+            ["app", "reason"],
+            registry=registry,
+        )
+        self.claims_abstained = Counter(
+            "citewatch_claims_abstained",
+            "Cited claims of judged traces the offline screen abstained on (not judged).",
+            ["app", "importance"],
+            registry=registry,
+        )
+        self.findings = Counter(
+            "citewatch_findings",
+            "Findings on evaluated traces, by code and severity.",
+            ["app", "code", "severity"],
             registry=registry,
         )
         self.invalid_citation_ids = Counter(
@@ -220,6 +259,8 @@ class CitewatchMetrics:
                 self.traces.labels(app=app, outcome=outcome)
             for reason in CRITICAL_REASONS:
                 self.critical_unsupported.labels(app=app, reason=reason)
+            for reason in UNJUDGED_REASONS:
+                self.critical_unjudged.labels(app=app, reason=reason)
             self.invalid_citation_ids.labels(app=app)
 
     def app_label(self, app: str) -> str:
@@ -232,6 +273,7 @@ class CitewatchMetrics:
         self.traces.labels(app=app, outcome="evaluated").inc()
         judge = record.judge.judge if record.judge is not None else ""
         sampled_by = record.sampled_by or _UNSAMPLED
+        unjudged_reason = _unjudged_reason(record)
         for claim in record.claims:
             importance = str(claim.importance)
             self.claims.labels(app=app, importance=importance, status=claim.status).inc()
@@ -240,13 +282,21 @@ class CitewatchMetrics:
                     app=app,
                     importance=importance,
                     verdict=claim.verdict,
-                    judge=judge,
+                    judge=SCREEN_JUDGE if claim.resolved_by == "screen" else judge,
                     sampled_by=sampled_by,
                 ).inc()
+            if claim.not_judged == "abstained":
+                self.claims_abstained.labels(app=app, importance=importance).inc()
             if claim.critical_reason is not None:
                 self.critical_unsupported.labels(app=app, reason=claim.critical_reason).inc(
                     exemplar={"trace_id": record.trace_id}
                 )
+            if claim.critical_unjudged:
+                self.critical_unjudged.labels(app=app, reason=unjudged_reason).inc(
+                    exemplar={"trace_id": record.trace_id}
+                )
+        for finding in record.findings:
+            self.findings.labels(app=app, code=finding.code, severity=finding.severity).inc()
         scores = record.scores
         self.validity.labels(app=app).observe(scores.validity)
         if record.judged:
@@ -326,3 +376,12 @@ class CitewatchMetrics:
     def observe_stage(self, stage: str, seconds: float) -> None:
         """Record the duration of one pipeline stage for one trace."""
         self.stage_duration.labels(stage=stage).observe(seconds)
+
+
+def _unjudged_reason(record: EvaluationRecord) -> str:
+    """The judge error kind or skip reason behind unjudged claims, from a bounded set."""
+    if record.judge is not None and record.judge.outcome != "ok":
+        reason = record.judge.outcome
+    else:
+        reason = record.skip_reason or "other"
+    return reason if reason in UNJUDGED_REASONS else "other"

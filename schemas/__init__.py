@@ -12,6 +12,8 @@ from schemas.evaluation import (
     EvaluationRecord,
     FindingRecord,
     JudgeRun,
+    NotJudgedReason,
+    ResolvedBy,
     Scores,
     Versions,
 )
@@ -30,6 +32,8 @@ __all__ = [
     "JudgeResult",
     "JudgeRun",
     "JudgeVerdict",
+    "NotJudgedReason",
+    "ResolvedBy",
     "Scores",
     "Source",
     "Trace",

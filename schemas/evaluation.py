@@ -16,6 +16,8 @@ __all__ = [
     "EvaluationRecord",
     "FindingRecord",
     "JudgeRun",
+    "NotJudgedReason",
+    "ResolvedBy",
     "Scores",
     "Versions",
     "EVALUATION_SCHEMA_VERSION",
@@ -23,7 +25,14 @@ __all__ = [
 
 EVALUATION_SCHEMA_VERSION = "1"
 
-CriticalReason = Literal["uncited", "invalid_citation", "judged_unsupported", "quote_not_found"]
+CriticalReason = Literal[
+    "uncited", "invalid_citation", "judged_unsupported", "quote_not_found", "quote_in_injection"
+]
+ResolvedBy = Literal["screen", "llm", "cache"]
+"""What gave a claim its verdict: the offline screen, the LLM judge, or the verdict cache."""
+NotJudgedReason = Literal["abstained", "judge_failed"]
+"""Why a cited claim of a judged (sampled) trace has no verdict: the screen abstained (not
+sure either way), or the judge failed for the trace (error, refusal, open circuit, budget)."""
 ClaimStatus = Literal["cited", "uncited", "invalid_citation", "not_factual"]
 
 
@@ -56,6 +65,18 @@ class ClaimResult(BaseModel):
     verdict_reason: str | None = None
     evidence_quote: str | None = None
     critical_reason: CriticalReason | None = None
+    resolved_by: ResolvedBy | None = Field(
+        default=None, description="What gave the verdict: screen, llm or cache; None without one."
+    )
+    not_judged: NotJudgedReason | None = Field(
+        default=None,
+        description="Why a cited claim of a sampled trace has no verdict: abstained (the "
+        "screen was not sure; never scored, never critical) or judge_failed.",
+    )
+    critical_unjudged: bool = Field(
+        default=False,
+        description="An importance-3 cited claim the failing judge left without a verdict.",
+    )
 
 
 class Scores(BaseModel):
@@ -70,6 +91,9 @@ class Scores(BaseModel):
     marker_ids: list[str] = Field(default_factory=list)
     invalid_citation_ids: list[str] = Field(default_factory=list)
     critical_unsupported: int = 0
+    critical_unjudged: int = Field(
+        default=0, description="Importance-3 cited claims left unjudged by a failing judge."
+    )
 
 
 class JudgeRun(BaseModel):
@@ -85,6 +109,9 @@ class JudgeRun(BaseModel):
     output_tokens: int = 0
     latency_seconds: float = 0.0
     cached_claims: int = 0
+    screened_claims: int = Field(
+        default=0, description="Claims the offline screen resolved without the LLM."
+    )
     error: str | None = None
 
 

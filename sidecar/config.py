@@ -20,6 +20,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from schemas.judge import VerdictLabel
 from sidecar.errors import ConfigError
 
 __all__ = [
@@ -154,6 +155,9 @@ class MetricsSettings(_Section):
     """Allow-list of app label values; any other app is reported as 'other'."""
 
 
+_SCREEN_TRUSTED_DEFAULT: tuple[VerdictLabel, ...] = ("supported", "unsupported")
+
+
 class JudgeSettings(_Section):
     """The LLM judge."""
 
@@ -188,6 +192,14 @@ class JudgeSettings(_Section):
     """How long the breaker stays open before one probe call may close it."""
     cache_size: int = Field(default=10_000, ge=0)
     """Claim verdicts kept in the in-memory LRU cache (0 disables it)."""
+    screen: bool = True
+    """With an LLM backend, run the offline screen first: a claim it resolves with a verdict
+    of a trusted class is not sent to the LLM."""
+    screen_trusted_verdicts: list[VerdictLabel] = Field(
+        default_factory=lambda: list(_SCREEN_TRUSTED_DEFAULT)
+    )
+    """Screen verdict classes that skip the LLM; set from the screen's measured precision
+    per class (labelled-set benchmark), the others go to the LLM."""
 
 
 class SamplingSettings(_Section):

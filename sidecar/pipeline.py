@@ -19,6 +19,7 @@ from schemas import (
     EvaluationRecord,
     FindingRecord,
     JudgeRun,
+    NotJudgedReason,
     Scores,
     Trace,
     Versions,
@@ -43,12 +44,33 @@ class TraceRedactor(Protocol):
 
 @dataclass(frozen=True)
 class JudgeOutcome:
-    """What the judge stage decided for one trace."""
+    """What the judge stage decided for one trace.
+
+    ``verdicts`` holds every verdict it has (from the screen, the cache or the LLM), also
+    when the LLM call failed; ``abstained`` the claims the screen was not sure about (not
+    judged, never scored); ``misattributed`` (claim_id, source_id) pairs where a claim its
+    citation does not support is supported by another retrieved source. A sampled trace the
+    judge could not finish (error, open circuit, budget, shutdown) has ``failed`` set.
+    """
 
     verdicts: dict[str, ClaimVerdict] | None = None
     run: JudgeRun | None = None
     sampled_by: str | None = None
     skip_reason: str | None = None
+    abstained: tuple[str, ...] = ()
+    misattributed: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        """A sampled trace whose judge call did not complete."""
+        return self.sampled_by is not None and (self.run is None or self.run.outcome != "ok")
+
+    @property
+    def failure(self) -> str | None:
+        """Why the judge did not complete: the error kind or the skip reason."""
+        if not self.failed:
+            return None
+        return self.run.outcome if self.run is not None else self.skip_reason
 
 
 class JudgeStage(Protocol):
@@ -111,7 +133,13 @@ class Pipeline:
             # The judge sees the redacted claims too, never the raw ones.
             outcome = await self.judge.judge(redacted, analysis.with_trace(redacted))
             started = self._timed("judge", started)
-        result = score(analysis, outcome.verdicts, self.settings.scoring)
+        result = score(analysis, outcome.verdicts, self.settings.scoring,
+                       abstained=outcome.abstained, judge_failed=outcome.failed)
+        findings.extend(
+            Finding("misattributed", "warning", claim_id=claim_id, source_id=source_id,
+                    detail="supported_by_uncited_source")
+            for claim_id, source_id in outcome.misattributed
+        )
         record = build_record(redacted, analysis, findings, result, outcome, redactions)
         self._timed("scoring", started)
         return record
@@ -142,12 +170,21 @@ def build_record(
     """Assemble the evaluation record. ``trace`` is the redacted trace: its claim texts are
     the only trace text the record carries."""
     critical = {c.claim_id: c.reason for c in result.critical}
+    critical_unjudged = frozenset(result.critical_unjudged)
+    abstained = frozenset(result.abstained_claim_ids)
+    failed = outcome.failed
     texts = {claim.id: claim.text for claim in trace.claims}
     verdicts = outcome.verdicts or {}
     claims = []
     for item in analysis.claims:
         claim = item.claim
         verdict = verdicts.get(claim.id)
+        not_judged: NotJudgedReason | None = None
+        if verdict is None and item.status == "cited":
+            if claim.id in abstained:
+                not_judged = "abstained"
+            elif failed:
+                not_judged = "judge_failed"
         claims.append(
             ClaimResult(
                 claim_id=claim.id,
@@ -162,6 +199,9 @@ def build_record(
                 verdict_reason=verdict.reason if verdict else None,
                 evidence_quote=verdict.evidence_quote if verdict else None,
                 critical_reason=critical.get(claim.id),
+                resolved_by=verdict.resolved_by if verdict else None,
+                not_judged=not_judged,
+                critical_unjudged=claim.id in critical_unjudged,
             )
         )
     sampled_by = outcome.sampled_by if outcome.sampled_by in ("base", "priority") else None
@@ -187,6 +227,7 @@ def build_record(
             marker_ids=list(analysis.marker_ids),
             invalid_citation_ids=list(result.invalid_citation_ids),
             critical_unsupported=len(result.critical),
+            critical_unjudged=len(result.critical_unjudged),
         ),
         judged=result.judged,
         sampled_by=sampled_by,

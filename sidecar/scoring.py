@@ -7,14 +7,23 @@
 
 A factual claim citing only unknown IDs carries a citation but has nothing to be judged
 against: it scores 0.0 without a judge.
+
+A claim the offline screen abstained on is not judged: it leaves both the numerator and the
+denominator of correctness and completeness (it is neither scored 0 nor counted as missing
+support) and is never critical. A trace whose judged claims are all settled still gets
+scores; when every cited claim abstained, the judge-dependent scores are None.
+
+When the judge fails for a sampled trace, each cited importance-3 claim left without a
+verdict is listed in ``critical_unjudged``: never silently dropped, but not reported as
+unsupported either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from schemas import CriticalReason, VerdictLabel
+from schemas import CriticalReason, ResolvedBy, VerdictLabel
 from sidecar.checks.analysis import Analysis
 from sidecar.config import ScoringSettings
 
@@ -23,12 +32,19 @@ __all__ = ["ClaimVerdict", "CriticalClaim", "ScoreResult", "score", "verdict_val
 
 @dataclass(frozen=True, slots=True)
 class ClaimVerdict:
-    """A checked verdict on one claim. ``quote_not_found`` marks a downgraded verdict."""
+    """A checked verdict on one claim and what resolved it.
+
+    ``quote_not_found`` and ``quote_in_injection`` mark a supported or partial verdict
+    downgraded to unsupported: its evidence quote is not in the cited passages, or only
+    inside a span flagged as addressed to a model.
+    """
 
     verdict: VerdictLabel
     reason: str = ""
     evidence_quote: str = ""
     quote_not_found: bool = False
+    quote_in_injection: bool = False
+    resolved_by: ResolvedBy = "llm"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +67,8 @@ class ScoreResult:
     critical: tuple[CriticalClaim, ...]
     unjudged_claim_ids: tuple[str, ...]
     ignored_verdict_ids: tuple[str, ...]
+    abstained_claim_ids: tuple[str, ...] = ()
+    critical_unjudged: tuple[str, ...] = ()
 
     @property
     def judged(self) -> bool:
@@ -71,8 +89,15 @@ def score(
     analysis: Analysis,
     verdicts: Mapping[str, ClaimVerdict] | None,
     settings: ScoringSettings,
+    *,
+    abstained: Collection[str] = (),
+    judge_failed: bool = False,
 ) -> ScoreResult:
     """Score one analysed trace; ``verdicts`` maps claim_id to a checked verdict, or is None.
+
+    ``abstained`` are claim IDs the screen declined to judge; ``judge_failed`` says the judge
+    did not complete for a sampled trace (its critical claims without a verdict are then
+    listed in ``critical_unjudged``).
 
     Verdicts for unknown claim IDs are ignored and listed in ``ignored_verdict_ids``. A cited
     claim with no verdict leaves correctness and completeness unknown (None) and is listed in
@@ -87,15 +112,22 @@ def score(
 
     critical: list[CriticalClaim] = []
     unjudged: list[str] = []
+    critical_unjudged: list[str] = []
+    skipped: list[str] = []
     values: list[float] = []
     weighted = 0.0
     denominator = 0
+    cited_judged = 0
+    abstaining = frozenset(abstained)
     for item in analysis.claims:
         claim = item.claim
         if item.status == "not_factual":
             continue
-        denominator += claim.importance
         verdict = (verdicts or {}).get(claim.id)
+        if item.status == "cited" and verdict is None and claim.id in abstaining:
+            skipped.append(claim.id)
+            continue
+        denominator += claim.importance
         if item.status == "uncited":
             if claim.importance == 3:
                 critical.append(CriticalClaim(claim.id, "uncited"))
@@ -107,20 +139,26 @@ def score(
             continue
         if verdict is None:
             unjudged.append(claim.id)
+            if judge_failed and claim.importance == 3:
+                critical_unjudged.append(claim.id)
             continue
+        cited_judged += 1
         value = verdict_value(verdict.verdict, settings)
         values.append(value)
         weighted += claim.importance * value
         if claim.importance == 3 and verdict.verdict == "unsupported":
             reason: CriticalReason = (
-                "quote_not_found" if verdict.quote_not_found else "judged_unsupported"
+                "quote_not_found" if verdict.quote_not_found
+                else "quote_in_injection" if verdict.quote_in_injection
+                else "judged_unsupported"
             )
             critical.append(CriticalClaim(claim.id, reason))
 
     correctness: float | None = None
     completeness: float | None = None
     overall: float | None = None
-    if verdicts is not None and not unjudged:
+    all_abstained = bool(skipped) and cited_judged == 0
+    if verdicts is not None and not unjudged and not all_abstained:
         correctness = sum(values) / len(values) if values else None
         completeness = weighted / denominator if denominator else None
         if correctness is not None and completeness is not None:
@@ -138,4 +176,6 @@ def score(
         critical=tuple(critical),
         unjudged_claim_ids=tuple(unjudged) if verdicts is not None else (),
         ignored_verdict_ids=ignored,
+        abstained_claim_ids=tuple(skipped),
+        critical_unjudged=tuple(critical_unjudged),
     )

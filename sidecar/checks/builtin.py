@@ -6,6 +6,7 @@ import re
 
 from sidecar.checks.analysis import Analysis
 from sidecar.checks.base import Check, Finding, Severity
+from sidecar.checks.injection import InjectionCheck
 from sidecar.checks.markers import Marker
 
 __all__ = [
@@ -199,4 +200,5 @@ def default_checks() -> list[Check]:
         CitationMismatchCheck(),
         PrescreenCheck(),
         SourceUsageCheck(),
+        InjectionCheck(),
     ]

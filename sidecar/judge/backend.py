@@ -43,15 +43,17 @@ class JudgeCallError(JudgeError):
 
 @dataclass(frozen=True, slots=True)
 class BackendReply:
-    """The typed reply of one call and its token usage."""
+    """The typed reply of one call and its token usage. ``abstained`` lists the requested
+    claim IDs the backend declined to judge (only the offline screen does)."""
 
     result: JudgeResult
     input_tokens: int = 0
     output_tokens: int = 0
+    abstained: tuple[str, ...] = ()
 
 
 class JudgeBackend(Protocol):
-    """One judge implementation: an LLM behind an API, or the offline lexical judge."""
+    """One judge implementation: an LLM behind an API, or the offline screen."""
 
     @property
     def name(self) -> str:

@@ -42,8 +42,8 @@ class ClaimRequest:
 
 @dataclass(frozen=True)
 class JudgePacket:
-    """Everything one judge request carries. Its rendering is computed once (the budget's
-    estimate and the backend both read it)."""
+    """Everything one judge request carries. Its rendering and its claim index are computed
+    once (the budget's estimate, the backend and the reply's validation all read them)."""
 
     question: str
     claims: tuple[ClaimRequest, ...]
@@ -53,12 +53,17 @@ class JudgePacket:
         """The requested claim IDs, in order."""
         return tuple(claim.claim_id for claim in self.claims)
 
-    def claim(self, claim_id: str) -> ClaimRequest | None:
-        """The requested claim with this ID, if any."""
+    @cached_property
+    def _index(self) -> dict[str, ClaimRequest]:
+        # Claim IDs are unique in a valid trace; the first wins if a caller repeats one.
+        index: dict[str, ClaimRequest] = {}
         for claim in self.claims:
-            if claim.claim_id == claim_id:
-                return claim
-        return None
+            index.setdefault(claim.claim_id, claim)
+        return index
+
+    def claim(self, claim_id: str) -> ClaimRequest | None:
+        """The requested claim with this ID, if any (a dictionary lookup)."""
+        return self._index.get(claim_id)
 
     def passages(self) -> dict[str, str]:
         """Each cited passage once, by ID, in order of first citation."""
@@ -73,45 +78,45 @@ class JudgePacket:
         return render_packet(self)
 
     def render(self) -> str:
-        """The user message, one item a line (see :func:`render_packet`)."""
+        """The user message: one JSON object (see :func:`render_packet`)."""
         return self._rendered
 
 
-_PLAIN_ID = re.compile(r"[\w.\-/#@]+")
 _SPACE = re.compile(r"\s+")
 
 
-def _id(value: str) -> str:
-    # IDs are free text in a trace: anything that could be read as markup is JSON-quoted.
-    return value if _PLAIN_ID.fullmatch(value) else json.dumps(value, ensure_ascii=False)
-
-
-def _line(text: str) -> str:
-    # Whitespace is collapsed so each text stays on its line; evidence quotes are matched
-    # after the same collapsing, so a quote copied from here is still found.
+def _text(text: str) -> str:
+    # Whitespace is collapsed to save tokens; evidence quotes are matched after the same
+    # collapsing, so a quote copied from the packet is still found.
     return _SPACE.sub(" ", text).strip()
 
 
 def render_packet(packet: JudgePacket) -> str:
-    """The packet as compact lines: the question, each cited passage once, then each claim
-    with the IDs of the passages it cites::
+    """The packet as one compact JSON object, the whole user message::
 
-        Question: Can I get a refund?
-        Passages:
-        [S1] Pro plan customers can request a refund within 30 days of purchase.
-        Claims:
-        c1 [S1]: Pro plan refunds are available within 30 days.
+        {"question":"Can I get a refund?",
+         "passages":[{"id":"S1","text":"Pro plan customers can request a refund ..."}],
+         "claims":[{"claim_id":"c1","cites":["S1"],"text":"Pro plan refunds are ..."}]}
 
-    IDs that are not plain words are JSON-quoted; texts have their whitespace collapsed.
+    (shown wrapped; sent on one line). Every piece of trace text (question, passage and
+    claim texts, every ID) is a JSON string value, so no text can open, close or rename a
+    claim or a passage: quotes, brackets, line breaks and lines that look like headers are
+    escaped or stay inside their string. Each cited passage appears once; texts have their
+    whitespace collapsed.
     """
-    lines = [f"Question: {_line(packet.question)}", "Passages:"]
-    lines += [f"[{_id(i)}] {_line(t)}" for i, t in packet.passages().items()]
-    lines.append("Claims:")
-    lines += [
-        f"{_id(c.claim_id)} [{','.join(_id(p.passage_id) for p in c.passages)}]: {_line(c.text)}"
-        for c in packet.claims
-    ]
-    return "\n".join(lines)
+    document = {
+        "question": _text(packet.question),
+        "passages": [{"id": i, "text": _text(t)} for i, t in packet.passages().items()],
+        "claims": [
+            {"claim_id": c.claim_id, "cites": [p.passage_id for p in c.passages],
+             "text": _text(c.text)}
+            for c in packet.claims
+        ],
+    }
+    rendered = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    # A lone surrogate (valid in a decoded JSON string, not in UTF-8) would fail the HTTP
+    # request; it becomes "?" inside its string value.
+    return rendered.encode("utf-8", "replace").decode("utf-8")
 
 
 def build_packet(trace: Trace, claims: Iterable[ClaimAnalysis]) -> JudgePacket:

@@ -3,11 +3,20 @@
 It implements :class:`sidecar.pipeline.JudgeStage` and never raises for a judge failure: the
 outcome carries the error kind instead, and deterministic checks and scores go on.
 
-Flow per trace: no cited claim -> skip; not in the base or priority sample -> skip; claims
+Flow per trace: no cited claim -> skip; not in the base or priority sample -> skip; with an
+LLM backend and ``judge.screen`` on, the offline screen runs first and a claim it resolves
+with a verdict of a trusted class (``judge.screen_trusted_verdicts``) skips the LLM; claims
 whose verdict is cached are served from the cache; the rest go in one request, after the
 circuit breaker and the budget agree; the call is bounded by a semaphore (``in_flight``,
 ``saturated`` tell the runtime when to pause partitions), a per-call timeout, retries with
 backoff, and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown.
+With the screen as the backend (judge="lexical") every claim goes to it and the claims it
+abstains on are recorded as abstained.
+
+Each verdict says what resolved it (screen, llm, cache). A claim found unsupported by its
+citation is looked up in the trace's other retrieved sources with the screen's
+:func:`~sidecar.judge.screen.find_support`; a source that supports it is reported as
+misattributed (the LLM never sees those sources; correctness stays judged on the cited ones).
 """
 
 from __future__ import annotations
@@ -16,23 +25,25 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 
 from opentelemetry.trace import Tracer
 
 from exporters.tracing import judge_span, set_judge_error, set_judge_usage
-from schemas import JudgeRun, Trace
+from schemas import JudgeRun, ResolvedBy, Trace
 from sidecar.checks.analysis import Analysis
 from sidecar.config import JudgeSettings, SamplingSettings
 from sidecar.errors import JudgeError
 from sidecar.judge.backend import JudgeBackend, JudgeCallError
 from sidecar.judge.cache import VerdictCache
+from sidecar.judge.lexical import SCREEN_JUDGE, ScreenFn, screen_verdict
 from sidecar.judge.observer import JudgeObserver, NullObserver
 from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_key
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
-from sidecar.judge.validation import validate_reply
+from sidecar.judge.screen import find_support, screen_claim
+from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
 from sidecar.pipeline import JudgeOutcome
 from sidecar.sampling import Budget, Reservation, SampledBy, Sampler
 from sidecar.scoring import ClaimVerdict
@@ -42,6 +53,9 @@ __all__ = ["JudgeStageImpl", "estimate_tokens"]
 logger = logging.getLogger(__name__)
 
 _OUTPUT_TOKENS_PER_CLAIM = 150
+_MISATTRIBUTION_CLAIMS = 32
+"""Unsupported claims per trace looked up in the other sources: each lookup reads every
+other source, so a bound keeps the per-trace cost linear in the trace's size."""
 
 
 def estimate_tokens(packet: JudgePacket, rubric: Rubric) -> int:
@@ -72,6 +86,8 @@ class JudgeStageImpl:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         tracer: Tracer | None = None,
+        screen: ScreenFn = screen_claim,
+        find_support: Callable[[str, Sequence[tuple[str, str]]], str | None] = find_support,
     ) -> None:
         self.backend = backend
         self.tracer = tracer
@@ -91,6 +107,12 @@ class JudgeStageImpl:
         self.errors: Counter[str] = Counter()
         self.quotes_not_found = 0
         self._settings = judge_settings
+        self._screen = screen
+        self._find_support = find_support
+        # The screen runs before a metered (LLM) backend; the screen backend is the screen.
+        self._prescreen = judge_settings.screen and backend.metered
+        self._trusted = frozenset(judge_settings.screen_trusted_verdicts)
+        self._resolved_by: ResolvedBy = "screen" if backend.name == SCREEN_JUDGE else "llm"
         self._clock = clock
         self._sleep = sleep
         self._concurrency = judge_settings.concurrency
@@ -130,45 +152,62 @@ class JudgeStageImpl:
     async def judge(self, trace: Trace, analysis: Analysis) -> JudgeOutcome:
         """Judge ``trace`` (already redacted) if sampled; never raises for judge failures."""
         to_judge = [item for item in analysis.claims if item.needs_judge]
-        if self._closing:
-            return self._skip("shutting_down")
         if not to_judge:
             return self._skip("no_cited_claims")
+        if self._closing:
+            # Sampled or not is still decided, so a sampled trace's critical claims are
+            # counted as unjudged rather than dropped.
+            return self._skip("shutting_down", self.sampler.decide(trace, analysis))
         sampled_by = self.sampler.decide(trace, analysis)
         if sampled_by is None:
             return self._skip("not_sampled")
         packet = build_packet(trace, to_judge)
         verdicts: dict[str, ClaimVerdict] = {}
         pending: list[tuple[ClaimRequest, str]] = []
+        screened = 0
+        index = PassageIndex()
         for claim in packet.claims:
+            if self._prescreen:
+                found = screen_verdict(claim, self._screen)
+                if found is not None and found.verdict in self._trusted:
+                    checked = check_verdict(claim, found, resolved_by="screen", index=index)
+                    # A screen verdict whose quote fails the check is not trusted: the LLM
+                    # judges the claim instead.
+                    if not (checked.quote_not_found or checked.quote_in_injection):
+                        verdicts[claim.claim_id] = checked
+                        screened += 1
+                        continue
             key = cache_key(self.rubric.version, self.backend.model, claim)
             hit = self.cache.get(key)
             if hit is not None:
-                verdicts[claim.claim_id] = hit
+                verdicts[claim.claim_id] = replace(hit, resolved_by="cache")
             else:
                 pending.append((claim, key))
-        cached = len(verdicts)
+        cached = len(verdicts) - screened
         if cached:
             self.observer.judge_cache_hit(cached)
         if not pending:
-            return JudgeOutcome(verdicts, self._run("ok", cached_claims=cached), sampled_by)
+            run = self._run("ok", cached_claims=cached, screened_claims=screened)
+            return self._outcome(trace, packet, verdicts, (), run, sampled_by)
         request = JudgePacket(packet.question, tuple(claim for claim, _ in pending))
         reservation: Reservation | None = None
         if self.backend.metered:
             if not self.breaker.allow():
-                return self._skip("circuit_open")
+                return self._failed_before_call(trace, packet, verdicts, sampled_by,
+                                                "circuit_open")
             estimate = estimate_tokens(request, self.rubric)
             granted = self.budget.acquire(estimate)
             if isinstance(granted, str):
                 self.breaker.release()
-                return self._skip(granted)
+                return self._failed_before_call(trace, packet, verdicts, sampled_by, granted)
             reservation = granted
+        counts = (cached, screened)
         if self.tracer is None or not self.backend.metered:
-            return await self._judge_call(trace, request, pending, verdicts, cached, sampled_by,
-                                          reservation)
+            return await self._judge_call(trace, packet, request, pending, verdicts, counts,
+                                          sampled_by, reservation)
         # A CLIENT span per LLM call, child of the consumer span current in this task.
         with judge_span(self.tracer, model=self.backend.model, operation="chat") as span:
-            outcome = await self._judge_call(trace, request, pending, verdicts, cached,
+            outcome = await self._judge_call(trace, packet, request, pending, verdicts, counts,
                                              sampled_by, reservation)
             if outcome.run is not None:
                 set_judge_usage(span, input_tokens=outcome.run.input_tokens,
@@ -180,49 +219,106 @@ class JudgeStageImpl:
     async def _judge_call(
         self,
         trace: Trace,
+        packet: JudgePacket,
         request: JudgePacket,
         pending: list[tuple[ClaimRequest, str]],
         verdicts: dict[str, ClaimVerdict],
-        cached: int,
+        counts: tuple[int, int],
         sampled_by: SampledBy,
         reservation: Reservation | None,
     ) -> JudgeOutcome:
+        cached, screened = counts
         usage = _Usage()
         started = self._clock()
         try:
-            checked = await self._bounded_call(request, usage)
+            checked, abstained = await self._bounded_call(request, usage)
         except JudgeError as exc:
             kind = exc.kind
             self.errors[kind] += 1
             logger.warning("judge gave no usable verdicts for trace %s: %s", trace.trace_id,
                            kind)
-            return JudgeOutcome(
-                None,
-                self._run(kind, usage=usage, latency=self._clock() - started,
-                          cached_claims=cached, error=str(exc)),
-                sampled_by,
-            )
+            run = self._run(kind, usage=usage, latency=self._clock() - started,
+                            cached_claims=cached, screened_claims=screened, error=str(exc))
+            # The screen's and the cache's verdicts stay: they are verdicts all the same.
+            return self._outcome(trace, packet, verdicts, (), run, sampled_by)
         finally:
             if reservation is not None:
                 self.budget.settle(reservation, usage.input_tokens + usage.output_tokens)
         for claim, key in pending:
-            verdict = checked[claim.claim_id]
+            verdict = checked.get(claim.claim_id)
+            if verdict is None:
+                continue  # abstained: nothing to cache
             self.cache.put(key, verdict)
-            if verdict.quote_not_found:
+            if verdict.quote_not_found or verdict.quote_in_injection:
                 self.quotes_not_found += 1
                 self.observer.quote_not_found()
         verdicts.update(checked)
-        logger.debug("judged trace %s: %d claims, %d cached", trace.trace_id, len(verdicts),
-                     cached)
+        logger.debug("judged trace %s: %d claims, %d cached, %d screened, %d abstained",
+                     trace.trace_id, len(verdicts), cached, screened, len(abstained))
+        run = self._run("ok", usage=usage, latency=self._clock() - started,
+                        cached_claims=cached, screened_claims=screened)
+        return self._outcome(trace, packet, verdicts, abstained, run, sampled_by)
+
+    def _failed_before_call(
+        self,
+        trace: Trace,
+        packet: JudgePacket,
+        verdicts: dict[str, ClaimVerdict],
+        sampled_by: SampledBy,
+        reason: str,
+    ) -> JudgeOutcome:
+        """A sampled trace the LLM never saw (open circuit, budget): counted as a skip; the
+        screen's and the cache's verdicts stay."""
+        self.skips[reason] += 1
+        self.observer.judge_skip(reason)
+        outcome = self._outcome(trace, packet, verdicts, (), None, sampled_by)
+        return replace(outcome, skip_reason=reason)
+
+    def _outcome(
+        self,
+        trace: Trace,
+        packet: JudgePacket,
+        verdicts: dict[str, ClaimVerdict],
+        abstained: Sequence[str],
+        run: JudgeRun | None,
+        sampled_by: SampledBy,
+    ) -> JudgeOutcome:
         return JudgeOutcome(
-            verdicts,
-            self._run("ok", usage=usage, latency=self._clock() - started, cached_claims=cached),
+            verdicts if verdicts or (run is not None and run.outcome == "ok") else None,
+            run,
             sampled_by,
+            abstained=tuple(abstained),
+            misattributed=self._misattributed(trace, packet, verdicts),
         )
+
+    def _misattributed(
+        self, trace: Trace, packet: JudgePacket, verdicts: dict[str, ClaimVerdict]
+    ) -> tuple[tuple[str, str], ...]:
+        """(claim_id, source_id) for each claim its citation does not support that another
+        retrieved source does, by the screen."""
+        found: list[tuple[str, str]] = []
+        looked = 0
+        for claim in packet.claims:
+            verdict = verdicts.get(claim.claim_id)
+            if verdict is None or verdict.verdict != "unsupported":
+                continue
+            if looked == _MISATTRIBUTION_CLAIMS:
+                logger.debug("trace %s: misattribution looked up for the first %d unsupported "
+                             "claims only", trace.trace_id, looked)
+                break
+            looked += 1
+            cited = {passage.passage_id for passage in claim.passages}
+            others = [(s.id, s.text) for s in trace.sources if s.id not in cited]
+            if not others:
+                continue
+            source_id = self._find_support(claim.text, others)
+            if source_id is not None:
+                found.append((claim.claim_id, source_id))
+        return tuple(found)
 
     async def _bounded_call(
         self, packet: JudgePacket, usage: _Usage
-    ) -> dict[str, ClaimVerdict]:
+    ) -> tuple[dict[str, ClaimVerdict], tuple[str, ...]]:
         """One trace's checked verdicts: a slot, a whole-call deadline, retries, validation;
         breaker bookkeeping."""
         self._waiting += 1
@@ -259,7 +355,9 @@ class JudgeStageImpl:
             if self._in_flight == 0 and self._idle is not None:
                 self._idle.set()
 
-    async def _with_retries(self, packet: JudgePacket, usage: _Usage) -> dict[str, ClaimVerdict]:
+    async def _with_retries(
+        self, packet: JudgePacket, usage: _Usage
+    ) -> tuple[dict[str, ClaimVerdict], tuple[str, ...]]:
         timeout = self._settings.timeout_seconds
         model = self.backend.model
         attempt = 0
@@ -269,7 +367,8 @@ class JudgeStageImpl:
             try:
                 async with asyncio.timeout(timeout):
                     reply = await self.backend.judge(packet, self.rubric, timeout=timeout)
-                checked = validate_reply(packet, reply.result)
+                checked = validate_reply(packet, reply.result, abstained=reply.abstained,
+                                         resolved_by=self._resolved_by)
             except TimeoutError:
                 error = JudgeCallError("judge call timed out", kind="timeout", retriable=True)
             except JudgeCallError as exc:
@@ -285,7 +384,7 @@ class JudgeStageImpl:
                     model=model, outcome="ok", latency_seconds=self._clock() - started,
                     input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                 )
-                return checked
+                return checked, reply.abstained
             usage.input_tokens += error.input_tokens
             usage.output_tokens += error.output_tokens
             self.observer.judge_request(
@@ -325,10 +424,10 @@ class JudgeStageImpl:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _skip(self, reason: str) -> JudgeOutcome:
+    def _skip(self, reason: str, sampled_by: SampledBy | None = None) -> JudgeOutcome:
         self.skips[reason] += 1
         self.observer.judge_skip(reason)
-        return JudgeOutcome(skip_reason=reason)
+        return JudgeOutcome(skip_reason=reason, sampled_by=sampled_by)
 
     def _run(
         self,
@@ -337,6 +436,7 @@ class JudgeStageImpl:
         usage: _Usage | None = None,
         latency: float = 0.0,
         cached_claims: int = 0,
+        screened_claims: int = 0,
         error: str | None = None,
     ) -> JudgeRun:
         return JudgeRun(
@@ -348,6 +448,7 @@ class JudgeStageImpl:
             output_tokens=usage.output_tokens if usage else 0,
             latency_seconds=round(latency, 6),
             cached_claims=cached_claims,
+            screened_claims=screened_claims,
             error=error,
         )
 

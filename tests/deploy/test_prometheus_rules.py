@@ -15,6 +15,8 @@ RULE_FILES = [RULES_DIR / "alerts.yml", RULES_DIR / "recording.yml"]
 UNIT_TESTS = sorted((RULES_DIR / "tests").glob("*.yml"))
 EXPECTED_ALERTS = {
     "CiteWatchCriticalUnsupportedClaim": "page",
+    "CiteWatchCriticalClaimsUnjudged": "ticket",
+    "CiteWatchCriticalClaimsUnjudgedPersistent": "page",
     "CiteWatchCorrectnessDrop": "ticket",
     "CiteWatchCompletenessDrop": "ticket",
     "CiteWatchInvalidCitationsHigh": "ticket",

@@ -11,6 +11,7 @@ import yaml
 from prometheus_client import CollectorRegistry
 
 from exporters.prometheus import CitewatchMetrics
+from schemas import FindingRecord
 from tests.exporters._records import claim, record
 
 __all__ = [
@@ -57,7 +58,12 @@ def exposed_families() -> dict[str, MetricFamily]:
     metrics.observe_record(
         record(
             claims=[claim("c1", importance=3, verdict="supported"),
-                    claim("c2", importance=3, status="uncited", critical_reason="uncited")],
+                    claim("c2", importance=3, status="uncited", critical_reason="uncited"),
+                    claim("c3", importance=2, not_judged="abstained"),
+                    claim("c4", importance=3, not_judged="judge_failed",
+                          critical_unjudged=True)],
+            findings=[FindingRecord(code="injection_suspect", severity="warning",
+                                    source_id="S1")],
             correctness=1.0,
             completeness=0.5,
             invalid_ids=["S9"],

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from schemas import ClaimResult, EvaluationRecord, Generator, JudgeRun, Scores, Versions
+from schemas import (
+    ClaimResult,
+    EvaluationRecord,
+    FindingRecord,
+    Generator,
+    JudgeRun,
+    Scores,
+    Versions,
+)
 
 __all__ = ["TRACE_ID", "claim", "record"]
 
@@ -18,8 +26,11 @@ def claim(
     status: str = "cited",
     verdict: str | None = None,
     critical_reason: str | None = None,
+    resolved_by: str | None = None,
+    not_judged: str | None = None,
+    critical_unjudged: bool = False,
 ) -> ClaimResult:
-    """A claim result with the given status, verdict and critical reason."""
+    """A claim result with the given status, verdict, critical reason and judge facts."""
     return ClaimResult.model_validate(
         {
             "claim_id": claim_id,
@@ -30,6 +41,9 @@ def claim(
             "citation_ids": ["S1"] if status == "cited" else [],
             "verdict": verdict,
             "critical_reason": critical_reason,
+            "resolved_by": resolved_by,
+            "not_judged": not_judged,
+            "critical_unjudged": critical_unjudged,
         }
     )
 
@@ -46,11 +60,14 @@ def record(
     judge: str | None = None,
     redactions: dict[str, int] | None = None,
     trace_id: str = TRACE_ID,
+    findings: list[FindingRecord] | None = None,
+    outcome: str = "ok",
+    skip_reason: str | None = None,
 ) -> EvaluationRecord:
-    """An evaluation record; judged when ``judge`` names a backend."""
+    """An evaluation record; judged when ``judge`` names a backend and ``outcome`` is ok."""
     now = datetime(2025, 1, 1, tzinfo=UTC)
     run = (
-        JudgeRun(judge=judge, model="gpt-test", rubric_version="r1", outcome="ok")
+        JudgeRun(judge=judge, model="gpt-test", rubric_version="r1", outcome=outcome)
         if judge is not None
         else None
     )
@@ -61,7 +78,7 @@ def record(
             "trace_timestamp": now,
             "evaluated_at": now,
             "generator": Generator(model="gen", prompt_version="p1"),
-            "findings": [],
+            "findings": findings or [],
             "claims": claims or [],
             "scores": Scores(
                 validity=validity,
@@ -69,7 +86,8 @@ def record(
                 completeness=completeness,
                 invalid_citation_ids=invalid_ids or [],
             ),
-            "judged": judge is not None,
+            "judged": judge is not None and outcome == "ok",
+            "skip_reason": skip_reason,
             "sampled_by": sampled_by,
             "judge": run,
             "redactions": redactions or {},

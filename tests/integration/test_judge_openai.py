@@ -44,7 +44,7 @@ class Judged:
         settings = Settings(
             judge={"backend": backend, "base_url": server.base_url, "api_key": "test-key",
                    "model": MODEL, "timeout_seconds": 2.0, "retry_base_seconds": 0.001,
-                   "retry_max_seconds": 2.0, **judge},
+                   "retry_max_seconds": 2.0, "screen": False, **judge},
             sampling={"rate": 1.0},
         )
         self.registry = CollectorRegistry()

@@ -36,7 +36,7 @@ def _traced(server: FakeOpenAI) -> tuple[InMemorySpanExporter, TracerProvider, S
     settings = Settings(
         judge={"backend": "openai-chat", "base_url": server.base_url, "api_key": "test-key",
                "model": MODEL, "timeout_seconds": 2.0, "retry_base_seconds": 0.001,
-               "max_retries": 0},
+               "max_retries": 0, "screen": False},
         sampling={"rate": 1.0},
         redaction={"enabled": True},
     )

@@ -107,40 +107,42 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-_ID = r'"(?:[^"\\]|\\.)*"|[\w.\-/#@]+'
-_PASSAGE_LINE = re.compile(rf"\[({_ID})\] (.*)")
-_CLAIM_LINE = re.compile(rf"({_ID}) \[((?:{_ID})(?:,(?:{_ID}))*)?\]: (.*)")
-
-
-def _unquote(value: str) -> str:
-    return str(json.loads(value)) if value.startswith('"') else value
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def parse_packet(text: str) -> dict[str, Any] | None:
-    """A citewatch packet rendered as lines (``Question:``, ``Passages:``, ``Claims:``) as
-    ``{"question", "passages": [{"passage_id", "text"}], "claims": [{"claim_id", "claim",
-    "passage_ids"}]}``; None when ``text`` is not one. Independent of the renderer's code,
-    so tests check what was actually sent."""
-    lines = text.split("\n")
-    if len(lines) < 3 or not lines[0].startswith("Question: ") or lines[1] != "Passages:":
-        return None
+    """A citewatch packet (one JSON object ``{"question", "passages": [{"id", "text"}],
+    "claims": [{"claim_id", "cites", "text"}]}``, nothing else) as ``{"question",
+    "passages": [{"passage_id", "text"}], "claims": [{"claim_id", "claim", "passage_ids"}]}``;
+    None when ``text`` is not exactly one. Independent of the renderer's code and strict
+    about its shape (no other keys, every value a string), so tests check what was sent."""
     try:
-        split = lines.index("Claims:")
+        document = json.loads(text)
     except ValueError:
         return None
-    passages, claims = [], []
-    for line in lines[2:split]:
-        match = _PASSAGE_LINE.fullmatch(line)
-        if match is None:
+    if not isinstance(document, dict) or set(document) != {"question", "passages", "claims"}:
+        return None
+    question, passages, claims = document["question"], document["passages"], document["claims"]
+    if not isinstance(question, str) or not isinstance(passages, list) or not isinstance(
+        claims, list
+    ):
+        return None
+    out_passages, out_claims = [], []
+    for passage in passages:
+        if not isinstance(passage, dict) or set(passage) != {"id", "text"} or not _strings(
+            [passage["id"], passage["text"]]
+        ):
             return None
-        passages.append({"passage_id": _unquote(match[1]), "text": match[2]})
-    for line in lines[split + 1:]:
-        match = _CLAIM_LINE.fullmatch(line)
-        if match is None:
+        out_passages.append({"passage_id": passage["id"], "text": passage["text"]})
+    for claim in claims:
+        if (not isinstance(claim, dict) or set(claim) != {"claim_id", "cites", "text"}
+                or not _strings([claim["claim_id"], claim["text"]])
+                or not _strings(claim["cites"])):
             return None
-        ids = [_unquote(i) for i in re.findall(_ID, match[2] or "")]
-        claims.append({"claim_id": _unquote(match[1]), "claim": match[3], "passage_ids": ids})
-    return {"question": lines[0][len("Question: "):], "passages": passages, "claims": claims}
+        out_claims.append({"claim_id": claim["claim_id"], "claim": claim["text"],
+                           "passage_ids": list(claim["cites"])})
+    return {"question": question, "passages": out_passages, "claims": out_claims}
 
 
 def packet_of(body: dict[str, Any]) -> dict[str, Any] | None:

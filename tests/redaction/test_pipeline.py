@@ -15,7 +15,7 @@ from tests.factories import make_trace
 TRACE = make_trace(
     answer="Write to anna@example.com for refunds [S1].",
     sources=[{"id": "S1", "title": "Support",
-              "text": "Refund requests go to anna@example.com within 30 days."}],
+              "text": "Refund requests go to anna@example.com. Replies come within 30 days."}],
     claims=[{"id": "c1", "text": "Refund requests go to anna@example.com.",
              "citation_ids": ["S1"], "importance": 3}],
 )
@@ -40,7 +40,7 @@ def test_record_claims_and_judge_input_are_redacted() -> None:
     assert [claim.text for claim in record.claims] == ["Refund requests go to <EMAIL_1>."]
     assert record.redactions == {"EMAIL": 3}
     seen = judge.seen[0]
-    assert seen.sources[0].text == "Refund requests go to <EMAIL_1> within 30 days."
+    assert seen.sources[0].text == "Refund requests go to <EMAIL_1>. Replies come within 30 days."
     assert seen.claims[0].text == "Refund requests go to <EMAIL_1>."
 
 

@@ -145,3 +145,37 @@ def test_claim_citing_only_unknown_ids_scores_zero() -> None:
     claims = [claim("c1", "a", ["S1"], 1), claim("c2", "b", ["S9"], 1)]
     result = score_of({"c1": SUPPORTED}, claims=claims)
     assert (result.correctness, result.completeness) == (0.5, 0.5)
+
+
+def _worked(verdicts: dict[str, ClaimVerdict] | None, **kwargs: Any) -> ScoreResult:
+    return score(analyse(worked_example(), MarkerParser()), verdicts, ScoringSettings(), **kwargs)
+
+
+def test_an_abstained_claim_leaves_numerator_and_denominator() -> None:
+    # c2 (importance 3) abstained: correctness over c1 alone; completeness 2 x 1 / (2 + 2),
+    # the uncited c3 still in the denominator.
+    result = _worked({"c1": SUPPORTED}, abstained=["c2"])
+    assert (result.correctness, result.completeness) == (1.0, 0.5)
+    assert result.abstained_claim_ids == ("c2",)
+    assert result.critical == () and result.critical_unjudged == ()
+    assert result.unjudged_claim_ids == ()
+
+
+def test_scores_are_none_when_every_cited_claim_abstained() -> None:
+    result = _worked({}, abstained=["c1", "c2"])
+    assert (result.correctness, result.completeness, result.overall) == (None, None, None)
+    assert result.critical == ()
+
+
+def test_a_failed_judge_lists_critical_cited_claims_without_a_verdict() -> None:
+    result = _worked({"c1": SUPPORTED}, judge_failed=True)
+    assert result.critical_unjudged == ("c2",)
+    assert result.correctness is None
+    # Not failed (e.g. not sampled): nothing is unjudged-critical.
+    assert _worked(None).critical_unjudged == ()
+
+
+def test_a_quote_inside_an_injection_is_its_own_critical_reason() -> None:
+    result = _worked({"c1": SUPPORTED,
+                      "c2": ClaimVerdict("unsupported", quote_in_injection=True)})
+    assert result.critical == (CriticalClaim("c2", "quote_in_injection"),)

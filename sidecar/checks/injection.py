@@ -1,0 +1,123 @@
+"""Text addressed to a model inside a trace: the ``injection_suspect`` check and its spans.
+
+A retrieved source (or the question, or the answer) that tells a model to ignore its
+instructions, carries chat role markers or template tokens, or speaks the judge's own
+vocabulary (``evidence_quote``, ``"verdict":``) is trying to steer whoever reads it. The
+check flags it (severity warning: the text is reported, never removed), and the judge's
+quote check refuses evidence quoted from a flagged span: a verdict resting on text that
+addresses the judge is not verified.
+
+The pattern list below is the one place these rules live. Every pattern is plain ``re``
+without a quantifier inside another quantifier, and every repeat is bounded or over a
+single character class, so matching is linear in the text (tests check the structure).
+
+A flagged span runs from the start of the line of a match to the end of its paragraph (the
+next blank line, or the end of the text): an injected instruction usually carries the
+answer it wants on the same line or the lines right after it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sidecar.checks.analysis import Analysis
+from sidecar.checks.base import Finding
+
+__all__ = ["INJECTION_PATTERNS", "InjectionCheck", "injection_spans", "outside_injections"]
+
+INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
+    # "Ignore all previous instructions", "disregard the above rules", "override your prompt".
+    ("override_instructions",
+     r"\b(?:ignore|disregard|forget|override|bypass)\b[^\n]{0,30}?"
+     r"\b(?:previous|prior|above|earlier|preceding|all|any|your|system|original)\b[^\n]{0,20}?"
+     r"\b(?:instructions?|prompts?|rules|directions|directives|guidelines)\b"),
+    # A chat role at the start of a line: "system:", "developer:".
+    ("role_marker", r"^[ \t]{0,8}(?:system|developer)[ \t]{0,4}:"),
+    # Chat template tokens of common model families.
+    ("template_token",
+     r"<\|(?:im_start|im_end|system|user|assistant|begin_of_text|start_header_id|"
+     r"end_header_id|eot_id|endoftext)\|>|\[/?INST\]|<</?SYS>>"),
+    # Instruction-tuning headers: "### Instruction:", "### Response" alone on its line.
+    ("instruction_header",
+     r"^[ \t]{0,8}#{2,4}[ \t]{0,4}(?:instruction|response|system(?: prompt)?)"
+     r"(?:[ \t]{0,4}:|[ \t]{0,4}$)"),
+    # The judge's own vocabulary: field names of its reply, verdict assignments.
+    ("judge_vocabulary",
+     r"\bevidence_quote\b|\bclaim_id\b|\"verdicts?\"[ \t]{0,3}:|"
+     r"\bverdict[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?:supported|partial|unsupported)\b"),
+    # Telling the reader how to label claims.
+    ("label_request",
+     r"\b(?:mark|judge|rate|label|classify|treat)[ \t]{1,3}(?:this|these|the|every|all|each)"
+     r"[ \t]{1,3}(?:claims?|statements?|answers?)[ \t]{1,3}as[ \t]{1,3}"
+     r"(?:supported|true|correct|verified)\b"),
+)
+"""(name, pattern) of every rule; matched case-insensitively, ``^`` and ``$`` per line."""
+
+_COMBINED = re.compile(
+    "|".join(f"(?P<{name}>{pattern})" for name, pattern in INJECTION_PATTERNS),
+    re.IGNORECASE | re.MULTILINE,
+)
+_PARAGRAPH_END = re.compile(r"\n[ \t\r\f\v]*\n")
+
+
+def _matches(text: str) -> Iterator[tuple[str, int]]:
+    for match in _COMBINED.finditer(text):
+        assert match.lastgroup is not None
+        yield match.lastgroup, match.start()
+
+
+def injection_spans(text: str) -> list[tuple[int, int]]:
+    """Sorted, disjoint (start, end) spans of ``text`` flagged as addressed to a model."""
+    spans: list[tuple[int, int]] = []
+    covered = -1
+    for _, at in _matches(text):
+        if at < covered:
+            continue  # inside the paragraph already flagged
+        start = text.rfind("\n", 0, at) + 1
+        paragraph = _PARAGRAPH_END.search(text, at)
+        end = paragraph.start() if paragraph else len(text)
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+        covered = end
+    return spans
+
+
+def outside_injections(text: str) -> list[str]:
+    """The parts of ``text`` outside every flagged span (all of it when none is flagged)."""
+    parts: list[str] = []
+    cursor = 0
+    for start, end in injection_spans(text):
+        parts.append(text[cursor:start])
+        cursor = end
+    parts.append(text[cursor:])
+    return [part for part in parts if part]
+
+
+def injection_rules(text: str) -> list[str]:
+    """Names of the rules that match ``text``, sorted, each once."""
+    return sorted({name for name, _ in _matches(text)})
+
+
+class InjectionCheck:
+    """``injection_suspect`` when the question, the answer or a source addresses a model."""
+
+    name: str = "injection"
+    codes: tuple[str, ...] = ("injection_suspect",)
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        trace = analysis.trace
+        findings = []
+        for field, text in (("question", trace.question), ("answer", trace.answer)):
+            rules = injection_rules(text)
+            if rules:
+                findings.append(Finding("injection_suspect", "warning",
+                                        detail=f"field={field};rules={','.join(rules)}"))
+        for source in trace.sources:
+            rules = injection_rules(source.text)
+            if rules:
+                findings.append(Finding("injection_suspect", "warning", source_id=source.id,
+                                        detail=f"field=source;rules={','.join(rules)}"))
+        return findings
