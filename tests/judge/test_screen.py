@@ -301,25 +301,23 @@ def test_quotes_are_verbatim_and_reasons_carry_no_trace_text(
 
 
 # Floors, from bench/screen.py on the labelled set (figures in docs/screen.md):
-#   dev  (437 pairs; the rules were developed on them): unsupported->supported 0, precision
-#        supported 1.00 (112/112), partial 1.00 (15/15), unsupported 1.00 (152/152),
-#        abstained 36.2%.
-#   Each held-out batch was measured once, on text written after the last rule change:
-#     batch 1 (82 pairs): u->s 1, precision supported 0.944 (17/18), unsupported 0.968
-#       (30/31), abstained 37.8%;
-#     batch 2 (51 pairs): u->s 1, supported 0.933 (14/15), unsupported 1.00 (17/17), 35.3%;
-#     batch 3 (41 pairs, the test split): u->s 0, supported 1.00 (7/7), unsupported 0.929
-#       (13/14), abstained 46.3%.
-#   Each exposed one or two rule errors that were then fixed, and batches 1 and 2 joined dev.
-#   Pooled, the fresh-text estimate is supported precision 0.95 (38/40) and unsupported
-#   0.968 (60/62): the 0.97 supported floor holds on dev and the current test split, not on
-#   every fresh batch so far. The test floors below are the batch 3 measurement taken before
-#   its fix (unsupported 0.929), so a regression below it fails.
+#   dev  (478 pairs; the rules were developed on them): unsupported->supported 0, precision
+#        supported 1.00 (128/128), partial 1.00 (17/17), unsupported 1.00 (165/165),
+#        abstained 35.1%.
+#   Held-out batches, each measured once on text written after the last rule change:
+#     batch 1 (82): u->s 1, precision supported 0.944 (17/18), unsupported 0.968 (30/31);
+#     batch 2 (51): u->s 1, supported 0.933 (14/15), unsupported 1.00 (17/17);
+#     batch 3 (41): u->s 0, supported 1.00 (7/7), unsupported 0.929 (13/14);
+#     batch 4 (41, the test split): u->s 0, supported 1.00 (12/12), unsupported 1.00
+#       (15/15), abstained 29.3%.
+#   Batches 1-3 each exposed a rule error that was then fixed, and joined dev. Pooled over
+#   the four first measurements: supported 0.962 (50/52), unsupported 0.974 (75/77). So the
+#   supported floor of 0.97 holds on dev and on the test split, not on every fresh batch.
 # The abstention ceilings sit about ten points above the measured rates: a screen that
 # answered nothing would pass every precision floor, so coverage is held too.
 _FLOORS = {
     "dev": {"u2s": 0, "supported": 0.97, "unsupported": 0.97, "abstain": 0.45},
-    "test": {"u2s": 0, "supported": 0.97, "unsupported": 0.92, "abstain": 0.56},
+    "test": {"u2s": 0, "supported": 0.97, "unsupported": 0.97, "abstain": 0.40},
 }
 
 
