@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_text import prepare
 from sidecar.judge.screen import ScreenVerdict, find_support, prepare_passage, screen_claim
 
 LABELLED = Path(__file__).parents[1] / "fixtures" / "screen" / "labelled.jsonl"
@@ -370,3 +371,32 @@ def test_never_raises_on_dense_vocabulary(claim: str, passage: str) -> None:
 def test_hostile_passages_finish(hostile: str) -> None:
     result = screen_claim("The fee is $5 and not twenty.", [hostile])
     assert result.verdict in ("supported", "partial", "unsupported", None)
+
+
+@pytest.mark.parametrize(("text", "keys"), [
+    pytest.param("fewer than 100 users", ["LT", "user"], id="fewer-than"),
+    pytest.param("less than 100 users", ["LT", "user"], id="less-than"),
+    pytest.param("lower than 100 users", ["LT", "user"], id="lower-than"),
+    pytest.param("more than 100 users", ["GT", "user"], id="more-than"),
+    pytest.param("greater than 100 users", ["GT", "user"], id="greater-than"),
+    pytest.param("in excess of 100 users", ["GT", "user"], id="in-excess-of"),
+    pytest.param("at least 100 users", ["GE", "user"], id="at-least"),
+    pytest.param("no fewer than 100 users", ["GE", "user"], id="no-fewer-than"),
+    pytest.param("100 users or more", ["user", "GE"], id="or-more"),
+    pytest.param("at most 100 users", ["LE", "user"], id="at-most"),
+    pytest.param("up to 100 users", ["LE", "user"], id="up-to"),
+    pytest.param("no more than 100 users", ["LE", "user"], id="no-more-than"),
+    pytest.param("a maximum of 100 users", ["LE", "user"], id="a-maximum-of"),
+    pytest.param("prior to renewal", ["BEFORE", "renewal"], id="prior-to"),
+    pytest.param("returns are free of charge", ["return", "FREE"], id="free-of-charge"),
+    pytest.param("returns at no cost", ["return", "FREE"], id="at-no-cost"),
+    pytest.param("billed per month", ["bill", "MONTH_UNIT"], id="per-month"),
+    pytest.param("billed each year", ["bill", "YEAR_UNIT"], id="each-year"),
+    pytest.param("customers may request a refund", ["CUSTOMER", "refund", "AVAILABLE"],
+                 id="may-request-a-refund"),
+    pytest.param("users are eligible for a refund", ["user", "refund", "AVAILABLE"],
+                 id="eligible-for-a-refund"),
+    pytest.param("refunds are no longer offered", ["refund", "offer"], id="no-longer"),
+])
+def test_each_curated_phrase_becomes_its_concepts(text: str, keys: list[str]) -> None:
+    assert [t.key for t in prepare(text).tokens if t.kind == "w"] == keys
