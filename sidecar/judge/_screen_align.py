@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-
-from lemminflect import getAllLemmas
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_roles import roles, verb_like
 from sidecar.judge._screen_text import Prepared, Quantity, Token
 
 __all__ = ["Clause", "ClauseResult", "judge_clause", "split_clauses"]
@@ -17,7 +15,6 @@ _WINDOW = 3           # neighbouring sentences a clause may draw on
 _ALIGNED = 0.75       # share of a clause's other content that must be found to call a conflict
 _ABSENT = 1 / 3       # at most this share found: the clause is absent from the cited text
 _MAX_QTY_SCAN = 64    # passage quantities of one dimension compared with a claimed one
-_MAX_ANCHORS = 16     # occurrences of a word whose two sides are compared
 _MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
 
 
@@ -285,7 +282,7 @@ def _blocked(clause: Clause, window: _Window) -> str:
     for unit in sorted(clause.units):
         # the claim's subject found only after the verb, or both sides crossed: the text
         # may say who does what the other way round ("the seller delivers to the buyer")
-        if _verb_like(unit) and _roles(clause, window, anchor=unit, opposite=False) in (
+        if verb_like(unit) and _roles(clause, window, anchor=unit, opposite=False) in (
                 "swapped", "moved"):
             return "abstained: the words around a verb are in another order"
     for unit in clause.units:
@@ -302,12 +299,6 @@ def _blocked(clause: Clause, window: _Window) -> str:
                 _near(clause, window, q) for q in matches):
             return "abstained: another number of the same kind is as close to the claim's words"
     return ""
-
-
-@lru_cache(maxsize=16384)
-def _verb_like(key: str) -> bool:
-    """A key that can be a verb: a relation, a concept or a lemma with a verb reading."""
-    return key in lx.RELATIONS or key.isupper() or "VERB" in getAllLemmas(key)
 
 
 def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
@@ -329,78 +320,6 @@ def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
     return len(keys & clause.units)
 
 
-def _other_subject(clause: Clause, tokens: Sequence[Token], pos: int) -> bool:
-    """A content word the claim does not have stands before ``pos`` in its clause."""
-    k = pos - 1
-    while k >= 0 and pos - k <= 40 and tokens[k].sent == tokens[pos].sent:
-        tok = tokens[k]
-        if tok.kind == "b" or tok.key in lx.SPLITTERS:
-            break
-        if tok.kind == "w" and tok.key not in clause.units:
-            return True
-        k -= 1
-    return False
-
-
-def _passive(tokens: Sequence[Token], pos: int) -> bool:
-    """A form of "be" just before the anchor and "by" a few tokens after it, same clause."""
-    before = {tokens[k].key for k in range(max(0, pos - 2), pos)}
-    if "be" not in before:
-        return False
-    for k in range(pos + 1, min(len(tokens), pos + 5)):
-        if tokens[k].sent != tokens[pos].sent or tokens[k].kind == "b":
-            return False
-        if tokens[k].key == "by":
-            return True
-    return False
-
-
 def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> str:
-    """'same', 'swapped' or 'unknown': the order of the claim's two sides around ``anchor``.
-
-    With ``opposite`` the passage is searched for an antonym of ``anchor`` instead ("A is
-    larger than B" against "B is smaller than A" keeps the meaning when the roles swap).
-    """
-    ctoks = clause.tokens
-    cpos = next((k for k, t in enumerate(ctoks) if t.key == anchor), None)
-    if cpos is None:
-        return "unknown"
-    left = {t.key for t in ctoks[:cpos] if t.kind == "w"}
-    right = {t.key for t in ctoks[cpos + 1:] if t.kind == "w"}
-    left, right = left - right, right - left
-    if not left or not right:
-        return "one_sided"
-    claim_passive = _passive(ctoks, cpos)
-    targets = lx.ANTONYMS.get(anchor, frozenset()) if opposite else frozenset({anchor})
-    tokens = window.passage.tokens
-    verdicts = set()
-    occurrences = [p for t in targets for p in window.passage.index.get(t, ())]
-    for pos in occurrences[:_MAX_ANCHORS]:
-        sent = tokens[pos].sent
-        if sent not in window.sentences():
-            continue
-        lo = pos
-        while lo > 0 and tokens[lo - 1].sent == sent and pos - lo < 40:
-            lo -= 1
-        hi = pos
-        while hi + 1 < len(tokens) and tokens[hi + 1].sent == sent and hi - pos < 40:
-            hi += 1
-        before = {t.key for t in tokens[lo:pos] if t.kind == "w"}
-        after = {t.key for t in tokens[pos + 1:hi + 1] if t.kind == "w"}
-        l_before, l_after = bool(left & before - after), bool(left & after - before)
-        r_before, r_after = bool(right & before - after), bool(right & after - before)
-        flipped = claim_passive != _passive(tokens, pos)
-        # a claimed left-hand unit after the anchor and a right-hand one before it: the
-        # sides crossed, whatever context words stay put
-        if l_after and r_before:
-            verdicts.add("same" if flipped else "swapped")
-        elif l_before and r_after:
-            verdicts.add("swapped" if flipped else "same")
-        elif l_after and not l_before and not flipped and _other_subject(clause, tokens, pos):
-            # "the buyer delivers" against "the seller delivers ... to the buyer"
-            verdicts.add("moved")
-    if "same" in verdicts:
-        return "same"
-    if "swapped" in verdicts:
-        return "swapped"
-    return "moved" if "moved" in verdicts else "unknown"
+    return roles(clause.tokens, clause.units, window.passage, window.sentences(),
+                 anchor=anchor, opposite=opposite)

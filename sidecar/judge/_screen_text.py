@@ -18,6 +18,7 @@ from typing import NamedTuple
 from lemminflect import getAllLemmas
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_numbers import looks_like_year, number_at
 
 __all__ = ["Prepared", "Quantity", "Token", "prepare"]
 
@@ -32,7 +33,6 @@ _TOKEN = re.compile(
 )
 _SENTENCE_END = frozenset(".!?;\n")
 _BREAK = frozenset(",:") | {"but"}
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 _NEG_SCOPE = 4      # tokens a negation cue reaches
 _HEDGE_SCOPE = 5    # tokens a hedge reaches
 _NEGATED_BOUND = {"GT": "LE", "LT": "GE", "MORE": "LE", "LESS": "GE"}
@@ -104,19 +104,6 @@ def _raw_tokens(text: str) -> Iterator[tuple[str, int, int]]:
         yield raw, match.start(), match.end()
 
 
-def _parse_digits(raw: str) -> float | None:
-    try:
-        if "," in raw:
-            if _THOUSANDS.fullmatch(raw):
-                return float(raw.replace(",", ""))
-            if raw.count(",") == 1 and "." not in raw:
-                return float(raw.replace(",", "."))
-            return None
-        return float(raw)
-    except ValueError:
-        return None
-
-
 class _Raw(NamedTuple):
     word: str
     lem: str
@@ -169,45 +156,6 @@ def _phrase_at(words: list[_Raw], i: int) -> tuple[int, tuple[str, ...]] | None:
     return None
 
 
-def _number_at(words: list[_Raw], i: int) -> tuple[float, int] | None:
-    """A number starting at ``i`` (digits or number words) and the index after it."""
-    word = words[i].word
-    if word[0].isdigit():
-        value = _parse_digits(word)
-        if value is None:
-            return None
-        j = i + 1
-        if j < len(words) and words[j].word in lx.MULTIPLIERS:
-            value *= lx.MULTIPLIERS[words[j].word]
-            j += 1
-        return value, j
-    if word == "a" and i + 1 < len(words) and words[i + 1].word == "dozen":
-        return 12.0, i + 2
-    if word not in lx.NUMBER_WORDS and not (
-        word in lx.MULTIPLIERS and i and words[i - 1].word == "a"
-    ):
-        return None
-    total, current, j = 0.0, 0.0, i
-    while j < len(words):
-        w = words[j].word
-        if w in lx.NUMBER_WORDS and (current % 100 == 0 or lx.NUMBER_WORDS[w] < 10):
-            if w in lx.TENS and current % 100:
-                break
-            current += lx.NUMBER_WORDS[w]
-        elif w == "hundred":
-            current = (current or 1) * 100
-        elif w in lx.MULTIPLIERS:
-            total += (current or 1) * lx.MULTIPLIERS[w]
-            current = 0
-        elif w == "and" and current >= 100 and j + 1 < len(words) and \
-                words[j + 1].word in lx.NUMBER_WORDS:
-            pass
-        else:
-            break
-        j += 1
-    return (total + current, j) if j > i else None
-
-
 def _unit(word: _Raw) -> tuple[str, float] | None:
     return lx.UNITS.get(word.word) or lx.UNITS.get(word.lem)
 
@@ -215,6 +163,7 @@ def _unit(word: _Raw) -> tuple[str, float] | None:
 def prepare(text: str) -> Prepared:
     """Tokens, sentences, content index and quantities of ``text``."""
     words = _words(text)
+    plain = [w.word for w in words]
     tokens: list[Token] = []
     quantities: list[Quantity] = []
     sentences: list[tuple[int, int]] = []
@@ -243,7 +192,7 @@ def prepare(text: str) -> Prepared:
             add(w.word, "q", w.start, w.end)
             i += 1
             continue
-        number = _number_at(words, i)
+        number = number_at(plain, i)
         if number is not None:
             if sent_start is None:
                 sent_start = w.start
@@ -320,7 +269,8 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
     after = words[j].word if j < len(words) else "."
     if not dim and (before in lx.MONTHS or (after in lx.MONTHS and value <= 31)):
         dim = "day_of_month"
-    elif not dim and _looks_like_year(words[i].word, before, after):
+    elif not dim and looks_like_year(words[i].word, before, ends_clause=after in _SENTENCE_END
+                                     or after in _BREAK):
         dim = "year"
     heads: list[str] = []
     k = j
@@ -337,17 +287,6 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
     quantities.append(Quantity(round(value, 9), dim, frozenset(heads), "", sent, start,
                                words[j - 1].end))
     return j
-
-
-_YEAR_BEFORE = frozenset("in since by from until till of before after during to year".split())
-
-
-def _looks_like_year(raw: str, before: str, after: str) -> bool:
-    """Four plain digits after "in", "since"... or a month, or ending a clause."""
-    if len(raw) != 4 or not raw.isdigit() or not 1000 <= int(raw) <= 2100:
-        return False
-    return before in _YEAR_BEFORE or before in lx.MONTHS or after in _SENTENCE_END or \
-        after in _BREAK
 
 
 def _scope(tokens: list[Token]) -> list[Token]:

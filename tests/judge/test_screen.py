@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_text import prepare
 from sidecar.judge.screen import ScreenVerdict, find_support, prepare_passage, screen_claim
 
 LABELLED = Path(__file__).parents[1] / "fixtures" / "screen" / "labelled.jsonl"
@@ -301,25 +302,23 @@ def test_quotes_are_verbatim_and_reasons_carry_no_trace_text(
 
 
 # Floors, from bench/screen.py on the labelled set (figures in docs/screen.md):
-#   dev  (437 pairs; the rules were developed on them): unsupported->supported 0, precision
-#        supported 1.00 (112/112), partial 1.00 (15/15), unsupported 1.00 (152/152),
-#        abstained 36.2%.
-#   Each held-out batch was measured once, on text written after the last rule change:
-#     batch 1 (82 pairs): u->s 1, precision supported 0.944 (17/18), unsupported 0.968
-#       (30/31), abstained 37.8%;
-#     batch 2 (51 pairs): u->s 1, supported 0.933 (14/15), unsupported 1.00 (17/17), 35.3%;
-#     batch 3 (41 pairs, the test split): u->s 0, supported 1.00 (7/7), unsupported 0.929
-#       (13/14), abstained 46.3%.
-#   Each exposed one or two rule errors that were then fixed, and batches 1 and 2 joined dev.
-#   Pooled, the fresh-text estimate is supported precision 0.95 (38/40) and unsupported
-#   0.968 (60/62): the 0.97 supported floor holds on dev and the current test split, not on
-#   every fresh batch so far. The test floors below are the batch 3 measurement taken before
-#   its fix (unsupported 0.929), so a regression below it fails.
+#   dev  (478 pairs; the rules were developed on them): unsupported->supported 0, precision
+#        supported 1.00 (128/128), partial 1.00 (17/17), unsupported 1.00 (165/165),
+#        abstained 35.1%.
+#   Held-out batches, each measured once on text written after the last rule change:
+#     batch 1 (82): u->s 1, precision supported 0.944 (17/18), unsupported 0.968 (30/31);
+#     batch 2 (51): u->s 1, supported 0.933 (14/15), unsupported 1.00 (17/17);
+#     batch 3 (41): u->s 0, supported 1.00 (7/7), unsupported 0.929 (13/14);
+#     batch 4 (41, the test split): u->s 0, supported 1.00 (12/12), unsupported 1.00
+#       (15/15), abstained 29.3%.
+#   Batches 1-3 each exposed a rule error that was then fixed, and joined dev. Pooled over
+#   the four first measurements: supported 0.962 (50/52), unsupported 0.974 (75/77). So the
+#   supported floor of 0.97 holds on dev and on the test split, not on every fresh batch.
 # The abstention ceilings sit about ten points above the measured rates: a screen that
 # answered nothing would pass every precision floor, so coverage is held too.
 _FLOORS = {
     "dev": {"u2s": 0, "supported": 0.97, "unsupported": 0.97, "abstain": 0.45},
-    "test": {"u2s": 0, "supported": 0.97, "unsupported": 0.92, "abstain": 0.56},
+    "test": {"u2s": 0, "supported": 0.97, "unsupported": 0.97, "abstain": 0.40},
 }
 
 
@@ -372,3 +371,32 @@ def test_never_raises_on_dense_vocabulary(claim: str, passage: str) -> None:
 def test_hostile_passages_finish(hostile: str) -> None:
     result = screen_claim("The fee is $5 and not twenty.", [hostile])
     assert result.verdict in ("supported", "partial", "unsupported", None)
+
+
+@pytest.mark.parametrize(("text", "keys"), [
+    pytest.param("fewer than 100 users", ["LT", "user"], id="fewer-than"),
+    pytest.param("less than 100 users", ["LT", "user"], id="less-than"),
+    pytest.param("lower than 100 users", ["LT", "user"], id="lower-than"),
+    pytest.param("more than 100 users", ["GT", "user"], id="more-than"),
+    pytest.param("greater than 100 users", ["GT", "user"], id="greater-than"),
+    pytest.param("in excess of 100 users", ["GT", "user"], id="in-excess-of"),
+    pytest.param("at least 100 users", ["GE", "user"], id="at-least"),
+    pytest.param("no fewer than 100 users", ["GE", "user"], id="no-fewer-than"),
+    pytest.param("100 users or more", ["user", "GE"], id="or-more"),
+    pytest.param("at most 100 users", ["LE", "user"], id="at-most"),
+    pytest.param("up to 100 users", ["LE", "user"], id="up-to"),
+    pytest.param("no more than 100 users", ["LE", "user"], id="no-more-than"),
+    pytest.param("a maximum of 100 users", ["LE", "user"], id="a-maximum-of"),
+    pytest.param("prior to renewal", ["BEFORE", "renewal"], id="prior-to"),
+    pytest.param("returns are free of charge", ["return", "FREE"], id="free-of-charge"),
+    pytest.param("returns at no cost", ["return", "FREE"], id="at-no-cost"),
+    pytest.param("billed per month", ["bill", "MONTH_UNIT"], id="per-month"),
+    pytest.param("billed each year", ["bill", "YEAR_UNIT"], id="each-year"),
+    pytest.param("customers may request a refund", ["CUSTOMER", "refund", "AVAILABLE"],
+                 id="may-request-a-refund"),
+    pytest.param("users are eligible for a refund", ["user", "refund", "AVAILABLE"],
+                 id="eligible-for-a-refund"),
+    pytest.param("refunds are no longer offered", ["refund", "offer"], id="no-longer"),
+])
+def test_each_curated_phrase_becomes_its_concepts(text: str, keys: list[str]) -> None:
+    assert [t.key for t in prepare(text).tokens if t.kind == "w"] == keys
