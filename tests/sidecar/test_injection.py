@@ -134,3 +134,22 @@ def test_spans_are_sorted_disjoint_and_inside_the_text(text: str) -> None:
         text[prev_end:start] for prev_end, start in
         zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(text)], strict=True)
     )
+
+
+_FRAGMENTS = ["ignore ", "all ", "previous ", "instructions", "System", "system:", "\n", "  ",
+              "### ", "Instruction", ":", "<|im_start|>", "[INST]", "evidence_quote", '"verdict"',
+              "verdict: supported", "mark ", "every ", "claim ", "as supported", "x", ".",
+              "\u0130", "\u017fystem:", "DISREGARD ", "the above rules"]
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join))
+def test_the_literal_triggered_scan_finds_what_the_full_scan_finds(text: str) -> None:
+    from sidecar.checks import injection
+
+    fast = injection._matches(text)
+    # Everything the plain scan finds, and only genuine matches (it may also report a match
+    # that starts inside another one, which the plain scan skips over).
+    assert set(injection._matches_everywhere(text)) <= set(fast)
+    rules = dict(INJECTION_PATTERNS)
+    assert all(re.compile(rules[rule], re.I | re.M).match(text, at) for rule, at in fast)
+    assert fast == sorted(fast, key=lambda item: item[1])
