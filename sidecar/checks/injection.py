@@ -8,8 +8,9 @@ quote check refuses evidence quoted from a flagged span: a verdict resting on te
 addresses the judge is not verified.
 
 The pattern list below is the one place these rules live. Every pattern is plain ``re``
-without a quantifier inside another quantifier, and every repeat is bounded or over a
-single character class, so matching is linear in the text (tests check the structure).
+without a quantifier inside another quantifier and with every repeat bounded, and a rule is
+only tried where one of its literals occurs: one try costs a constant, so a scan is linear
+in the text (tests check the structure).
 
 A flagged span runs from the start of the line of a match to the end of its paragraph (the
 next blank line, or the end of the text): an injected instruction usually carries the

@@ -120,6 +120,28 @@ def test_patterns_have_no_quantifier_inside_a_quantifier(name: str, pattern: str
     assert not _repeats_nest(list(parsed)), name
 
 
+def _max_repeats(items: Any) -> list[int]:
+    found: list[int] = []
+    for op, arg in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            found.append(arg[1])
+            found += _max_repeats(arg[2])
+        elif name == "SUBPATTERN":
+            found += _max_repeats(arg[-1])
+        elif name == "BRANCH":
+            for branch in arg[1]:
+                found += _max_repeats(branch)
+    return found
+
+
+@pytest.mark.parametrize("name,pattern", [pytest.param(n, p, id=n) for n, p in INJECTION_PATTERNS])
+def test_every_repeat_is_bounded(name: str, pattern: str) -> None:
+    # The scan tries a rule at each occurrence of its literals: with bounded repeats one try
+    # costs a constant, so the whole scan stays linear in the text.
+    assert all(limit <= 64 for limit in _max_repeats(list(sre_parse.parse(pattern, re.I)))), name
+
+
 def test_the_structure_check_sees_a_nested_quantifier() -> None:
     assert _repeats_nest(list(sre_parse.parse(r"(?:a+)+b")))
     assert not _repeats_nest(list(sre_parse.parse(r"a{0,30}?b+(?:c|d)?")))
