@@ -8,8 +8,9 @@ quote check refuses evidence quoted from a flagged span: a verdict resting on te
 addresses the judge is not verified.
 
 The pattern list below is the one place these rules live. Every pattern is plain ``re``
-without a quantifier inside another quantifier, and every repeat is bounded or over a
-single character class, so matching is linear in the text (tests check the structure).
+without a quantifier inside another quantifier and with every repeat bounded, and a rule is
+only tried where one of its literals occurs: one try costs a constant, so a scan is linear
+in the text (tests check the structure).
 
 A flagged span runs from the start of the line of a match to the end of its paragraph (the
 next blank line, or the end of the text): an injected instruction usually carries the
@@ -54,17 +55,74 @@ INJECTION_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 """(name, pattern) of every rule; matched case-insensitively, ``^`` and ``$`` per line."""
 
+_FLAGS = re.IGNORECASE | re.MULTILINE
+_RULES: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, _FLAGS) for name, pattern in INJECTION_PATTERNS
+}
 _COMBINED = re.compile(
-    "|".join(f"(?P<{name}>{pattern})" for name, pattern in INJECTION_PATTERNS),
-    re.IGNORECASE | re.MULTILINE,
+    "|".join(f"(?P<{name}>{pattern})" for name, pattern in INJECTION_PATTERNS), _FLAGS
 )
+_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i"})
 _PARAGRAPH_END = re.compile(r"\n[ \t\r\f\v]*\n")
 
+# Each rule can only match where one of its literals occurs (lower case), at that position
+# or, for the rules anchored at a line start, at the start of that line. Finding literals
+# with str.find and trying a rule only there is several times faster than running the
+# combined pattern at every position of every text.
+_TRIGGERS: tuple[tuple[str, str, bool], ...] = (
+    *(("override_instructions", word, False)
+      for word in ("ignore", "disregard", "forget", "override", "bypass")),
+    ("role_marker", "system", True),
+    ("role_marker", "developer", True),
+    ("template_token", "<|", False),
+    ("template_token", "[inst]", False),
+    ("template_token", "[/inst]", False),
+    ("template_token", "<<sys>>", False),
+    ("template_token", "<</sys>>", False),
+    ("instruction_header", "##", True),
+    *(("judge_vocabulary", word, False)
+      for word in ("evidence_quote", "claim_id", '"verdict', "verdict")),
+    *(("label_request", word, False)
+      for word in ("mark", "judge", "rate", "label", "classify", "treat")),
+)
+"""(rule, lower-case literal every match of the rule contains, whether the rule is anchored
+at the start of the literal's line rather than at the literal)."""
 
-def _matches(text: str) -> Iterator[tuple[str, int]]:
+
+def _matches_everywhere(text: str) -> Iterator[tuple[str, int]]:
     for match in _COMBINED.finditer(text):
         assert match.lastgroup is not None
         yield match.lastgroup, match.start()
+
+
+def _matches(text: str) -> list[tuple[str, int]]:
+    """(rule, start) of rule matches, sorted by start."""
+    # The letters that case-insensitive matching equates with an ASCII letter but lower()
+    # leaves apart (long s, dotless i) are folded too, so a trigger cannot be dodged by them.
+    lower = text.lower() if text.isascii() else text.lower().translate(_FOLD)
+    if len(lower) != len(text):
+        # Lower-casing moved offsets (a few non-ASCII letters): the plain scan.
+        return list(_matches_everywhere(text))
+    found: set[tuple[str, int]] = set()
+    for rule, literal, at_line_start in _TRIGGERS:
+        pattern = _RULES[rule]
+        line_start = scanned = 0
+        tried = -1
+        at = lower.find(literal)
+        while at >= 0:
+            start = at
+            if at_line_start:
+                # Only the text since the previous occurrence is searched for a line break,
+                # so finding line starts stays linear however many occurrences there are.
+                newline = text.rfind("\n", scanned, at)
+                if newline >= 0:
+                    line_start = newline + 1
+                scanned, start = at, line_start
+            if start != tried and pattern.match(text, start) is not None:
+                found.add((rule, start))
+            tried = start
+            at = lower.find(literal, at + 1)
+    return sorted(found, key=lambda item: item[1])
 
 
 def injection_spans(text: str) -> list[tuple[int, int]]:

@@ -98,3 +98,22 @@ def test_unreadable_rubric_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
     assert result.exit_code == 1
     assert "cannot read rubric file" in result.output
     assert "Traceback" not in result.output
+
+
+def test_screen_judged_examples_validate_against_the_published_schema(tmp_path: Path) -> None:
+    import jsonschema
+
+    schema = json.loads((EXAMPLES.parents[1] / "schemas" / "evaluation.v1.json").read_text())
+    out = tmp_path / "evals.jsonl"
+    result = run("check", str(EXAMPLES), "--judge", "lexical", "--sample-rate", "1.0",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    for record in records:
+        jsonschema.validate(record, schema)
+    claims = [c for r in records for c in r["claims"] if c["status"] == "cited"]
+    # The screen judges what it is sure of and abstains on the rest; nothing else.
+    assert {c["resolved_by"] for c in claims if c["verdict"]} == {"screen"}
+    assert {c["not_judged"] for c in claims if not c["verdict"]} == {"abstained"}
+    assert not any(c["critical_reason"] for c in claims if c["not_judged"] == "abstained")
+    assert any(f["code"] == "injection_suspect" for r in records for f in r["findings"])

@@ -120,6 +120,28 @@ def test_patterns_have_no_quantifier_inside_a_quantifier(name: str, pattern: str
     assert not _repeats_nest(list(parsed)), name
 
 
+def _max_repeats(items: Any) -> list[int]:
+    found: list[int] = []
+    for op, arg in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            found.append(arg[1])
+            found += _max_repeats(arg[2])
+        elif name == "SUBPATTERN":
+            found += _max_repeats(arg[-1])
+        elif name == "BRANCH":
+            for branch in arg[1]:
+                found += _max_repeats(branch)
+    return found
+
+
+@pytest.mark.parametrize("name,pattern", [pytest.param(n, p, id=n) for n, p in INJECTION_PATTERNS])
+def test_every_repeat_is_bounded(name: str, pattern: str) -> None:
+    # The scan tries a rule at each occurrence of its literals: with bounded repeats one try
+    # costs a constant, so the whole scan stays linear in the text.
+    assert all(limit <= 64 for limit in _max_repeats(list(sre_parse.parse(pattern, re.I)))), name
+
+
 def test_the_structure_check_sees_a_nested_quantifier() -> None:
     assert _repeats_nest(list(sre_parse.parse(r"(?:a+)+b")))
     assert not _repeats_nest(list(sre_parse.parse(r"a{0,30}?b+(?:c|d)?")))
@@ -134,3 +156,22 @@ def test_spans_are_sorted_disjoint_and_inside_the_text(text: str) -> None:
         text[prev_end:start] for prev_end, start in
         zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(text)], strict=True)
     )
+
+
+_FRAGMENTS = ["ignore ", "all ", "previous ", "instructions", "System", "system:", "\n", "  ",
+              "### ", "Instruction", ":", "<|im_start|>", "[INST]", "evidence_quote", '"verdict"',
+              "verdict: supported", "mark ", "every ", "claim ", "as supported", "x", ".",
+              "\u0130", "\u017fystem:", "DISREGARD ", "the above rules"]
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join))
+def test_the_literal_triggered_scan_finds_what_the_full_scan_finds(text: str) -> None:
+    from sidecar.checks import injection
+
+    fast = injection._matches(text)
+    # Everything the plain scan finds, and only genuine matches (it may also report a match
+    # that starts inside another one, which the plain scan skips over).
+    assert set(injection._matches_everywhere(text)) <= set(fast)
+    rules = dict(INJECTION_PATTERNS)
+    assert all(re.compile(rules[rule], re.I | re.M).match(text, at) for rule, at in fast)
+    assert fast == sorted(fast, key=lambda item: item[1])
