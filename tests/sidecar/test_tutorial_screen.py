@@ -1,0 +1,39 @@
+"""The tutorial's worked example through `citewatch check` with the default offline screen:
+c1 and c2 are supported, the uncited c3 counts in completeness only, and nothing pages."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from sidecar.cli import cli
+from tests.factories import claim, make_trace, source
+
+S1 = "Pro plan subscriptions renew every twelve months unless cancelled."
+S2 = ("Customers may request a refund within 30 days if the account used fewer than 100 API "
+      "requests.")
+
+
+def test_worked_example_is_supported_and_pages_nobody() -> None:
+    trace = make_trace(
+        answer=("Pro plans renew every 12 months [S1]. Refunds are available within 30 days "
+                "when usage is below 100 requests [S2]. Refunds are paid out the same day."),
+        sources=[source("S1", S1), source("S2", S2)],
+        claims=[
+            claim("c1", "Pro plans renew every 12 months.", ["S1"], 2),
+            claim("c2", "Refunds are available within 30 days when usage is below 100 "
+                  "requests.", ["S2"], 3),
+            claim("c3", "Refunds are paid out the same day.", [], 2),
+        ],
+    )
+    result = CliRunner().invoke(cli, ["check", "-", "--judge", "lexical"],
+                                input=trace.model_dump_json() + "\n")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    verdicts = {c["claim_id"]: (c["verdict"], c["critical_reason"]) for c in record["claims"]}
+    assert verdicts == {"c1": ("supported", None), "c2": ("supported", None),
+                        "c3": (None, None)}
+    assert record["scores"]["critical_unsupported"] == 0
+    assert record["scores"]["correctness"] == 1.0
+    assert round(record["scores"]["completeness"], 4) == 0.7143
