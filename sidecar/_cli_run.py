@@ -121,38 +121,59 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
                registry: CollectorRegistry, stop: threading.Event,
                tracer: Tracer | None = None) -> None:
     from kafka import KafkaConsumer, KafkaProducer
-    from kafka.errors import KafkaError
+    from kafka.errors import KafkaConfigurationError, KafkaError
 
     from exporters.kafka import KafkaEmitter, producer_config
     from sidecar.consumer import KafkaRunner, kafka_listener, security_config
+    from sidecar.runtime.startup import build_until_stopped
 
     kafka = settings.kafka
     security = security_config(settings)
-    try:
+
+    def build() -> tuple[Any, Any]:
         producer = KafkaProducer(**producer_config(
             bootstrap_servers=kafka.bootstrap_servers, security=security,
             max_request_size=kafka.max_request_bytes))
-        consumer = KafkaConsumer(
-            bootstrap_servers=kafka.bootstrap_servers.split(","),
-            group_id=kafka.group_id,
-            client_id="citewatch",
-            enable_auto_commit=False,
-            auto_offset_reset=kafka.auto_offset_reset,
-            session_timeout_ms=kafka.session_timeout_ms,
-            heartbeat_interval_ms=max(1000, kafka.session_timeout_ms // 3),
-            max_partition_fetch_bytes=max(1_048_576, kafka.max_request_bytes),
-            **security,
-        )
-    except KafkaError as exc:
-        raise click.ClickException(
-            f"cannot reach Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
-    emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
-                           dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
-    runner = KafkaRunner(settings=settings, consumer=consumer, emitter=emitter,
-                         pipeline=pipeline, metrics=metrics, listener=kafka_listener,
-                         tracer=tracer)
-    server = _serve(registry, settings, runner.ready)
+        try:
+            consumer = KafkaConsumer(
+                bootstrap_servers=kafka.bootstrap_servers.split(","),
+                group_id=kafka.group_id,
+                client_id="citewatch",
+                enable_auto_commit=False,
+                auto_offset_reset=kafka.auto_offset_reset,
+                session_timeout_ms=kafka.session_timeout_ms,
+                heartbeat_interval_ms=max(1000, kafka.session_timeout_ms // 3),
+                max_partition_fetch_bytes=max(1_048_576, kafka.max_request_bytes),
+                **security,
+            )
+        except BaseException:
+            producer.close(timeout=0)
+            raise
+        return producer, consumer
+
+    def retriable(exc: BaseException) -> bool:
+        # An unreachable broker is waited for; bad client settings stop start-up.
+        return isinstance(exc, KafkaError) and not isinstance(exc, KafkaConfigurationError)
+
+    # Health and readiness answer during start-up (not ready until partitions are assigned).
+    holder: dict[str, KafkaRunner] = {}
+    server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready())
     try:
+        try:
+            clients = build_until_stopped(build, stop=stop, retriable=retriable,
+                                          what="Kafka clients")
+        except KafkaError as exc:
+            raise click.ClickException(
+                f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
+        if clients is None:
+            logger.info("stopped before consuming anything")
+            return
+        producer, consumer = clients
+        emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
+                               dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
+        runner = holder["runner"] = KafkaRunner(
+            settings=settings, consumer=consumer, emitter=emitter, pipeline=pipeline,
+            metrics=metrics, listener=kafka_listener, tracer=tracer)
         runner.run(stop)
     finally:
         server.close()

@@ -94,7 +94,7 @@ class SlowRecords:
             changed = slow != self._slow_now
             self._slow_now = slow
         for record in newly:
-            logger.warning("record %s (trace %s) still in evaluation after %.0fs",
+            logger.warning("record %s (trace %s) still in evaluation after %.1fs",
                            record.where, record.trace_id or "unknown", now - record.started)
             if self._on_slow is not None:
                 self._on_slow()
