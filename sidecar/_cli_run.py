@@ -22,7 +22,7 @@ from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import LEXICAL_MODEL, load_rubric, resolve_backend_name
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.shutdown import ShutdownSignals
+from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
 
 __all__ = ["run_command"]
 
@@ -103,18 +103,35 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
         finally:
             await _close_judge(pipeline)
 
+    deadline = settings.kafka.shutdown_deadline_seconds
     try:
-        asyncio.run(main())
+        # The loop runs off the main thread, so SIGTERM is honoured within the deadline even
+        # while a stage is busy with one record (it is then abandoned, not written).
+        # A moment of the deadline is kept for writing the summary and exiting.
+        finished = run_until_deadline(lambda: asyncio.run(main()), stop=stop,
+                                      deadline_seconds=deadline - min(1.0, deadline / 5))
     finally:
         server.close()
-        output.flush()
+    if finished:
         for stream in (source, output, dead):
             if stream is not None and stream not in (sys.stdin.buffer, sys.stdout):
                 stream.close()
+            elif stream is not None:
+                stream.flush()
+    else:
+        for stream in (output, dead):  # written so far; the abandoned thread ends with us
+            if stream is not None:
+                stream.flush()
     s = runner.summary
+    abandoned = (s.abandoned if finished
+                 else max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates))
     click.echo(f"citewatch run: {s.lines} lines, {s.evaluated} evaluated, "
                f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
-               + (f", {s.abandoned} abandoned" if s.abandoned else ""), err=True)
+               + (f", {abandoned} abandoned" if abandoned else ""), err=True)
+    if abandoned:
+        raise click.ClickException(
+            f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but not "
+            "written (still in evaluation, or waiting behind one that was)")
 
 
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,

@@ -381,7 +381,7 @@ class KafkaRunner:
         (evaluated, dead-lettered, or a duplicate), unless the runner stops first."""
         token = self.slow.begin(f"{item.topic}[{item.partition}]@{item.offset}")
         try:
-            await self._process_unguarded(item)
+            await self._process_unguarded(item, token)
         except asyncio.CancelledError:
             raise
         except _Abandoned:
@@ -402,12 +402,13 @@ class KafkaRunner:
             self._finished_items.discard((item.tp, item.offset, item.epoch))
             self.slow.end(token)
 
-    async def _process_unguarded(self, item: WorkItem) -> None:
+    async def _process_unguarded(self, item: WorkItem, token: int) -> None:
         started = time.perf_counter()
         trace = decode_guarded(item.value if item.value is not None else b"", self.limits)
         if isinstance(trace, Failure):
             await self._dead_letter(item, trace)
             return
+        self.slow.identify(token, trace.trace_id)
         self.metrics.observe_stage("decode", time.perf_counter() - started)
         # A copy of this trace already in flight (a replay on another partition, a producer
         # retry): wait for it, so the trace is evaluated and emitted once.
