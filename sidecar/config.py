@@ -89,7 +89,7 @@ class LimitsSettings(_Section):
     max_text_chars: int = Field(default=65_536, ge=1)
     """Characters of any one string (answer, question, a passage, a claim, an unknown field);
     longer is dead-lettered with reason text_too_long."""
-    max_number_chars: int = Field(default=64, ge=1, le=4_000)
+    max_number_chars: int = Field(default=64, ge=49, le=4_000)
     """Characters of one JSON number literal; longer is dead-lettered with reason
     number_too_long (Python refuses integers beyond 4300 digits anyway)."""
 
