@@ -231,16 +231,18 @@ def run_command(config_file: str | None, **flags: Any) -> None:
     with no Kafka at all. Metrics, /healthz and /readyz are served on the metrics port.
     """
     settings = settings_from(config_file, {_FLAG_SETTINGS[k]: v for k, v in flags.items()})
-    try:
-        registry, metrics = _metrics(settings)
-        provider = configure_tracing()
-    except (CitewatchError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    tracer = get_tracer(provider)
-    pipeline = build_pipeline(settings, judge_observer=metrics, on_stage=metrics.observe_stage,
-                              tracer=tracer)
+    # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
+    provider: Any = None
     try:
+        try:
+            registry, metrics = _metrics(settings)
+            provider = configure_tracing()
+        except (CitewatchError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        tracer = get_tracer(provider)
+        pipeline = build_pipeline(settings, judge_observer=metrics,
+                                  on_stage=metrics.observe_stage, tracer=tracer)
         if settings.input.path is not None:
             _run_file(settings, pipeline, metrics, registry, signals.event)
         else:

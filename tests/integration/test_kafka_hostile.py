@@ -8,6 +8,7 @@ import signal
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafka import KafkaProducer
@@ -130,3 +131,27 @@ def test_sigterm_during_a_slow_record_exits_zero_within_the_deadline(
     assert offsets(kafka_bootstrap, topic, group)[0] == {0: 1}
     log = (tmp_path / "sidecar.log").read_text()
     assert "still in evaluation after" in log and "SLOW-STAGE" not in log
+
+
+def test_sigterm_while_the_broker_is_down_exits_zero_within_the_deadline(
+    fresh_broker: Any, tmp_path: Path
+) -> None:
+    bootstrap = str(fresh_broker.bootstrap)
+    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
+                                      unique("group"))
+    create_topics(bootstrap, [topic, evaluations, dlt], partitions=1)
+    sidecar = Sidecar(bootstrap, topic=topic, group=group, evaluations=evaluations,
+                      dead_letters=dlt, extra=["--judge", "none", "--shutdown-deadline",
+                                               str(DEADLINE)], log=tmp_path / "sidecar.log")
+    try:
+        wait_until(sidecar.ready, timeout=60, what="partitions assigned")
+        fresh_broker.stop()
+        time.sleep(3)  # the client notices: connections fail, retries begin
+        sent = time.monotonic()
+        sidecar.signal(signal.SIGTERM)
+        code = sidecar.wait(DEADLINE + 30)
+        took = time.monotonic() - sent
+    finally:
+        sidecar.stop()
+    assert code == 0, (tmp_path / "sidecar.log").read_text()[-3000:]
+    assert took < DEADLINE + 1.0
