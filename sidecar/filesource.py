@@ -241,7 +241,9 @@ class FileRunner:
         self.summary.dead_lettered += 1
         self.metrics.dead_letter(bad.failure.reason, bad.app)
         logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
-        if self.dead_letters is not None:
+        if self.dead_letters is None:
+            return
+        try:
             self.dead_letters.write(json.dumps({
                 "line": bad.number,
                 "reason": bad.failure.reason,
@@ -249,6 +251,9 @@ class FileRunner:
                 "error": bad.failure.message,
                 "value": bad.value.rstrip(b"\r\n").decode("utf-8", errors="replace"),
             }) + "\n")
+        except Exception as exc:  # a full disk must not end the run either; it is counted
+            logger.error("dead letter of line %d not written (%s)", bad.number,
+                         type(exc).__name__)
 
 
 async def _none() -> None:
