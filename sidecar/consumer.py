@@ -462,8 +462,7 @@ class KafkaRunner:
             # headers alone, so the record is still accounted for and the partition moves on.
             logger.warning("dead letter of %s[%d]@%d refused (%s); sending it without its value",
                            item.topic, item.partition, item.offset, type(refused).__name__)
-            bare = dataclasses.replace(letter, value=None, headers=(),
-                                       reason=letter.reason)
+            bare = dataclasses.replace(letter, value=None, headers=())
             again = await self._send(lambda: self.emitter.send_dead_letter(bare), "dead letter")
             if again is not None:
                 logger.error("dead letter of %s[%d]@%d refused twice (%s); skipped", item.topic,

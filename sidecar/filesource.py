@@ -142,8 +142,10 @@ class FileRunner:
                 await self._drain(window, wait=len(window) >= concurrency)
         finally:
             self.input_open = False
-        await self._finish(window)
-        self.slow.stop()
+        try:
+            await self._finish(window)
+        finally:
+            self.slow.stop()
         self.output.flush()
         if self.dead_letters is not None:
             self.dead_letters.flush()
