@@ -4,6 +4,7 @@ or a TraceError: never another exception, and a written record always reads back
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from typing import Any
 
@@ -30,8 +31,10 @@ JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
 HUGE_NUMBERS = st.integers(min_value=10**60, max_value=10**4000) | st.floats(
     min_value=1e300, allow_infinity=True)
 
-_SETTINGS = Settings()
-PIPELINE = Pipeline(_SETTINGS, redactor=build_redactor(_SETTINGS.redaction))
+@functools.cache
+def _pipeline() -> Pipeline:
+    settings = Settings()
+    return Pipeline(settings, redactor=build_redactor(settings.redaction))
 
 
 def _through_everything(value: bytes | str) -> None:
@@ -40,10 +43,10 @@ def _through_everything(value: bytes | str) -> None:
     except TraceError as exc:
         assert exc.reason and not exc.retriable
         return
-    outcome = asyncio.run(evaluate_guarded(PIPELINE, trace))
+    outcome = asyncio.run(evaluate_guarded(_pipeline(), trace))
     assert isinstance(outcome, Evaluated), outcome
     assert EvaluationRecord.model_validate_json(outcome.payload) == outcome.record
-    record = PIPELINE.evaluate_deterministic(trace)
+    record = _pipeline().evaluate_deterministic(trace)
     serialise_record(record).decode("utf-8")
 
 
