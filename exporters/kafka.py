@@ -108,12 +108,17 @@ class KafkaEmitter:
         self.group_id = group_id
         self._serialize = serialize or (lambda record: record.model_dump_json().encode("utf-8"))
 
-    def send_evaluation(self, record: EvaluationRecord) -> Any:
-        """Produce ``record`` keyed by its trace_id; returns the producer's future."""
+    def send_evaluation(self, record: EvaluationRecord, *, payload: bytes | None = None) -> Any:
+        """Produce ``record`` keyed by its trace_id; returns the producer's future.
+
+        ``payload`` is the record already serialised (the runtime serialises inside its
+        failure boundary); without it the emitter's serialiser is used, and whatever it
+        raises propagates before anything is queued.
+        """
         return self.producer.send(
             self.evaluations_topic,
-            value=self._serialize(record),
-            key=record.trace_id.encode("ascii"),
+            value=payload if payload is not None else self._serialize(record),
+            key=record.trace_id.encode("utf-8"),
         )
 
     def send_dead_letter(self, letter: DeadLetter) -> Any:

@@ -234,6 +234,16 @@ class CitewatchMetrics:
             "Unix time at which the last record was processed.",
             registry=registry,
         )
+        self.slow_records = Counter(
+            "citewatch_slow_records",
+            "Records still in evaluation after runtime.slow_record_seconds.",
+            registry=registry,
+        )
+        self.slow_in_progress = Gauge(
+            "citewatch_slow_records_in_progress",
+            "Records in evaluation for longer than runtime.slow_record_seconds right now.",
+            registry=registry,
+        )
         self.stage_duration = Histogram(
             "citewatch_stage_duration_seconds",
             "Processing time per pipeline stage.",
@@ -372,6 +382,14 @@ class CitewatchMetrics:
     def mark_processed(self, timestamp: float) -> None:
         """Record the unix time at which the last record was processed."""
         self.last_processed.set(timestamp)
+
+    def slow_record(self) -> None:
+        """Count a record that crossed the slow-record threshold (once per record)."""
+        self.slow_records.inc()
+
+    def set_slow_in_progress(self, count: int) -> None:
+        """Set how many records are in evaluation beyond the slow-record threshold."""
+        self.slow_in_progress.set(count)
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         """Record the duration of one pipeline stage for one trace."""

@@ -17,9 +17,9 @@ from rich.table import Table
 from schemas import EvaluationRecord
 from sidecar._cli_common import config_option, one_line_errors, settings_from
 from sidecar.assembly import build_pipeline
-from sidecar.decode import decode_trace
-from sidecar.errors import TraceError
+from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded
 
 __all__ = ["check_command", "CheckSummary", "iter_lines"]
 
@@ -57,8 +57,9 @@ class CheckSummary:
                 self.completeness.append(record.scores.completeness)
 
 
-def iter_lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based line numbers."""
+def iter_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """Non-blank lines with their 1-based line numbers, as bytes: decoding (UTF-8, a
+    byte-order mark) is the decoder's job, so every runtime judges a line the same way."""
     for number, line in enumerate(stream, start=1):
         if line.strip():
             yield number, line
@@ -66,20 +67,19 @@ def iter_lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
 
 async def _evaluate_in_order(
     pipeline: Pipeline,
-    lines: Iterator[tuple[int, str]],
+    lines: Iterator[tuple[int, bytes]],
     *,
     concurrency: int,
-    max_bytes: int,
-    max_depth: int,
-) -> AsyncIterator[tuple[int, EvaluationRecord | TraceError]]:
-    window: list[tuple[int, asyncio.Task[EvaluationRecord] | TraceError]] = []
+    limits: DecodeLimits,
+) -> AsyncIterator[tuple[int, Evaluated | Failure]]:
+    # Every outcome is a value: a line that fails anywhere is reported, never raised.
+    window: list[tuple[int, asyncio.Task[Evaluated | Failure] | Failure]] = []
     for number, line in lines:
-        try:
-            trace = decode_trace(line, max_bytes=max_bytes, max_depth=max_depth)
-        except TraceError as exc:
-            window.append((number, exc))
+        trace = decode_guarded(line.rstrip(b"\r\n"), limits)
+        if isinstance(trace, Failure):
+            window.append((number, trace))
         else:
-            window.append((number, asyncio.ensure_future(pipeline.evaluate(trace))))
+            window.append((number, asyncio.ensure_future(evaluate_guarded(pipeline, trace))))
         while len(window) > concurrency or (window and not isinstance(window[0][1], asyncio.Task)):
             head_number, head = window.pop(0)
             yield head_number, (await head if isinstance(head, asyncio.Task) else head)
@@ -148,27 +148,26 @@ def check_command(source: str, out_path: str, concurrency: int, progress: bool |
     total = _count_lines(source) if source != "-" else 0
     show_progress = progress if progress is not None else total > PROGRESS_MIN_LINES
 
-    in_stream: IO[str] = (sys.stdin if source == "-"
-                          else open(source, encoding="utf-8", errors="surrogateescape"))
+    in_stream: IO[bytes] = sys.stdin.buffer if source == "-" else open(source, "rb")
     out_stream: IO[str] = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")
 
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
-        def counted() -> Iterator[tuple[int, str]]:
+        def counted() -> Iterator[tuple[int, bytes]]:
             for number, line in iter_lines(in_stream):
                 summary.lines = number
                 yield number, line
 
         async for number, outcome in _evaluate_in_order(
             pipeline, counted(), concurrency=concurrency,
-            max_bytes=settings.checks.max_record_bytes, max_depth=settings.checks.max_json_depth,
+            limits=DecodeLimits.from_settings(settings),
         ):
-            if isinstance(outcome, TraceError):
+            if isinstance(outcome, Failure):
                 summary.bad[outcome.reason] += 1
-                err.print(f"line {number}: {outcome.reason}: {outcome}", markup=False,
+                err.print(f"line {number}: {outcome.reason}: {outcome.message}", markup=False,
                           highlight=False)
             else:
-                summary.add(outcome)
-                out_stream.write(outcome.model_dump_json() + "\n")
+                summary.add(outcome.record)
+                out_stream.write(outcome.payload.decode("utf-8") + "\n")
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
         aclose = getattr(pipeline.judge, "aclose", None)
@@ -185,7 +184,7 @@ def check_command(source: str, out_path: str, concurrency: int, progress: bool |
         else:
             asyncio.run(run(None, None))
     finally:
-        if in_stream is not sys.stdin:
+        if in_stream is not sys.stdin.buffer:
             in_stream.close()
         if out_stream is not sys.stdout:
             out_stream.close()

@@ -12,20 +12,24 @@ from typing import IO, Any
 import click
 
 from sidecar._cli_common import config_option, one_line_errors, settings_from
-from sidecar.decode import decode_trace
+from sidecar.decode import DecodeLimits, decode_trace
 from sidecar.errors import TraceError
 from sidecar.redaction import Redactor, build_redactor
 
 __all__ = ["redact_command"]
 
 
+class _BadLine(ValueError):
+    """A {"text": ...} line that cannot be read; the message never quotes the line."""
+
+
 def _redact_text_line(redactor: Redactor, line: str, totals: Counter[str]) -> str:
     try:
         data = json.loads(line)
-    except json.JSONDecodeError:
-        raise ValueError("not JSON") from None
+    except (ValueError, RecursionError):  # JSONDecodeError, json's integer limit, nesting
+        raise _BadLine("not JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
-        raise ValueError('expected an object with a string "text"')
+        raise _BadLine('expected an object with a string "text"')
     result = redactor.redact_text(data["text"])
     totals.update(entity.type for entity in result.entities)
     entities = [{"type": e.type, "start": e.start, "end": e.end} for e in result.entities]
@@ -33,8 +37,8 @@ def _redact_text_line(redactor: Redactor, line: str, totals: Counter[str]) -> st
 
 
 def _redact_trace_line(redactor: Redactor, line: str, totals: Counter[str], *,
-                       max_bytes: int, max_depth: int) -> str:
-    trace = decode_trace(line, max_bytes=max_bytes, max_depth=max_depth)
+                       limits: DecodeLimits) -> str:
+    trace = decode_trace(line, limits=limits)
     redacted, counts = redactor.redact(trace)
     totals.update(counts)
     return redacted.model_dump_json(exclude_defaults=True)
@@ -64,8 +68,8 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
     bad = 0
     handle: Callable[[Redactor, str, Counter[str]], str] = _redact_text_line
     if traces:
-        handle = functools.partial(_redact_trace_line, max_bytes=settings.checks.max_record_bytes,
-                                   max_depth=settings.checks.max_json_depth)
+        handle = functools.partial(_redact_trace_line,
+                                   limits=DecodeLimits.from_settings(settings))
     in_stream: IO[str] = (sys.stdin if source == "-"
                           else open(source, encoding="utf-8", errors="surrogateescape"))
     out_stream: IO[str] = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")
@@ -74,12 +78,18 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
             if not line.strip():
                 continue
             try:
-                out_stream.write(handle(redactor, line, totals) + "\n")
-            except (ValueError, TraceError) as exc:
-                # The reason only: a message could quote the line's raw text.
-                reason = exc.reason if isinstance(exc, TraceError) else str(exc)
+                redacted = handle(redactor, line, totals)
+                redacted.encode("utf-8")  # a lone surrogate would fail the write below
+            except Exception as exc:
+                # One bad line never ends the run. The reason only: a message could quote
+                # the line's raw text (a _BadLine's does not).
+                reason = (exc.reason if isinstance(exc, TraceError)
+                          else str(exc) if isinstance(exc, _BadLine)
+                          else f"error: {type(exc).__name__}")
                 click.echo(f"line {number}: {reason}", err=True)
                 bad += 1
+                continue
+            out_stream.write(redacted + "\n")
     finally:
         if in_stream is not sys.stdin:
             in_stream.close()

@@ -22,7 +22,7 @@ from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import LEXICAL_MODEL, load_rubric, resolve_backend_name
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.shutdown import ShutdownSignals
+from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
 
 __all__ = ["run_command"]
 
@@ -103,56 +103,94 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
         finally:
             await _close_judge(pipeline)
 
+    deadline = settings.kafka.shutdown_deadline_seconds
     try:
-        asyncio.run(main())
+        # The loop runs off the main thread, so SIGTERM is honoured within the deadline even
+        # while a stage is busy with one record (it is then abandoned, not written).
+        # A moment of the deadline is kept for writing the summary and exiting.
+        finished = run_until_deadline(lambda: asyncio.run(main()), stop=stop,
+                                      deadline_seconds=deadline - min(1.0, deadline / 5))
     finally:
         server.close()
-        output.flush()
+    if finished:
         for stream in (source, output, dead):
             if stream is not None and stream not in (sys.stdin.buffer, sys.stdout):
                 stream.close()
+            elif stream is not None:
+                stream.flush()
+    else:
+        for stream in (output, dead):  # written so far; the abandoned thread ends with us
+            if stream is not None:
+                stream.flush()
     s = runner.summary
+    abandoned = (s.abandoned if finished
+                 else max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates))
     click.echo(f"citewatch run: {s.lines} lines, {s.evaluated} evaluated, "
                f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
-               + (f", {s.abandoned} abandoned" if s.abandoned else ""), err=True)
+               + (f", {abandoned} abandoned" if abandoned else ""), err=True)
+    if abandoned:
+        raise click.ClickException(
+            f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but not "
+            "written (still in evaluation, or waiting behind one that was)")
 
 
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                registry: CollectorRegistry, stop: threading.Event,
                tracer: Tracer | None = None) -> None:
     from kafka import KafkaConsumer, KafkaProducer
-    from kafka.errors import KafkaError
+    from kafka.errors import KafkaConfigurationError, KafkaError
 
     from exporters.kafka import KafkaEmitter, producer_config
     from sidecar.consumer import KafkaRunner, kafka_listener, security_config
+    from sidecar.runtime.startup import build_until_stopped
 
     kafka = settings.kafka
     security = security_config(settings)
-    try:
+
+    def build() -> tuple[Any, Any]:
         producer = KafkaProducer(**producer_config(
             bootstrap_servers=kafka.bootstrap_servers, security=security,
             max_request_size=kafka.max_request_bytes))
-        consumer = KafkaConsumer(
-            bootstrap_servers=kafka.bootstrap_servers.split(","),
-            group_id=kafka.group_id,
-            client_id="citewatch",
-            enable_auto_commit=False,
-            auto_offset_reset=kafka.auto_offset_reset,
-            session_timeout_ms=kafka.session_timeout_ms,
-            heartbeat_interval_ms=max(1000, kafka.session_timeout_ms // 3),
-            max_partition_fetch_bytes=max(1_048_576, kafka.max_request_bytes),
-            **security,
-        )
-    except KafkaError as exc:
-        raise click.ClickException(
-            f"cannot reach Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
-    emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
-                           dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
-    runner = KafkaRunner(settings=settings, consumer=consumer, emitter=emitter,
-                         pipeline=pipeline, metrics=metrics, listener=kafka_listener,
-                         tracer=tracer)
-    server = _serve(registry, settings, runner.ready)
+        try:
+            consumer = KafkaConsumer(
+                bootstrap_servers=kafka.bootstrap_servers.split(","),
+                group_id=kafka.group_id,
+                client_id="citewatch",
+                enable_auto_commit=False,
+                auto_offset_reset=kafka.auto_offset_reset,
+                session_timeout_ms=kafka.session_timeout_ms,
+                heartbeat_interval_ms=max(1000, kafka.session_timeout_ms // 3),
+                max_partition_fetch_bytes=max(1_048_576, kafka.max_request_bytes),
+                **security,
+            )
+        except BaseException:
+            producer.close(timeout=0)
+            raise
+        return producer, consumer
+
+    def retriable(exc: BaseException) -> bool:
+        # An unreachable broker is waited for; bad client settings stop start-up.
+        return isinstance(exc, KafkaError) and not isinstance(exc, KafkaConfigurationError)
+
+    # Health and readiness answer during start-up (not ready until partitions are assigned).
+    holder: dict[str, KafkaRunner] = {}
+    server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready())
     try:
+        try:
+            clients = build_until_stopped(build, stop=stop, retriable=retriable,
+                                          what="Kafka clients")
+        except KafkaError as exc:
+            raise click.ClickException(
+                f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
+        if clients is None:
+            logger.info("stopped before consuming anything")
+            return
+        producer, consumer = clients
+        emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
+                               dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
+        runner = holder["runner"] = KafkaRunner(
+            settings=settings, consumer=consumer, emitter=emitter, pipeline=pipeline,
+            metrics=metrics, listener=kafka_listener, tracer=tracer)
         runner.run(stop)
     finally:
         server.close()
@@ -193,16 +231,18 @@ def run_command(config_file: str | None, **flags: Any) -> None:
     with no Kafka at all. Metrics, /healthz and /readyz are served on the metrics port.
     """
     settings = settings_from(config_file, {_FLAG_SETTINGS[k]: v for k, v in flags.items()})
-    try:
-        registry, metrics = _metrics(settings)
-        provider = configure_tracing()
-    except (CitewatchError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
-    tracer = get_tracer(provider)
-    pipeline = build_pipeline(settings, judge_observer=metrics, on_stage=metrics.observe_stage,
-                              tracer=tracer)
+    # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
+    provider: Any = None
     try:
+        try:
+            registry, metrics = _metrics(settings)
+            provider = configure_tracing()
+        except (CitewatchError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        tracer = get_tracer(provider)
+        pipeline = build_pipeline(settings, judge_observer=metrics,
+                                  on_stage=metrics.observe_stage, tracer=tracer)
         if settings.input.path is not None:
             _run_file(settings, pipeline, metrics, registry, signals.event)
         else:

@@ -30,8 +30,10 @@ __all__ = [
     "InputSettings",
     "JudgeSettings",
     "KafkaSettings",
+    "LimitsSettings",
     "MetricsSettings",
     "RedactionSettings",
+    "RuntimeSettings",
     "SamplingSettings",
     "ScoringSettings",
     "Settings",
@@ -73,6 +75,32 @@ class ChecksSettings(_Section):
     """Records larger than this are dead-lettered with reason too_large."""
     max_json_depth: int = Field(default=32, gt=1)
     """JSON nested deeper than this is dead-lettered with reason too_deep."""
+
+
+class LimitsSettings(_Section):
+    """Bounds on one trace, so no record costs more than a known amount. A trace beyond any
+    of them is dead-lettered with the reason named here, before any stage sees it."""
+
+    max_claims: int = Field(default=1_000, ge=1)
+    """Claims in one trace; more is dead-lettered with reason too_many_claims."""
+    max_sources: int = Field(default=1_000, ge=1)
+    """Retrieved sources in one trace; more is dead-lettered with reason too_many_sources."""
+    max_citations_per_claim: int = Field(default=100, ge=1)
+    """Source IDs one claim cites; more is dead-lettered with reason too_many_citations."""
+    max_text_chars: int = Field(default=65_536, ge=1)
+    """Characters of any one string (answer, question, a passage, a claim, an unknown field);
+    longer is dead-lettered with reason text_too_long."""
+    max_number_chars: int = Field(default=64, ge=49, le=4_000)
+    """Characters of one JSON number literal; longer is dead-lettered with reason
+    number_too_long (Python refuses integers beyond 4300 digits anyway)."""
+
+
+class RuntimeSettings(_Section):
+    """How `citewatch run` watches its own records."""
+
+    slow_record_seconds: float = Field(default=30.0, gt=0.0)
+    """A record still being evaluated after this long is logged once (IDs only), counted in
+    citewatch_slow_records_total, and makes /readyz answer 503 until it finishes."""
 
 
 class KafkaSettings(_Section):
@@ -317,6 +345,8 @@ class Settings(BaseSettings):
     input: InputSettings = Field(default_factory=InputSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     checks: ChecksSettings = Field(default_factory=ChecksSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)

@@ -17,6 +17,7 @@ poll thread keeps calling poll() with a short timeout so the group never drops i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import queue
 import threading
@@ -29,15 +30,16 @@ from opentelemetry import trace as otel_trace
 from opentelemetry.trace import Status, StatusCode, Tracer
 
 from exporters.kafka import DeadLetter, KafkaEmitter
-from exporters.prometheus import CitewatchMetrics
+from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from exporters.tracing import consume_span, record_evaluation
 from schemas import Trace
 from sidecar.config import Settings
-from sidecar.decode import decode_trace
-from sidecar.errors import TraceError
+from sidecar.decode import DecodeLimits
 from sidecar.offsets import OffsetTracker
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
+from sidecar.runtime.guard import Failure, decode_guarded, evaluate_guarded, where
+from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
 __all__ = [
@@ -164,6 +166,11 @@ class KafkaRunner:
         self._oam = offset_and_metadata or _kafka_offset_and_metadata
         self._listener = listener
         self.tracker = OffsetTracker()
+        self.limits = DecodeLimits.from_settings(settings)
+        self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
+                                on_slow=metrics.slow_record,
+                                on_change=metrics.set_slow_in_progress, clock=clock)
+        self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
         self.recent = RecentIds(self.kafka.dedup_window)
         self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
         self.worker = AsyncWorker()
@@ -181,15 +188,17 @@ class KafkaRunner:
     # -- readiness -------------------------------------------------------------------------
 
     def ready(self) -> bool:
-        """Partitions are assigned and the poll loop is turning."""
+        """Partitions are assigned, the poll loop is turning and no record is slow."""
         stalled = self.clock() - self._last_poll > max(30.0, self.kafka.session_timeout_ms / 1000)
-        return bool(self.assigned) and not stalled and not self._stopping.is_set()
+        return (bool(self.assigned) and not stalled and not self._stopping.is_set()
+                and not self.slow.any_slow())
 
     # -- the loop --------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
         """Poll, hand records to the worker, commit, until ``stop`` is set; then shut down."""
         self.worker.start()
+        self.slow.start()
         self._subscribe()
         logger.info("consuming %s as group %s", self.kafka.input_topic, self.kafka.group_id)
         try:
@@ -368,15 +377,38 @@ class KafkaRunner:
             await self._process_record(item)
 
     async def _process_record(self, item: WorkItem) -> None:
-        started = time.perf_counter()
-        settings = self.settings.checks
+        """The runtime boundary of one record: whatever happens, its offset finishes
+        (evaluated, dead-lettered, or a duplicate), unless the runner stops first."""
+        token = self.slow.begin(f"{item.topic}[{item.partition}]@{item.offset}")
         try:
-            trace = decode_trace(item.value if item.value is not None else b"",
-                                 max_bytes=settings.max_record_bytes,
-                                 max_depth=settings.max_json_depth)
-        except TraceError as exc:
-            await self._dead_letter(item, exc, exc.reason)
+            await self._process_unguarded(item, token)
+        except asyncio.CancelledError:
+            raise
+        except _Abandoned:
+            logger.info("%s[%d]@%d left uncommitted for replay", item.topic, item.partition,
+                        item.offset)
+        except Exception as exc:
+            # A failure outside the guarded steps (metrics, tracing, a sink): never a poison
+            # pill. Dead-letter the record unless its outcome was already acknowledged.
+            logger.error("record %s[%d]@%d raised %s at %s", item.topic, item.partition,
+                         item.offset, type(exc).__name__, where(exc))
+            if not self._is_done(item):
+                try:
+                    await self._dead_letter(item, Failure.of(exc, reason="runtime_error",
+                                                             during="processing"))
+                except _Abandoned:
+                    pass
+        finally:
+            self._finished_items.discard((item.tp, item.offset, item.epoch))
+            self.slow.end(token)
+
+    async def _process_unguarded(self, item: WorkItem, token: int) -> None:
+        started = time.perf_counter()
+        trace = decode_guarded(item.value if item.value is not None else b"", self.limits)
+        if isinstance(trace, Failure):
+            await self._dead_letter(item, trace)
             return
+        self.slow.identify(token, trace.trace_id)
         self.metrics.observe_stage("decode", time.perf_counter() - started)
         # A copy of this trace already in flight (a replay on another partition, a producer
         # retry): wait for it, so the trace is evaluated and emitted once.
@@ -394,17 +426,20 @@ class KafkaRunner:
             marker.set()
 
     async def _evaluate_and_emit(self, item: WorkItem, trace: Trace) -> None:
-        try:
-            record = await self.pipeline.evaluate(trace)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            # A bug in one stage must not stop the partition: the record is set aside.
-            logger.exception("evaluation of trace %s failed", trace.trace_id)
-            await self._dead_letter(item, exc, "evaluation_error")
+        outcome = await evaluate_guarded(self.pipeline, trace)
+        if isinstance(outcome, Failure):
+            await self._dead_letter(item, outcome, app=trace.app)
             return
+        record = outcome.record
         emit_started = time.perf_counter()
-        await self._send(lambda: self.emitter.send_evaluation(record), "evaluation")
+        refused = await self._send(
+            lambda: self.emitter.send_evaluation(record, payload=outcome.payload), "evaluation")
+        if refused is not None:
+            # The broker will never take this record (too large, say): set the trace aside.
+            await self._dead_letter(item, Failure.of(refused, reason="emit_error",
+                                                     during="emitting"), app=trace.app)
+            return
+        self._done(item)
         self.metrics.observe_stage("emit", time.perf_counter() - emit_started)
         record_evaluation(otel_trace.get_current_span(), record)
         if self.recent.add(trace.trace_id):
@@ -412,78 +447,145 @@ class KafkaRunner:
         else:
             self.metrics.trace_duplicate(trace.app)
         self.metrics.mark_processed(time.time())
-        self._done(item)
 
-    async def _dead_letter(self, item: WorkItem, exc: BaseException, reason: str) -> None:
+    async def _dead_letter(self, item: WorkItem, failure: Failure,
+                           app: str = UNKNOWN_APP) -> None:
         letter = DeadLetter(
             topic=item.topic, partition=item.partition, offset=item.offset,
             timestamp=item.timestamp, key=item.key, value=item.value, headers=item.headers,
-            error_class=type(exc).__name__, error_message=str(exc), reason=reason,
+            error_class=failure.error_class, error_message=failure.message,
+            reason=failure.reason,
         )
-        await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
+        refused = await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
+        if refused is not None:
+            # Even the dead letter is refused (a value over the producer's limit): send its
+            # headers alone, so the record is still accounted for and the partition moves on.
+            logger.warning("dead letter of %s[%d]@%d refused (%s); sending it without its value",
+                           item.topic, item.partition, item.offset, type(refused).__name__)
+            bare = dataclasses.replace(letter, value=None, headers=())
+            again = await self._send(lambda: self.emitter.send_dead_letter(bare), "dead letter")
+            if again is not None:
+                logger.error("dead letter of %s[%d]@%d refused twice (%s); skipped", item.topic,
+                             item.partition, item.offset, type(again).__name__)
+        self._done(item)
         logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
-                     reason)
-        self.metrics.dead_letter(reason)
+                     failure.reason)
+        self.metrics.dead_letter(failure.reason, app)
         span = otel_trace.get_current_span()
-        span.set_attribute("error.type", reason)
+        span.set_attribute("error.type", failure.reason)
         span.set_status(Status(StatusCode.ERROR))
         self.metrics.mark_processed(time.time())
-        self._done(item)
 
-    async def _send(self, send: Callable[[], Any], what: str) -> None:
-        """Send and wait for the ack, retrying with backoff until it succeeds or the runner
-        stops (then the record stays uncommitted and is replayed later)."""
+    async def _send(self, send: Callable[[], Any], what: str) -> BaseException | None:
+        """Send and wait for the ack, retrying retriable failures with backoff until it
+        succeeds. Returns the error when the producer refuses the record for good (it will
+        never succeed: too large, not serialisable); raises :class:`_Abandoned` when the
+        runner stops first (the record stays uncommitted and is replayed later)."""
         delay = SEND_BACKOFF_START
         while True:
-            try:
-                await wait_kafka_future(send())
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if self._stopping.is_set():
-                    raise
-                logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
-                               type(exc).__name__, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, SEND_BACKOFF_MAX)
+            error = await self._send_once(send)
+            if error is None:
+                return None
+            if _refused_for_good(error):
+                cause = error.cause if isinstance(error, _Refused) else error
+                logger.warning("%s refused by the producer (%s)", what, type(cause).__name__)
+                return cause
+            if self._stopping.is_set():
+                raise _Abandoned()
+            logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
+                           type(error).__name__, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, SEND_BACKOFF_MAX)
+
+    @staticmethod
+    async def _send_once(send: Callable[[], Any]) -> BaseException | None:
+        try:
+            future = send()
+        except Exception as exc:
+            # Raised before reaching the producer's queue: too large, not serialisable. Only
+            # a Kafka error that says it is retriable (metadata not there yet) is retried.
+            return exc if getattr(exc, "retriable", False) else _Refused(exc)
+        try:
+            await wait_kafka_future(future)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return exc
+        return None
 
     def _done(self, item: WorkItem) -> None:
+        self._finished_items.add((item.tp, item.offset, item.epoch))
         self.events.put(("done", item.tp, item.offset, item.epoch))
+
+    def _is_done(self, item: WorkItem) -> bool:
+        return (item.tp, item.offset, item.epoch) in self._finished_items
 
     # -- shutdown --------------------------------------------------------------------------
 
     def shutdown(self) -> None:
-        """Stop polling, let in-flight work finish within the deadline, commit, close."""
+        """Stop polling, let in-flight work finish, commit, flush and close, all within
+        ``kafka.shutdown_deadline_seconds``: a record still running then (a slow judge, a
+        slow stage) is abandoned uncommitted and replayed by the next owner."""
         self._stopping.set()
-        deadline = self.clock() + self.kafka.shutdown_deadline_seconds
+        total = self.kafka.shutdown_deadline_seconds
+        deadline = self.clock() + total
+        # Keep a share of the deadline for commit, flush and close.
+        reserve = min(5.0, total / 4)
         if self.assigned:
             self.consumer.pause(*self.assigned)
         logger.info("shutting down: %d records in flight", self.tracker.in_flight())
         aclose = getattr(self.pipeline.judge, "aclose", None)
         if aclose is not None:
             # Judge calls get what is left of the deadline, then give up (left for replay).
-            asyncio.run_coroutine_threadsafe(
-                aclose(max(0.1, self.kafka.shutdown_deadline_seconds - 1.0)), self.worker.loop)
-        while self.tracker.in_flight() > 0 and self.clock() < deadline:
+            asyncio.run_coroutine_threadsafe(aclose(max(0.1, total - reserve - 0.5)),
+                                             self.worker.loop)
+        while self.tracker.in_flight() > 0 and self.clock() < deadline - reserve:
             # Keep the group membership alive while waiting: paused poll() returns nothing.
-            self.consumer.poll(timeout_ms=100, max_records=1)
+            try:
+                self.consumer.poll(timeout_ms=100, max_records=1)
+            except Exception as exc:  # broker away: keep waiting for the worker anyway
+                logger.debug("poll during shutdown failed (%s)", type(exc).__name__)
+                time.sleep(0.1)
             self._apply_events()
         self._apply_events()
         self.commit()
         abandoned = self.tracker.in_flight()
         if abandoned:
             logger.warning("deadline reached: %d records left uncommitted for replay", abandoned)
-        self.worker.stop()
+        self.slow.stop()
+        # A stage that never yields cannot be cancelled; its daemon thread ends with us.
+        self.worker.stop(timeout=min(1.0, max(0.1, deadline - self.clock())))
         try:
-            self.emitter.flush(timeout=5.0)
+            self.emitter.flush(timeout=max(0.1, (deadline - self.clock()) / 2))
         except Exception as exc:
             logger.warning("producer flush failed (%s)", type(exc).__name__)
         try:
             self.consumer.close(autocommit=False)
         finally:
-            self.emitter.close(timeout=5.0)
+            self.emitter.close(timeout=max(0.1, deadline - self.clock()))
         logger.info("stopped after %d records", self.finished)
+
+
+class _Abandoned(Exception):
+    """The runner stopped while an outcome waited for its ack: left for replay."""
+
+
+_RECORD_ERRORS = ("MessageSizeTooLargeError", "RecordTooLargeError", "InvalidRecordError",
+                  "CorruptRecordError")
+
+
+class _Refused(Exception):
+    """send() itself raised a non-retriable error (wraps it, keeps its class name)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(f"{type(cause).__name__} raised by send()")
+        self.cause = cause
+
+
+def _refused_for_good(exc: BaseException) -> bool:
+    """Errors about the record itself, which no retry can fix. Anything else (broker away,
+    leader moving, authorisation) is waited out: the offset stays uncommitted meanwhile."""
+    return isinstance(exc, _Refused) or type(exc).__name__ in _RECORD_ERRORS
 
 
 def _kafka_offset_and_metadata(position: int) -> Any:

@@ -1,90 +1,265 @@
-"""Decoding raw record bytes into a validated trace, with errors fit for dead letters."""
+"""Decoding raw record bytes into a validated trace, with errors fit for dead letters.
+
+Decoding accepts what it can and refuses the rest with a reason code (the dead-letter
+reason); every step is linear in the record's size:
+
+    byte-order mark at the start     dropped (a UTF-8 BOM is an encoding marker, not text)
+    record over max_bytes            too_large
+    invalid UTF-8                    not_utf8
+    not JSON, NaN/Infinity           not_json
+    a key twice in one object        duplicate_key (parsers disagree on which one wins)
+    a number literal too long        number_too_long
+    nesting over max_depth           too_deep
+    a lone surrogate (\\udc80)        lone_surrogate (it cannot be written as UTF-8)
+    a string over max_text_chars     text_too_long
+    too many claims/sources/cites    too_many_claims, too_many_sources, too_many_citations
+    control characters in a string   replaced by a space (tab, newline, CR are kept)
+    valid JSON but not a trace v1    invalid_trace
+
+A trace that decodes can therefore always be written back as UTF-8 JSON.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from schemas import Trace
+from schemas import Claim, Generator, Source, Trace
 from sidecar.errors import TraceDecodeError, TraceInvalidError
 
-__all__ = ["decode_trace", "parse_trace_object", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH"]
+if TYPE_CHECKING:
+    from sidecar.config import Settings
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "DecodeLimits",
+    "decode_trace",
+    "parse_trace_object",
+]
 
 DEFAULT_MAX_BYTES = 1_048_576
 DEFAULT_MAX_DEPTH = 32
 
+_BOM_BYTES = b"\xef\xbb\xbf"
+_BOM = "\ufeff"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_DIGIT_RUN = re.compile("[0-9]{16}")
+_UNUSUAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+"""Either of the above: one search per string in the common case of plain text."""
 
-def _too_deep(obj: Any, max_depth: int) -> bool:
-    # Walk containers only; a trace has a handful, so this is cheap next to validation.
-    stack: list[tuple[Any, int]] = [(obj, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > max_depth:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, dict | list))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, dict | list))
-    return False
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodeLimits:
+    """The bounds one record is decoded under (see :class:`sidecar.config.LimitsSettings`)."""
+
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_claims: int = 1_000
+    max_sources: int = 1_000
+    max_citations_per_claim: int = 100
+    max_text_chars: int = 65_536
+    max_number_chars: int = 64
+    """At least 49: a longer literal always holds a run of 16 digits, which is what is
+    looked for before literals are measured."""
+
+    def __post_init__(self) -> None:
+        if self.max_number_chars < 49:
+            raise ValueError("max_number_chars must be at least 49")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DecodeLimits:
+        """The limits configured in ``settings.checks`` and ``settings.limits``."""
+        limits = settings.limits
+        return cls(
+            max_bytes=settings.checks.max_record_bytes,
+            max_depth=settings.checks.max_json_depth,
+            max_claims=limits.max_claims,
+            max_sources=limits.max_sources,
+            max_citations_per_claim=limits.max_citations_per_claim,
+            max_text_chars=limits.max_text_chars,
+            max_number_chars=limits.max_number_chars,
+        )
 
 
 def decode_trace(
     value: bytes | str,
     *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_bytes: int | None = None,
+    max_depth: int | None = None,
+    limits: DecodeLimits | None = None,
 ) -> Trace:
     """Decode one record into a :class:`Trace`.
 
-    Raises :class:`TraceDecodeError` (reason ``too_large``, ``not_utf8``, ``not_json``,
-    ``too_deep``) or :class:`TraceInvalidError` (reason ``invalid_trace``).
+    ``max_bytes`` and ``max_depth``, when given, override those of ``limits``.
+
+    Raises :class:`TraceDecodeError` or :class:`TraceInvalidError`, each with the
+    ``reason`` listed in this module's docstring; never any other exception for any input.
     """
+    limits = limits or DecodeLimits()
+    byte_limit = limits.max_bytes if max_bytes is None else max_bytes
+    depth_limit = limits.max_depth if max_depth is None else max_depth
     size = len(value)
-    if size > max_bytes:
-        raise TraceDecodeError(f"record of {size} bytes exceeds {max_bytes}", reason="too_large")
+    if size > byte_limit:
+        raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
     if isinstance(value, bytes):
+        if value.startswith(_BOM_BYTES):
+            value = value[len(_BOM_BYTES):]
         try:
             text = value.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise TraceDecodeError(f"not UTF-8 at byte {exc.start}", reason="not_utf8") from None
     else:
-        text = value
+        text = value[1:] if value.startswith(_BOM) else value
+        if _SURROGATE.search(text):
+            # A str read with errors="surrogateescape" carries bad bytes as lone surrogates.
+            raise TraceDecodeError("not UTF-8 (a lone surrogate in the text)", reason="not_utf8")
+    obj = _loads(text, limits.max_number_chars)
+    return parse_trace_object(obj, max_depth=depth_limit, limits=limits)
+
+
+def _loads(text: str, max_number_chars: int) -> Any:
+    def number(literal: str, kind: type[int] | type[float]) -> int | float:
+        if len(literal) > max_number_chars:
+            raise TraceDecodeError(f"a number of {len(literal)} characters exceeds "
+                                   f"{max_number_chars}", reason="number_too_long")
+        return kind(literal)
+
+    def constant(name: str) -> Any:
+        raise TraceDecodeError(f"not JSON: {name} is not a JSON value", reason="not_json")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            raise TraceDecodeError("an object has the same key twice", reason="duplicate_key")
+        return obj
+
+    # A number literal longer than the limit has a long run of digits; without such a run
+    # (the common case) json's own C number parsing is used.
+    checked: dict[str, Any] = {}
+    if _DIGIT_RUN.search(text) is not None:
+        checked = {"parse_int": lambda s: number(s, int), "parse_float": lambda s: number(s, float)}
     try:
-        obj = json.loads(text)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=pairs, **checked)
     except RecursionError:
         raise TraceDecodeError("JSON nested too deeply", reason="too_deep") from None
     except json.JSONDecodeError as exc:
         raise TraceDecodeError(
             f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", reason="not_json"
         ) from None
-    return parse_trace_object(obj, max_depth=max_depth)
+    except (ValueError, OverflowError) as exc:
+        # json's own limits (e.g. integer digits) surface as plain ValueError.
+        raise TraceDecodeError(f"not JSON: {type(exc).__name__}", reason="not_json") from None
 
 
-def parse_trace_object(obj: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Trace:
-    """Validate an already-parsed JSON value as a trace. Raises :class:`TraceError`."""
+def _clean(obj: dict[str, Any], limits: DecodeLimits, max_depth: int) -> None:
+    """Check depth, surrogates and string sizes in one pass; replace control characters.
+
+    Iterative, so a deep value cannot exhaust the stack; linear in the number of values.
+    Plain strings cost one length test and one regex search.
+    """
+    max_chars = limits.max_text_chars
+    unusual = _UNUSUAL.search
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            raise TraceDecodeError("JSON nested too deeply", reason="too_deep")
+        if type(container) is dict:
+            for key, item in container.items():
+                if len(key) > max_chars or unusual(key):
+                    _check_string(key, limits)
+                kind = type(item)
+                if kind is str:
+                    if len(item) > max_chars or unusual(item):
+                        container[key] = _clean_string(item, limits)
+                elif kind is dict or kind is list:
+                    stack.append((item, depth + 1))
+        else:
+            for index, item in enumerate(container):
+                kind = type(item)
+                if kind is str:
+                    if len(item) > max_chars or unusual(item):
+                        container[index] = _clean_string(item, limits)
+                elif kind is dict or kind is list:
+                    stack.append((item, depth + 1))
+
+
+def _check_string(text: str, limits: DecodeLimits) -> None:
+    if len(text) > limits.max_text_chars:
+        raise TraceDecodeError(f"a string of {len(text)} characters exceeds "
+                               f"{limits.max_text_chars}", reason="text_too_long")
+    if _UNUSUAL.search(text) and _SURROGATE.search(text):
+        raise TraceDecodeError("a string holds a lone surrogate (\\ud800-\\udfff), which is "
+                               "not Unicode text", reason="lone_surrogate")
+
+
+def _clean_string(text: str, limits: DecodeLimits) -> str:
+    _check_string(text, limits)
+    return _CONTROL.sub(" ", text)
+
+
+def _check_counts(obj: dict[str, Any], limits: DecodeLimits) -> None:
+    for field, limit, reason in (("claims", limits.max_claims, "too_many_claims"),
+                                 ("sources", limits.max_sources, "too_many_sources")):
+        items = obj.get(field)
+        if isinstance(items, list) and len(items) > limit:
+            raise TraceDecodeError(f"{len(items)} {field} exceed {limit}", reason=reason)
+    claims = obj.get("claims")
+    for claim in claims if isinstance(claims, list) else ():
+        cites = claim.get("citation_ids") if isinstance(claim, dict) else None
+        if isinstance(cites, list) and len(cites) > limits.max_citations_per_claim:
+            raise TraceDecodeError(f"a claim cites {len(cites)} sources, more than "
+                                   f"{limits.max_citations_per_claim}",
+                                   reason="too_many_citations")
+
+
+def parse_trace_object(obj: Any, *, max_depth: int | None = None,
+                       limits: DecodeLimits | None = None) -> Trace:
+    """Validate an already-parsed JSON value as a trace. Raises :class:`TraceError`.
+
+    Strings of ``obj`` are cleaned in place (control characters become spaces).
+    """
+    limits = limits or DecodeLimits()
+    depth_limit = limits.max_depth if max_depth is None else max_depth
     if not isinstance(obj, dict):
         raise TraceInvalidError(f"a trace is a JSON object, got {type(obj).__name__}")
-    # Known fields have a fixed shape that validation bounds; only unknown fields, kept
-    # verbatim in ``extra``, can nest without limit.
-    known = Trace.model_fields
-    if any(key not in known and isinstance(value, dict | list) and _too_deep(value, max_depth - 1)
-           for key, value in obj.items()):
-        raise TraceDecodeError("JSON nested too deeply", reason="too_deep")
+    _clean(obj, limits, depth_limit)
+    _check_counts(obj, limits)
     try:
         return Trace.model_validate(obj)
     except ValidationError as exc:
         raise TraceInvalidError(_describe(exc)) from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        # A validator that trips over an odd value outside pydantic's own error handling.
+        raise TraceInvalidError(f"not a trace v1: {type(exc).__name__}") from None
 
 
 def _describe(exc: ValidationError) -> str:
     # Locations and messages only: pydantic's default text would echo the input values.
     parts = []
     for error in exc.errors(include_input=False, include_url=False)[:5]:
-        loc = ".".join(str(p) for p in error["loc"]) or "trace"
+        loc = ".".join(_location(p) for p in error["loc"]) or "trace"
         parts.append(f"{loc}: {error['msg']}")
     more = exc.error_count() - len(parts)
     if more > 0:
         parts.append(f"and {more} more")
     return "; ".join(parts)
+
+
+def _location(part: str | int) -> str:
+    # Locations of known fields are field names and indexes; anything else came from the
+    # record (an unknown key) and is not repeated.
+    if isinstance(part, int) or part in _KNOWN_NAMES:
+        return str(part)
+    return "<key>"
+
+
+_KNOWN_NAMES = frozenset(
+    name for model in (Trace, Source, Claim, Generator) for name in model.model_fields
+)

@@ -18,13 +18,14 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import IO
 
-from exporters.prometheus import CitewatchMetrics
-from schemas import EvaluationRecord
+from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
+from schemas import Trace
 from sidecar.config import Settings
-from sidecar.decode import decode_trace
-from sidecar.errors import TraceError
+from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
+from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded, where
+from sidecar.runtime.slow import SlowRecords
 
 __all__ = ["FileRunner", "FileSummary"]
 
@@ -46,8 +47,12 @@ class FileSummary:
 class _Bad:
     number: int
     value: bytes
-    error: BaseException
-    reason: str
+    failure: Failure
+    app: str = UNKNOWN_APP
+
+
+_Outcome = Evaluated | Failure | None
+"""What one line's task ends with; None for a duplicate."""
 
 
 class FileRunner:
@@ -77,7 +82,12 @@ class FileRunner:
         self.clock = clock
         self.summary = FileSummary()
         self.recent = RecentIds(settings.kafka.dedup_window)
+        self.limits = DecodeLimits.from_settings(settings)
+        self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
+                                on_slow=metrics.slow_record,
+                                on_change=metrics.set_slow_in_progress)
         self.input_open = False
+        self._values: dict[int, bytes] = {}
         self._last_read = clock()
         try:
             self._blocking = not source.seekable()
@@ -85,8 +95,9 @@ class FileRunner:
             self._blocking = True
 
     def ready(self) -> bool:
-        """The input is open (a followed file stays ready while waiting for lines)."""
-        return self.input_open
+        """The input is open (a followed file stays ready while waiting for lines) and no
+        record has been in evaluation longer than runtime.slow_record_seconds."""
+        return self.input_open and not self.slow.any_slow()
 
     async def _lines(self, stop: threading.Event) -> AsyncIterator[tuple[int, bytes]]:
         interval = self.settings.input.follow_interval_seconds
@@ -116,8 +127,9 @@ class FileRunner:
     async def run(self, stop: threading.Event) -> FileSummary:
         """Read, evaluate and write until the input ends or ``stop`` is set."""
         concurrency = self.settings.input.concurrency
-        window: deque[tuple[int, asyncio.Task[EvaluationRecord | None] | _Bad]] = deque()
+        window: deque[tuple[int, asyncio.Task[_Outcome] | _Bad]] = deque()
         self.input_open = True
+        self.slow.start()
         try:
             async for number, line in self._lines(stop):
                 if number == 0:
@@ -130,28 +142,37 @@ class FileRunner:
                 await self._drain(window, wait=len(window) >= concurrency)
         finally:
             self.input_open = False
-        await self._finish(window)
+        try:
+            await self._finish(window)
+        finally:
+            self.slow.stop()
         self.output.flush()
         if self.dead_letters is not None:
             self.dead_letters.flush()
         return self.summary
 
-    def _start(self, number: int, line: bytes) -> asyncio.Task[EvaluationRecord | None] | _Bad:
-        checks = self.settings.checks
+    def _start(self, number: int, line: bytes) -> asyncio.Task[_Outcome] | _Bad:
         started = time.perf_counter()
-        try:
-            trace = decode_trace(line.rstrip(b"\r\n"), max_bytes=checks.max_record_bytes,
-                                 max_depth=checks.max_json_depth)
-        except TraceError as exc:
-            return _Bad(number, line, exc, exc.reason)
+        trace = decode_guarded(line.rstrip(b"\r\n"), self.limits)
+        if isinstance(trace, Failure):
+            return _Bad(number, line, trace)
         self.metrics.observe_stage("decode", time.perf_counter() - started)
         if trace.trace_id in self.recent:
             self.metrics.trace_duplicate(trace.app)
             self.summary.duplicates += 1
             return asyncio.ensure_future(_none())
-        return asyncio.ensure_future(self.pipeline.evaluate(trace))
+        self._values[number] = line  # kept for the dead letter, should evaluation fail
+        return asyncio.ensure_future(self._evaluate(number, trace))
 
-    async def _drain(self, window: deque[tuple[int, asyncio.Task[EvaluationRecord | None] | _Bad]],
+    async def _evaluate(self, number: int, trace: Trace) -> _Outcome:
+        token = self.slow.begin(f"line {number}")
+        self.slow.identify(token, trace.trace_id)
+        try:
+            return await evaluate_guarded(self.pipeline, trace)
+        finally:
+            self.slow.end(token)
+
+    async def _drain(self, window: deque[tuple[int, asyncio.Task[_Outcome] | _Bad]],
                      *, wait: bool) -> None:
         while window:
             number, head = window[0]
@@ -164,12 +185,14 @@ class FileRunner:
             window.popleft()
             self._write(number, head)
 
-    async def _finish(self, window: deque[tuple[int, asyncio.Task[EvaluationRecord | None] | _Bad]]
+    async def _finish(self, window: deque[tuple[int, asyncio.Task[_Outcome] | _Bad]]
                       ) -> None:
         tasks = [item for _, item in window if isinstance(item, asyncio.Task)]
         if tasks:
+            # Most of the shutdown deadline: the caller stops waiting for this loop at the
+            # deadline itself, and writing what finished takes a moment too.
             _, pending = await asyncio.wait(
-                tasks, timeout=self.settings.kafka.shutdown_deadline_seconds)
+                tasks, timeout=0.6 * self.settings.kafka.shutdown_deadline_seconds)
             for task in pending:
                 task.cancel()
             self.summary.abandoned += len(pending)
@@ -181,24 +204,36 @@ class FileRunner:
                 continue
             self._write(number, head)
 
-    def _write(self, number: int, item: asyncio.Task[EvaluationRecord | None] | _Bad) -> None:
+    def _write(self, number: int, item: asyncio.Task[_Outcome] | _Bad) -> None:
+        """Write one line's outcome; any failure here dead-letters the line instead."""
+        try:
+            self._write_unguarded(number, item)
+        except Exception as exc:
+            logger.error("writing the outcome of line %d raised %s at %s", number,
+                         type(exc).__name__, where(exc))
+            self._dead_letter(_Bad(number, self._values.pop(number, b""),
+                                   Failure.of(exc, reason="emit_error", during="emitting")))
+
+    def _write_unguarded(self, number: int, item: asyncio.Task[_Outcome] | _Bad) -> None:
         if isinstance(item, _Bad):
             self._dead_letter(item)
             return
+        value = self._values.pop(number, b"")
         error = item.exception()
-        if error is not None:
-            logger.error("evaluation of line %d failed", number, exc_info=error)
-            self._dead_letter(_Bad(number, b"", error, "evaluation_error"))
+        outcome = (Failure.of(error, reason="evaluation_error", during="evaluation")
+                   if error is not None else item.result())
+        if outcome is None:
             return
-        record = item.result()
-        if record is None:
+        if isinstance(outcome, Failure):
+            self._dead_letter(_Bad(number, value, outcome))
             return
+        record = outcome.record
         started = time.perf_counter()
         if not self.recent.add(record.trace_id):
             self.metrics.trace_duplicate(record.app)
             self.summary.duplicates += 1
             return
-        self.output.write(record.model_dump_json() + "\n")
+        self.output.write(outcome.payload.decode("utf-8") + "\n")
         self.metrics.observe_stage("emit", time.perf_counter() - started)
         self.metrics.observe_record(record)
         self.metrics.mark_processed(time.time())
@@ -206,16 +241,21 @@ class FileRunner:
 
     def _dead_letter(self, bad: _Bad) -> None:
         self.summary.dead_lettered += 1
-        self.metrics.dead_letter(bad.reason)
-        logger.info("line %d dead-lettered: %s", bad.number, bad.reason)
-        if self.dead_letters is not None:
+        self.metrics.dead_letter(bad.failure.reason, bad.app)
+        logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
+        if self.dead_letters is None:
+            return
+        try:
             self.dead_letters.write(json.dumps({
                 "line": bad.number,
-                "reason": bad.reason,
-                "error_class": type(bad.error).__name__,
-                "error": str(bad.error),
+                "reason": bad.failure.reason,
+                "error_class": bad.failure.error_class,
+                "error": bad.failure.message,
                 "value": bad.value.rstrip(b"\r\n").decode("utf-8", errors="replace"),
             }) + "\n")
+        except Exception as exc:  # a full disk must not end the run either; it is counted
+            logger.error("dead letter of line %d not written (%s)", bad.number,
+                         type(exc).__name__)
 
 
 async def _none() -> None:

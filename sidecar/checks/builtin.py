@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from sidecar.checks.analysis import Analysis
@@ -76,15 +77,21 @@ _GAP = re.compile(r"[\s.,;:]{0,3}")
 _SPACE_ONLY = re.compile(r"\s*")
 
 
-def _markers_after(markers: tuple[Marker, ...], answer: str, position: int) -> list[str]:
+_MAX_RUN = 256
+"""Markers of one run considered after a claim; more than any claim cites, and a bound on
+the work per claim however many markers an answer strings together."""
+
+
+def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
+                   position: int) -> list[str]:
     """IDs of the run of markers right after ``position`` (a little punctuation allowed
-    before the first, only whitespace between the next ones)."""
+    before the first, only whitespace between the next ones). ``starts`` holds the start of
+    each marker, in order, so the run is found by bisection, not by a scan."""
     gap = _GAP.match(answer, position)
     cursor = gap.end() if gap else position
     ids: list[str] = []
-    for marker in markers:
-        if marker.start < position:
-            continue
+    first = bisect.bisect_left(starts, position)
+    for marker in markers[first:first + _MAX_RUN]:
         adjacent = marker.start == cursor or (
             bool(ids) and _SPACE_ONLY.fullmatch(answer, cursor, marker.start) is not None
         )
@@ -100,6 +107,8 @@ class CitationMismatchCheck:
 
     Only claims whose text can be found in the answer (case and whitespace folded) are
     compared; the markers considered are the run of markers right after the claim text.
+    A claim text is looked for after the previous claim's first, then before it: claims
+    follow the answer's order, and so the answer is scanned about once per trace.
     """
 
     name: str = "citation_mismatch"
@@ -110,17 +119,24 @@ class CitationMismatchCheck:
         if not analysis.claims or not analysis.markers:
             return []
         folded, index_map = _fold_with_map(answer)
+        starts = [marker.start for marker in analysis.markers]
         findings = []
+        hint = 0
         for item in analysis.claims:
             needle = " ".join(item.claim.text.rstrip(" .").split()).lower()
             if len(needle) < 8:
                 continue
-            at = folded.find(needle)
+            # Claims mostly follow the answer's order: look after the previous match first,
+            # so a trace whose claims are all in the answer is scanned about once.
+            at = folded.find(needle, hint)
+            if at < 0 and hint > 0:
+                at = folded.find(needle, 0, hint + len(needle) - 1)
             if at < 0:
                 continue
+            hint = at + len(needle)
             last = at + len(needle) - 1
             claim_end = (index_map[last] if index_map is not None else last) + 1
-            nearby = _markers_after(analysis.markers, answer, claim_end)
+            nearby = _markers_after(analysis.markers, starts, answer, claim_end)
             if not nearby:
                 continue
             if set(nearby) != set(item.claim.citation_ids):

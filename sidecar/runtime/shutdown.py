@@ -6,10 +6,11 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-__all__ = ["ShutdownSignals"]
+__all__ = ["ShutdownSignals", "run_until_deadline"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,3 +44,34 @@ class ShutdownSignals:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         self._previous.clear()
+
+
+def run_until_deadline(target: Callable[[], None], *, stop: threading.Event,
+                       deadline_seconds: float, name: str = "citewatch-runtime") -> bool:
+    """Run ``target`` in a daemon thread and wait for it; once ``stop`` is set, wait at most
+    ``deadline_seconds`` more. True if ``target`` returned, False if it was abandoned.
+
+    The main thread stays free to honour SIGTERM whatever ``target`` does: a stage busy for
+    minutes in one record cannot hold the process past the shutdown deadline. An exception
+    raised by ``target`` is raised here.
+    """
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            target()
+        except BaseException as exc:  # handed to the waiting thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    while thread.is_alive() and not stop.is_set():
+        thread.join(0.1)
+    thread.join(deadline_seconds if thread.is_alive() else None)
+    if thread.is_alive():
+        logger.warning("shutdown deadline of %.1fs reached with a record still in evaluation",
+                       deadline_seconds)
+        return False
+    if failure:
+        raise failure[0]
+    return True

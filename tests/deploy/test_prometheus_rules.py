@@ -23,6 +23,7 @@ EXPECTED_ALERTS = {
     "CiteWatchJudgeErrorsHigh": "ticket",
     "CiteWatchConsumerLagHigh": "ticket",
     "CiteWatchStalled": "page",
+    "CiteWatchSlowRecord": "ticket",
     "CiteWatchDown": "page",
 }
 RUNBOOK = "https://github.com/citewatch/citewatch/blob/main/docs/operations.md#"
