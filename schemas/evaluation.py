@@ -56,6 +56,8 @@ class ClaimResult(BaseModel):
     verdict_reason: str | None = None
     evidence_quote: str | None = None
     critical_reason: CriticalReason | None = None
+    derived: bool = Field(default=False, description="Derived from the answer's markers "
+                          "by citewatch (the trace carried no claims).")
 
 
 class Scores(BaseModel):

@@ -24,7 +24,9 @@ from sidecar.errors import ConfigError
 
 __all__ = [
     "ChecksSettings",
+    "ClaimsSettings",
     "CustomPattern",
+    "DeriveMode",
     "GateSettings",
     "InputSettings",
     "JudgeSettings",
@@ -72,6 +74,22 @@ class ChecksSettings(_Section):
     """Records larger than this are dead-lettered with reason too_large."""
     max_json_depth: int = Field(default=32, gt=1)
     """JSON nested deeper than this is dead-lettered with reason too_deep."""
+
+
+DeriveMode = Literal["off", "sentences"]
+
+
+class ClaimsSettings(_Section):
+    """Claims derived from the answer's markers, for traces that carry no claims."""
+
+    derive: DeriveMode = "sentences"
+    """sentences: a trace without claims gets one claim per answer sentence, citing the
+    markers in it (a sentence without markers is an uncited claim; questions and lead-ins
+    none); such claims are marked derived. off: such a trace is only checked for markers
+    and gets the finding no_claims."""
+    importance: int = Field(default=2, ge=1, le=3)
+    """Importance of every derived claim (1 minor, 2 relevant, 3 critical: an uncited
+    critical claim pages, so 3 only for apps where every sentence matters)."""
 
 
 class KafkaSettings(_Section):
@@ -151,7 +169,11 @@ class MetricsSettings(_Section):
     address: str = "0.0.0.0"
     """Bind address; all interfaces by default, as Prometheus exporters do."""
     apps: list[str] = Field(default_factory=list)
-    """Allow-list of app label values; any other app is reported as 'other'."""
+    """Allow-list of app label values; any other app is reported as 'other'. When empty,
+    the first ``max_apps`` apps seen are admitted instead."""
+    max_apps: int = Field(default=20, ge=0, le=1000)
+    """With no ``apps`` list: how many distinct apps get their own label value, first seen
+    first; later ones are 'other' (bounded, so label cardinality stays bounded)."""
 
 
 class JudgeSettings(_Section):
@@ -302,6 +324,7 @@ class Settings(BaseSettings):
     input: InputSettings = Field(default_factory=InputSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     checks: ChecksSettings = Field(default_factory=ChecksSettings)
+    claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
