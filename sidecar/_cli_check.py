@@ -216,6 +216,6 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int,
     _render_summary(err, summary, tally)
     cause = tally.cause(settings)
     if cause is not None:
-        err.print(cause, markup=False, highlight=False)
+        err.print(cause, markup=False, highlight=False, soft_wrap=True)
     if tally.all_failed:
         raise SystemExit(EXIT_JUDGE_FAILED)
