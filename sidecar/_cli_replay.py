@@ -47,11 +47,8 @@ def _judging_pipeline(config_file: str | None, judge: str | None, model: str | N
 
 def _echo_judge(tally: JudgeTally, settings: Settings) -> None:
     """The judge rows and, when it failed, the first cause; exit 3 if it never answered."""
-    click.echo("judge: " + ", ".join(f"{measure.strip()} {value}"
-                                     for measure, value in tally.rows()), err=True)
-    cause = tally.cause(settings)
-    if cause is not None:
-        click.echo(cause, err=True)
+    for line in tally.lines(settings):
+        click.echo(line, err=True)
     if tally.all_failed:
         raise SystemExit(EXIT_JUDGE_FAILED)
 

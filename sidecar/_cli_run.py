@@ -136,17 +136,18 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
     click.echo(f"citewatch run: {s.lines} lines, {s.evaluated} evaluated, "
                f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
                + (f", {s.abandoned} abandoned" if s.abandoned else ""), err=True)
-    click.echo("judge: " + ", ".join(f"{measure.strip()} {value}"
-                                     for measure, value in tally.rows()), err=True)
-    cause = tally.cause(settings)
-    if cause is not None:
-        click.echo(cause, err=True)
+    _echo_judge(settings, tally)
     if tally.all_failed:
         raise SystemExit(EXIT_JUDGE_FAILED)
 
 
+def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
+    for line in tally.lines(settings):
+        click.echo(line, err=True)
+
+
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-               registry: CollectorRegistry, stop: threading.Event,
+               registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally,
                tracer: Tracer | None = None) -> None:
     from kafka import KafkaConsumer, KafkaProducer
     from kafka.errors import KafkaError
@@ -187,6 +188,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
         runner.run(stop)
     finally:
         server.close()
+    # A service stopped by SIGTERM exits 0 whatever the judge did; the line says what it did.
+    _echo_judge(settings, tally)
 
 
 @click.command("run")
@@ -266,7 +269,7 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
             _run_file(settings, pipeline, metrics, registry, signals.event, tally,
                       append=bool(append))
         else:
-            _run_kafka(settings, pipeline, metrics, registry, signals.event, tracer)
+            _run_kafka(settings, pipeline, metrics, registry, signals.event, tally, tracer)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)

@@ -76,6 +76,12 @@ class JudgeTally:
                  for reason, n in sorted(self.skipped.items())]
         return rows
 
+    def lines(self, settings: Settings) -> list[str]:
+        """The rows on one line, then the first failure's cause if there was one."""
+        rows = ", ".join(f"{measure.strip()} {value}" for measure, value in self.rows())
+        cause = self.cause(settings)
+        return [f"judge: {rows}"] + ([cause] if cause is not None else [])
+
     def cause(self, settings: Settings) -> str | None:
         """One line naming how often the judge failed and the first failure's cause."""
         if self.first_failure is None:
