@@ -231,12 +231,13 @@ class CitewatchMetrics:
             self.critical_unsupported.labels(app=app, reason=reason)
         self.invalid_citation_ids.labels(app=app)
 
-    def app_label(self, app: str) -> str:
+    def app_label(self, app: str, *, admit: bool = True) -> str:
         """The ``app`` label value for ``app``: itself if allow-listed (or admitted as one of
-        the first ``max_apps`` apps seen when there is no allow-list), else ``other``."""
+        the first ``max_apps`` apps seen when there is no allow-list), else ``other``.
+        ``admit=False`` only looks: an unreadable record must not take a place."""
         if app in self._apps:
             return app
-        if self._admit <= 0 or app in (OTHER_APP, UNKNOWN_APP):
+        if not admit or self._admit <= 0 or app in (OTHER_APP, UNKNOWN_APP):
             return OTHER_APP
         with self._apps_lock:
             if app not in self._apps and self._admit > 0:
@@ -290,7 +291,7 @@ class CitewatchMetrics:
 
     def dead_letter(self, reason: str, app: str = UNKNOWN_APP) -> None:
         """Count a record sent to the dead-letter topic; ``app`` is ``unknown`` if unreadable."""
-        label = UNKNOWN_APP if app == UNKNOWN_APP else self.app_label(app)
+        label = UNKNOWN_APP if app == UNKNOWN_APP else self.app_label(app, admit=False)
         self.dead_letters.labels(reason=reason).inc()
         self.traces.labels(app=label, outcome="dead_lettered").inc()
 

@@ -256,6 +256,15 @@ def test_apps_are_admitted_up_to_a_bound_without_an_allow_list() -> None:
         "citewatch_traces_total", {"app": "docs", "outcome": "evaluated"}) == 0.0
 
 
+def test_dead_letters_do_not_take_an_app_place() -> None:
+    registry = CollectorRegistry()
+    metrics = CitewatchMetrics(registry=registry, max_apps=1)
+    metrics.dead_letter("invalid_trace", app="x" * 500)
+    assert metrics.app_label("support") == "support"
+    assert registry.get_sample_value(
+        "citewatch_traces_total", {"app": "other", "outcome": "dead_lettered"}) == 1.0
+
+
 def test_an_allow_list_admits_nothing_else() -> None:
     metrics = CitewatchMetrics(registry=CollectorRegistry(), apps=["shop"], max_apps=20)
     assert [metrics.app_label(a) for a in ("shop", "docs")] == ["shop", "other"]
