@@ -78,7 +78,8 @@ class JudgeTally:
 
     def lines(self, settings: Settings) -> list[str]:
         """The rows on one line, then the first failure's cause if there was one."""
-        rows = ", ".join(f"{measure.strip()} {value}" for measure, value in self.rows())
+        rows = ", ".join(f"{measure.strip().removeprefix('judge ')} {value}"
+                         for measure, value in self.rows())
         cause = self.cause(settings)
         return [f"judge: {rows}"] + ([cause] if cause is not None else [])
 
