@@ -37,7 +37,8 @@ _ABBREVIATIONS = frozenset({
     "u.s", "u.k", "u.n", "e.u", "a.m", "p.m", "ph.d", "m.d", "b.a", "m.a", "min", "max",
 })  # fmt: skip
 _CLOSERS = frozenset("\"'\u201d\u2019)]*_\u00bb`")
-_TERMINATOR = re.compile(r"[.!?\u2026]+")
+_TERMINATOR = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]+")
+_FULL_WIDTH_STOPS = frozenset("\u3002\uff01\uff1f")  # end a sentence with no space after
 _LINE = re.compile(r"[^\n]*\n?")
 _BULLET = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
 _SKIPPED_LINE = re.compile(
@@ -117,7 +118,7 @@ def _word_before(answer: str, position: int, floor: int) -> str:
 def _ends_sentence(answer: str, stop: int, after: int, block_end: int, floor: int) -> bool:
     """Whether the terminator ``answer[stop:...]`` (ending at ``after`` once closers and
     markers are taken) ends a sentence inside a block ending at ``block_end``."""
-    if after >= block_end:
+    if after >= block_end or answer[stop] in _FULL_WIDTH_STOPS:
         return True
     if not answer[after].isspace():
         return False  # 3.5, e.g., example.com
@@ -197,8 +198,9 @@ def _is_connective(text: str) -> bool:
     lowered = " ".join(text.lower().split())
     if lowered.endswith(":"):
         return True  # a lead-in to a list
-    if len(lowered.split()) < _MIN_CLAIM_WORDS and _DIGIT.search(lowered) is None:
-        return True  # "Yes.", "Done."
+    if (len(lowered.split()) < _MIN_CLAIM_WORDS and lowered.isascii()
+            and _DIGIT.search(lowered) is None):
+        return True  # "Yes.", "Done." (scripts written without spaces are not counted so)
     if lowered.startswith(_CONNECTIVE_OPENERS):
         return True
     if _DIGIT.search(lowered) is not None:
@@ -228,7 +230,7 @@ def derive_claims(trace: Trace, parser: MarkerParser, *, importance: int) -> Tra
                 merged = list(dict.fromkeys([*previous.citation_ids, *sentence.ids]))
                 claims[-1] = previous.model_copy(update={"citation_ids": merged})
             continue
-        if text.rstrip("".join(_CLOSERS)).endswith("?"):
+        if text.rstrip("".join(_CLOSERS)).endswith(("?", "\uff1f")):
             continue
         if not sentence.ids and _is_connective(text):
             continue

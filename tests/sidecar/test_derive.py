@@ -81,6 +81,11 @@ def claims_of(answer: str) -> list[tuple[str, list[str]]]:
         ], id="uncited-sentence-and-question"),
         pytest.param("Revenue grew 4% [1].\n[2]", [("Revenue grew 4%.", ["1", "2"])],
                      id="markers-on-their-own-line-join-the-sentence-before"),
+        pytest.param("退款期限为30天[1]。款项退回"
+                     "原支付方式。[2]请问还有吗？",
+                     [("退款期限为30天。", ["1"]),
+                      ("款项退回原支付方式。", ["2"])],
+                     id="full-width-stops-without-spaces"),
         pytest.param("Hello! How can I help you today?", [], id="nothing-to-claim"),
         pytest.param("", [], id="empty"),
     ],
