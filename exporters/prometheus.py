@@ -1,7 +1,8 @@
 """The citewatch Prometheus metric set, registered on an injected registry.
 
 Every metric is prefixed ``citewatch_``. Label values stay bounded: the ``app`` label
-comes from a configured allow-list (anything else is reported as ``other``), and trace
+comes from a configured allow-list, or without one from the first ``max_apps`` apps seen
+(anything else is reported as ``other``), and trace
 IDs travel only as exemplars on ``citewatch_critical_unsupported_claims_total``.
 The names, labels and buckets here are a public contract documented in docs/metrics.md.
 """
@@ -9,6 +10,7 @@ The names, labels and buckets here are a public contract documented in docs/metr
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -95,11 +97,15 @@ class CitewatchMetrics:
         *,
         registry: CollectorRegistry,
         apps: Iterable[str] = (),
+        max_apps: int = 0,
         version: str = "",
         rubric_version: str = "",
         judge_model: str = "",
     ) -> None:
-        self._apps = frozenset(apps)
+        self._apps: set[str] = set(apps)
+        # Without an allow-list, the first max_apps apps seen are admitted, then no more.
+        self._admit = 0 if self._apps else max_apps
+        self._apps_lock = threading.Lock()
         self.traces = Counter(
             "citewatch_traces",
             "Traces consumed, by outcome.",
@@ -265,16 +271,31 @@ class CitewatchMetrics:
         # stalled ten minutes later instead of as "last processed in 1970".
         self.last_processed.set_to_current_time()
         for app in (*sorted(self._apps), OTHER_APP):
-            for outcome in TRACE_OUTCOMES:
-                self.traces.labels(app=app, outcome=outcome)
-            for reason in CRITICAL_REASONS:
-                self.critical_unsupported.labels(app=app, reason=reason)
-            for reason in UNJUDGED_REASONS:
-                self.critical_unjudged.labels(app=app, reason=reason)
-            self.invalid_citation_ids.labels(app=app)
+            self._zero_series(app)
 
-    def app_label(self, app: str) -> str:
-        """The ``app`` label value for ``app``: itself if allow-listed, else ``other``."""
+    def _zero_series(self, app: str) -> None:
+        for outcome in TRACE_OUTCOMES:
+            self.traces.labels(app=app, outcome=outcome)
+        for reason in CRITICAL_REASONS:
+            self.critical_unsupported.labels(app=app, reason=reason)
+        for reason in UNJUDGED_REASONS:
+            self.critical_unjudged.labels(app=app, reason=reason)
+        self.invalid_citation_ids.labels(app=app)
+
+    def app_label(self, app: str, *, admit: bool = True) -> str:
+        """The ``app`` label value for ``app``: itself if allow-listed (or admitted as one of
+        the first ``max_apps`` apps seen when there is no allow-list), else ``other``.
+        ``admit=False`` only looks: an unreadable record must not take a place."""
+        if app in self._apps:
+            return app
+        if not admit or self._admit <= 0 or app in (OTHER_APP, UNKNOWN_APP):
+            return OTHER_APP
+        with self._apps_lock:
+            if app not in self._apps and self._admit > 0:
+                self._admit -= 1
+                self._apps.add(app)
+                self._zero_series(app)
+                logger.info("app label %r admitted (%d more may be)", app, self._admit)
         return app if app in self._apps else OTHER_APP
 
     def observe_record(self, record: EvaluationRecord) -> None:
@@ -330,7 +351,7 @@ class CitewatchMetrics:
 
     def dead_letter(self, reason: str, app: str = UNKNOWN_APP) -> None:
         """Count a record sent to the dead-letter topic; ``app`` is ``unknown`` if unreadable."""
-        label = UNKNOWN_APP if app == UNKNOWN_APP else self.app_label(app)
+        label = UNKNOWN_APP if app == UNKNOWN_APP else self.app_label(app, admit=False)
         self.dead_letters.labels(reason=reason).inc()
         self.traces.labels(app=label, outcome="dead_lettered").inc()
 

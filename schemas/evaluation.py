@@ -77,6 +77,8 @@ class ClaimResult(BaseModel):
         default=False,
         description="An importance-3 cited claim the failing judge left without a verdict.",
     )
+    derived: bool = Field(default=False, description="Derived from the answer's markers "
+                          "by citewatch (the trace carried no claims).")
 
 
 class Scores(BaseModel):

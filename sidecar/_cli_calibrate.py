@@ -7,13 +7,14 @@ from pathlib import Path
 
 import click
 
-from sidecar._cli_common import one_line_errors
+from sidecar._cli_common import one_line_errors, output_option
 from sidecar._report_calibration import (
     calibration_html,
     calibration_json,
     calibration_markdown,
     fmt_estimate,
 )
+from sidecar._report_io import record_files
 from sidecar.calibration import (
     CalibrationReport,
     calibrate,
@@ -61,13 +62,15 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
 
 @click.command("calibrate")
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False))
-@click.option("--evaluations", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="JSON Lines evaluation records; judge labels are taken from them, joined "
-                   "to LABELS by (trace_id, claim_id) (LABELS' case_id is the trace_id).")
+@click.option("--evaluations", type=click.Path(exists=True), default=None,
+              help="Evaluation records (a JSON Lines file or a directory of them); judge "
+                   "labels are taken from them, joined to LABELS by (trace_id, claim_id) "
+                   "(LABELS' case_id is the trace_id).")
 @click.option("--compare", is_flag=True,
               help="Allow several rubric versions or judge models, reported side by side.")
-@click.option("--out-dir", type=click.Path(file_okay=False), default="calibration-report",
-              show_default=True, help="Where calibration.json, .md and .html are written.")
+@output_option("out_dir", aliases=("--out-dir",), type=click.Path(file_okay=False),
+               default="calibration-report", show_default=True, metavar="DIR",
+               help="Directory where calibration.json, .md and .html are written (replaced).")
 @one_line_errors
 def calibrate_command(labels: str, evaluations: str | None, compare: bool, out_dir: str) -> None:
     """Compare judge verdicts with human labels in LABELS (CSV or JSON Lines).
@@ -78,12 +81,22 @@ def calibrate_command(labels: str, evaluations: str | None, compare: bool, out_d
     report and writes JSON, Markdown and HTML (with a confusion-matrix picture): agreement
     and kappa on the claims the judge answered, how often it abstained, and per verdict
     class the share of its verdicts people agree with. Refuses to mix rubric versions or
-    judge models unless --compare is given.
+    judge models unless --compare is given. How to read the figures:
+    docs/judges.md.
+    Exit codes: 0 done; 2 usage error, unreadable labels or records, or mixed series
+    without --compare.
+
+    \b
+    Examples:
+      citewatch calibrate labels.csv --output calibration-report
+      citewatch calibrate labels.csv --evaluations evaluations/ --compare
     """
     rows = load_labels(labels)
     unmatched = 0
     if evaluations is not None:
-        pairs, unmatched = join_evaluations(rows, load_evaluations(evaluations))
+        records = [record for file in record_files(evaluations)
+                   for record in load_evaluations(file)]
+        pairs, unmatched = join_evaluations(rows, records)
     else:
         pairs = pairs_from_labels(rows)
     reports = calibrate(pairs, compare=compare, unmatched=unmatched)

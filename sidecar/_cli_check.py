@@ -15,7 +15,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from rich.table import Table
 
 from schemas import EvaluationRecord
-from sidecar._cli_common import config_option, one_line_errors, settings_from
+from sidecar._cli_common import (
+    EXIT_JUDGE_FAILED,
+    config_option,
+    one_line_errors,
+    open_output,
+    output_option,
+    settings_from,
+)
+from sidecar._cli_summary import JudgeTally
 from sidecar.assembly import build_pipeline
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
@@ -87,7 +95,7 @@ async def _evaluate_in_order(
         yield number, (await item if isinstance(item, asyncio.Task) else item)
 
 
-def _render_summary(console: Console, summary: CheckSummary) -> None:
+def _render_summary(console: Console, summary: CheckSummary, judge: JudgeTally) -> None:
     table = Table(title="citewatch check", show_header=True, header_style="bold")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -99,6 +107,8 @@ def _render_summary(console: Console, summary: CheckSummary) -> None:
     mean_validity = summary.validity_sum / summary.evaluated if summary.evaluated else 0.0
     table.add_row("mean citation validity", f"{mean_validity:.4f}")
     table.add_row("traces judged", str(summary.judged))
+    for measure, value in judge.rows():
+        table.add_row(measure, value)
     for name, values in (("correctness", summary.correctness),
                          ("completeness", summary.completeness)):
         shown = f"{sum(values) / len(values):.4f}" if values else "not judged"
@@ -119,8 +129,10 @@ def _count_lines(path: str) -> int:
 @click.command("check")
 @click.argument("source", metavar="FILE|-",
                 type=click.Path(exists=True, allow_dash=True, dir_okay=False))
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True),
-              default="-", show_default=True, help="Where evaluation records go (JSON Lines).")
+@output_option("out_path", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+               show_default=True, help="Where evaluation records go (JSON Lines); the file "
+               "is replaced unless --append.")
+@click.option("--append", is_flag=True, help="Append to --output instead of replacing it.")
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=16, show_default=True,
               help="Traces evaluated at once (matters with a judge).")
 @click.option("--progress/--no-progress", default=None,
@@ -133,23 +145,33 @@ def _count_lines(path: str) -> int:
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @config_option
 @one_line_errors
-def check_command(source: str, out_path: str, concurrency: int, progress: bool | None,
-                  config_file: str | None, **judge_flags: Any) -> None:
+def check_command(source: str, out_path: str, append: bool, concurrency: int,
+                  progress: bool | None, config_file: str | None, **judge_flags: Any) -> None:
     """Evaluate JSON Lines traces from FILE (or - for stdin) without Kafka.
 
-    Writes one evaluation record per trace, prints a summary table to stderr, and reports
-    each bad line with its number and reason. Exits non-zero only on usage errors.
+    Writes one evaluation record per trace, prints a summary table to stderr (with what
+    the judge did), and reports each bad line with its number and reason.
+
+    Exit codes: 0 done; 2 usage error, bad settings or unreadable input; 3 the judge failed
+    on every trace it was asked about (the first failure's cause is printed).
+
+    \b
+    Examples:
+      citewatch check examples/traces.jsonl --output evaluations.jsonl
+      citewatch check traces.jsonl --judge openai-chat --sample-rate 1 --config judge.yaml
+      producer | citewatch check - > evaluations.jsonl
     """
     settings = settings_from(config_file,
                              {_FLAG_SETTINGS.get(k, k): v for k, v in judge_flags.items()})
-    pipeline = build_pipeline(settings)
+    tally = JudgeTally()
+    pipeline = build_pipeline(settings, on_record=tally.add)
     err = Console(stderr=True)
     summary = CheckSummary()
     total = _count_lines(source) if source != "-" else 0
     show_progress = progress if progress is not None else total > PROGRESS_MIN_LINES
 
     in_stream: IO[bytes] = sys.stdin.buffer if source == "-" else open(source, "rb")
-    out_stream: IO[str] = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")
+    out_stream: IO[str] = sys.stdout if out_path == "-" else open_output(out_path, append=append)
 
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
         def counted() -> Iterator[tuple[int, bytes]]:
@@ -190,4 +212,9 @@ def check_command(source: str, out_path: str, concurrency: int, progress: bool |
             out_stream.close()
         else:
             out_stream.flush()
-    _render_summary(err, summary)
+    _render_summary(err, summary, tally)
+    cause = tally.cause(settings)
+    if cause is not None:
+        err.print(cause, markup=False, highlight=False, soft_wrap=True)
+    if tally.all_failed:
+        raise SystemExit(EXIT_JUDGE_FAILED)

@@ -1,18 +1,81 @@
-"""Shared CLI plumbing: building settings from flags and turning errors into one line."""
+"""Shared CLI plumbing: settings from flags, the exit codes, output flags, one-line errors.
+
+Exit codes, the same for every command:
+
+    0  ok
+    1  the gate failed (a regression)
+    2  usage error, invalid settings, or input that cannot be read
+    3  the judge failed on every call it was asked to make
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+import functools
+from collections.abc import Callable, Sequence
+from typing import IO, Any, TypeVar
 
 import click
 
 from sidecar.config import Settings, load_settings
 from sidecar.errors import CitewatchError
 
-__all__ = ["config_option", "settings_from", "one_line_errors"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_JUDGE_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "CliError",
+    "config_option",
+    "one_line_errors",
+    "open_output",
+    "output_option",
+    "settings_from",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_JUDGE_FAILED = 3
+
+
+class CliError(click.ClickException):
+    """One readable line on stderr and exit 2: bad usage, settings or input."""
+
+    exit_code = EXIT_USAGE
+
+
+class _AliasedOption(click.Option):
+    """An option that also accepts older spellings, which --help does not show."""
+
+    def __init__(self, *args: Any, hidden_aliases: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hidden_aliases = tuple(hidden_aliases)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        shown = self.opts
+        self.opts = [opt for opt in shown if opt not in self.hidden_aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def output_option(dest: str, *, help: str, aliases: Sequence[str] = ("--out",),
+                  name: str = "--output", **kwargs: Any) -> Callable[[F], F]:
+    """``--output`` (every command's one spelling of where results go); ``aliases`` are
+    older spellings still accepted but not shown."""
+    return click.option(name, *aliases, dest, cls=_AliasedOption, hidden_aliases=aliases,
+                        help=help, **kwargs)
+
+
+def open_output(path: str, *, append: bool = False) -> IO[str]:
+    """Open an output file: replaced unless ``append``. Raises CliError when it cannot be."""
+    try:
+        return open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def config_option(func: F) -> F:
@@ -24,22 +87,21 @@ def config_option(func: F) -> F:
 
 
 def settings_from(config_file: str | None, overrides: dict[str, Any]) -> Settings:
-    """Load settings or stop with one readable line."""
+    """Load settings or stop with one readable line (exit 2)."""
     try:
         return load_settings(config_file, overrides=overrides)
     except CitewatchError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CliError(str(exc)) from None
 
 
 def one_line_errors(func: F) -> F:
-    """Turn a CitewatchError escaping a command into a one-line CLI error."""
-    import functools
+    """Turn a CitewatchError escaping a command into a one-line CLI error (exit 2)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except CitewatchError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise CliError(str(exc)) from None
 
     return wrapper  # type: ignore[return-value]

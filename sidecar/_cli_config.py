@@ -13,13 +13,24 @@ __all__ = ["config_group"]
 
 @click.group("config")
 def config_group() -> None:
-    """Inspect the settings citewatch would run with."""
+    """Inspect the settings citewatch would run with.
+
+    \b
+    Examples:
+      citewatch config validate --config citewatch.yaml
+      CITEWATCH_JUDGE_MODEL=qwen2.5-7b-instruct citewatch config show
+    """
 
 
 @config_group.command("validate")
 @config_option
 def validate(config_file: str | None) -> None:
-    """Check the settings from the file and environment; exit 1 with the reason if invalid."""
+    """Check the settings from the file and environment; exit 2 with the reason if invalid.
+
+    \b
+    Example:
+      citewatch config validate --config deploy/docker/citewatch.yaml
+    """
     settings_from(config_file, {})
     click.echo("settings are valid", err=True)
 
@@ -27,7 +38,12 @@ def validate(config_file: str | None) -> None:
 @config_group.command("show")
 @config_option
 def show(config_file: str | None) -> None:
-    """Print the effective settings as JSON, secrets masked."""
+    """Print the effective settings as JSON, secrets masked.
+
+    \b
+    Example:
+      citewatch config show --config citewatch.yaml | jq .judge
+    """
     settings = settings_from(config_file, {})
     # SecretStr dumps as '**********' in JSON mode: secrets never reach the terminal.
     click.echo(json.dumps(settings.model_dump(mode="json"), indent=2, sort_keys=True))

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from sidecar._cli_common import config_option, one_line_errors, settings_from
+from sidecar._cli_common import (
+    EXIT_FAILED,
+    config_option,
+    one_line_errors,
+    output_option,
+    settings_from,
+)
 from sidecar.gate import decide, load_summary
 
 __all__ = ["gate_command"]
@@ -20,8 +26,9 @@ __all__ = ["gate_command"]
 @click.option("--tolerance", type=click.FloatRange(0.0, 1.0), default=None,
               help="Largest allowed drop of the mean overall score [default: gate.tolerance "
                    "from the settings, 0.03].")
-@click.option("--summary-out", type=click.Path(dir_okay=False), default=None,
-              help="Also write the candidate's summary JSON (freeze it as the next baseline).")
+@output_option("summary_out", name="--summary-output", aliases=("--summary-out",),
+               type=click.Path(dir_okay=False), default=None,
+               help="Also write the candidate's summary JSON (freeze it as the next baseline).")
 @config_option
 @one_line_errors
 def gate_command(baseline: str, candidate: str, tolerance: float | None,
@@ -29,8 +36,16 @@ def gate_command(baseline: str, candidate: str, tolerance: float | None,
     """Fail (exit 1) when the candidate regresses against the baseline.
 
     Fails when the mean overall score drops by more than the tolerance, when any citation ID
-    is unresolved, or when any critical claim is unsupported; prints every reason. Exits 0
-    when the candidate passes, 1 when it fails, 2 on usage errors.
+    is unresolved, or when any critical claim is unsupported; prints every reason.
+
+    Exit codes: 0 the candidate passes; 1 it fails (a regression); 2 usage error or a
+    baseline or candidate that cannot be read.
+
+    \b
+    Examples:
+      citewatch gate --baseline baseline-summary.json --candidate evaluations/
+      citewatch gate --baseline base.jsonl --candidate cand.jsonl --tolerance 0.02 \\
+          --summary-output next-baseline.json
     """
     settings = settings_from(config_file, {"gate.tolerance": tolerance})
     base = load_summary(baseline)
@@ -54,4 +69,4 @@ def gate_command(baseline: str, candidate: str, tolerance: float | None,
     for reason in decision.reasons:
         click.echo(f"FAIL: {reason}")
     click.echo(f"gate: FAIL ({len(decision.reasons)} reason(s))")
-    raise SystemExit(1)
+    raise SystemExit(EXIT_FAILED)

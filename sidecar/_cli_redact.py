@@ -11,7 +11,14 @@ from typing import IO, Any
 
 import click
 
-from sidecar._cli_common import config_option, one_line_errors, settings_from
+from sidecar._cli_common import (
+    CliError,
+    config_option,
+    one_line_errors,
+    open_output,
+    output_option,
+    settings_from,
+)
 from sidecar.decode import DecodeLimits, decode_trace
 from sidecar.errors import TraceError
 from sidecar.redaction import Redactor, build_redactor
@@ -49,8 +56,8 @@ def _redact_trace_line(redactor: Redactor, line: str, totals: Counter[str], *,
                 default="-")
 @click.option("--traces", is_flag=True,
               help="Lines are whole traces (trace schema v1), not {\"text\": ...} objects.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True),
-              default="-", show_default=True, help="Where the redacted JSON Lines go.")
+@output_option("out_path", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+               show_default=True, help="Where the redacted JSON Lines go (replaced).")
 @config_option
 @one_line_errors
 def redact_command(source: str, traces: bool, out_path: str, config_file: str | None) -> None:
@@ -61,6 +68,13 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
     Counts per entity type go to stderr; a bad line is reported by number and skipped.
     The settings are those `citewatch run` uses (--config, CITEWATCH_REDACTION_*), even
     when redaction.enabled is false, so they can be tried before they are switched on.
+
+    Exit codes: 0 done; 2 usage error, bad settings or unreadable input.
+
+    \b
+    Examples:
+      echo '{"text": "mail jane@example.com"}' | citewatch redact
+      citewatch redact --traces examples/traces.jsonl --output redacted.jsonl
     """
     settings = settings_from(config_file, {})
     redactor = build_redactor(settings.redaction)
@@ -70,9 +84,12 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
     if traces:
         handle = functools.partial(_redact_trace_line,
                                    limits=DecodeLimits.from_settings(settings))
-    in_stream: IO[str] = (sys.stdin if source == "-"
-                          else open(source, encoding="utf-8", errors="surrogateescape"))
-    out_stream: IO[str] = sys.stdout if out_path == "-" else open(out_path, "w", encoding="utf-8")
+    try:
+        in_stream: IO[str] = (sys.stdin if source == "-"
+                              else open(source, encoding="utf-8", errors="surrogateescape"))
+    except OSError as exc:
+        raise CliError(f"cannot read {source}: {exc.strerror}") from None
+    out_stream: IO[str] = sys.stdout if out_path == "-" else open_output(out_path)
     try:
         for number, line in enumerate(in_stream, start=1):
             if not line.strip():

@@ -9,7 +9,15 @@ from typing import Any
 import click
 
 from sidecar._cli_calibrate import echo_headline, write_calibration
-from sidecar._cli_common import config_option, one_line_errors, settings_from
+from sidecar._cli_common import (
+    EXIT_JUDGE_FAILED,
+    CliError,
+    config_option,
+    one_line_errors,
+    output_option,
+    settings_from,
+)
+from sidecar._cli_summary import JudgeTally
 from sidecar.assembly import build_pipeline
 from sidecar.calibration import calibrate
 from sidecar.config import Settings
@@ -23,17 +31,26 @@ __all__ = ["replay_command", "stability_command"]
 _BACKENDS = ["openai-responses", "openai-chat", "lexical"]
 
 
-def _judging_pipeline(config_file: str | None, judge: str | None, model: str | None) -> Pipeline:
+def _judging_pipeline(config_file: str | None, judge: str | None, model: str | None,
+                      tally: JudgeTally) -> tuple[Settings, Pipeline]:
     """A pipeline that judges every trace and never answers from its verdict cache."""
     overrides: dict[str, Any] = {
         "judge.backend": judge, "judge.model": model, "judge.cache_size": 0,
         "sampling.rate": 1.0,
     }
     settings: Settings = settings_from(config_file, overrides)
-    pipeline = build_pipeline(settings)
+    pipeline = build_pipeline(settings, on_record=tally.add)
     if pipeline.judge is None:
         raise ConfigError("judge backend is 'none': nothing to re-judge with")
-    return pipeline
+    return settings, pipeline
+
+
+def _echo_judge(tally: JudgeTally, settings: Settings) -> None:
+    """The judge rows and, when it failed, the first cause; exit 3 if it never answered."""
+    for line in tally.lines(settings):
+        click.echo(line, err=True)
+    if tally.all_failed:
+        raise SystemExit(EXIT_JUDGE_FAILED)
 
 
 async def _close(pipeline: Pipeline) -> None:
@@ -54,10 +71,12 @@ def _judge_options(func: Any) -> Any:
 @click.option("--traces", "traces_path", type=click.Path(exists=True, dir_okay=False),
               default=None, help="JSON Lines traces the labels refer to by (trace_id, "
                                  "claim_id); without it LABELS carry claim_text and passages.")
-@click.option("--out-dir", type=click.Path(file_okay=False), default="calibration-report",
-              show_default=True, help="Where calibration.json, .md and .html are written.")
-@click.option("--records-out", type=click.Path(dir_okay=False), default=None,
-              help="Also write the fresh evaluation records (JSON Lines).")
+@output_option("out_dir", aliases=("--out-dir",), type=click.Path(file_okay=False),
+               default="calibration-report", show_default=True, metavar="DIR",
+               help="Directory where calibration.json, .md and .html are written (replaced).")
+@output_option("records_out", name="--records-output", aliases=("--records-out",),
+               type=click.Path(dir_okay=False), default=None,
+               help="Also write the fresh evaluation records (JSON Lines, replaced).")
 @_judge_options
 @config_option
 @one_line_errors
@@ -69,8 +88,17 @@ def replay_command(labels: str, traces_path: str | None, out_dir: str, records_o
     given, claim_text and passages (a list of {"id", "text"}); importance, failure_type and
     slice columns as for `citewatch calibrate`. For a scheduled job tracking kappa over
     rubric and model changes.
+
+    Exit codes: 0 done; 2 usage error or unreadable labels or traces; 3 the judge failed on
+    every trace it was asked about (the first failure's cause is printed).
+
+    \b
+    Examples:
+      citewatch replay labels.csv --traces traces.jsonl --judge openai-chat --config judge.yaml
+      citewatch replay labels.jsonl --output calibration-report --records-output fresh.jsonl
     """
-    pipeline = _judging_pipeline(config_file, judge, model)
+    tally = JudgeTally()
+    settings, pipeline = _judging_pipeline(config_file, judge, model, tally)
     traces = load_traces(traces_path) if traces_path is not None else None
 
     async def run() -> Any:
@@ -84,6 +112,7 @@ def replay_command(labels: str, traces_path: str | None, out_dir: str, records_o
         with open(records_out, "w", encoding="utf-8") as handle:
             for record in outcome.records:
                 handle.write(record.model_dump_json() + "\n")
+    _echo_judge(tally, settings)
     reports = calibrate(outcome.pairs, unmatched=outcome.unmatched)
     written = write_calibration(reports, out_dir)
     echo_headline(reports)
@@ -105,9 +134,21 @@ def stability_command(traces_path: str, repeats: int, limit: int, judge: str | N
 
     The suggested gate tolerance is 2 x sqrt(2) x the standard deviation of the run means:
     what judge noise alone rarely exceeds between two runs. Set it as gate.tolerance.
+
+    Exit codes: 0 measured; 2 usage error, unreadable traces, or nothing to compare (fewer
+    than two repeats with a judged trace, e.g. traces without cited claims); 3 the judge
+    failed on every trace it was asked about.
+
+    \b
+    Examples:
+      citewatch stability golden-traces.jsonl --repeats 5 --judge openai-responses
+      citewatch stability traces.jsonl --limit 20 --config judge.yaml
     """
-    pipeline = _judging_pipeline(config_file, judge, model)
+    tally = JudgeTally()
+    settings, pipeline = _judging_pipeline(config_file, judge, model, tally)
     traces: Sequence[Any] = load_traces(traces_path)[:limit]
+    if not traces:
+        raise CliError(f"nothing to compare: {traces_path} holds no traces")
 
     async def run() -> Any:
         try:
@@ -130,3 +171,9 @@ def stability_command(traces_path: str, repeats: int, limit: int, judge: str | N
     if result.unjudged_runs:
         click.echo(f"trace runs without a score (skipped or failed): {result.unjudged_runs}")
     click.echo(f"suggested gate.tolerance: {fmt(result.suggested_tolerance)}")
+    _echo_judge(tally, settings)
+    if result.suggested_tolerance is None:
+        runs = result.traces * result.repeats
+        raise CliError(f"nothing to compare: {runs - result.unjudged_runs} of {runs} trace "
+                       "runs got a score; a spread "
+                       "needs judged traces (with cited claims) in at least two repeats")

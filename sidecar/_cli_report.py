@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -9,10 +10,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from sidecar._cli_common import one_line_errors
+from schemas import EvaluationRecord
+from sidecar._cli_common import CliError, one_line_errors, output_option
 from sidecar._report_io import read_records, record_files
 from sidecar._report_prometheus import PrometheusClient, weekly_from_prometheus
 from sidecar._report_render import weekly_html, weekly_markdown
+from sidecar.decode import decode_trace
+from sidecar.errors import TraceError
 from sidecar.report import WeeklyReport, weekly_from_records
 
 __all__ = ["report_command"]
@@ -20,14 +24,48 @@ __all__ = ["report_command"]
 PROGRESS_MIN_FILES = 20
 
 
+def _is_trace_line(file: Path, number: int) -> bool:
+    """Whether line ``number`` of ``file`` is a trace (the input of check/run)."""
+    with open(file, encoding="utf-8", errors="replace") as handle:
+        for current, line in enumerate(handle, start=1):
+            if current == number:
+                try:
+                    decode_trace(line)
+                except TraceError:
+                    return False
+                return True
+    return False
+
+
+def _no_records(path: str, bad: list[tuple[Path, int]]) -> CliError:
+    if bad and _is_trace_line(*bad[0]):
+        return CliError(f"{path} holds traces, not evaluation records: evaluate them first "
+                        f"(citewatch check {path} --output evaluations.jsonl) and report on "
+                        "the evaluations")
+    if bad:
+        first_file, first_line = bad[0]
+        return CliError(f"{path}: no evaluation records ({len(bad)} lines are not; first: "
+                        f"{first_file}:{first_line})")
+    return CliError(f"{path}: no evaluation records (empty)")
+
+
 def _from_records(path: str, end: date | None, top: int, progress: bool | None) -> WeeklyReport:
     files = record_files(path)
     bad: list[tuple[Path, int]] = []
+    read = 0
     err = Console(stderr=True)
     show = progress if progress is not None else len(files) >= PROGRESS_MIN_FILES
+
+    def counted(records: Iterator[EvaluationRecord]) -> Iterator[EvaluationRecord]:
+        nonlocal read
+        for record in records:
+            read += 1
+            yield record
+
     if not show:
         report = weekly_from_records(
-            read_records(files, on_bad_line=lambda f, n: bad.append((f, n))), end=end, top=top)
+            counted(read_records(files, on_bad_line=lambda f, n: bad.append((f, n)))),
+            end=end, top=top)
     else:
         columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn(),
                    TimeRemainingColumn())
@@ -35,7 +73,9 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
             task = bar.add_task("reading evaluation records", total=len(files))
             records = read_records(files, on_bad_line=lambda f, n: bad.append((f, n)),
                                    on_file_done=lambda _f: bar.advance(task))
-            report = weekly_from_records(records, end=end, top=top)
+            report = weekly_from_records(counted(records), end=end, top=top)
+    if read == 0:
+        raise _no_records(path, bad)
     if bad:
         first_file, first_line = bad[0]
         err.print(f"skipped {len(bad)} lines that are not evaluation records (first: "
@@ -54,8 +94,9 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
 @click.option("--end", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Last day of 'this week' (UTC) [default: the latest day in the records; "
                    "yesterday with --prometheus].")
-@click.option("--out-dir", type=click.Path(file_okay=False), default="weekly-report",
-              show_default=True, help="Where weekly-<end>.html and .md are written.")
+@output_option("out_dir", aliases=("--out-dir",), type=click.Path(file_okay=False),
+               default="weekly-report", show_default=True, metavar="DIR",
+               help="Directory where weekly-<end>.html and .md are written (replaced).")
 @click.option("--top", type=click.IntRange(1, 100), default=10, show_default=True,
               help="Critical claims and sources listed per app.")
 @click.option("--progress/--no-progress", default=None,
@@ -70,7 +111,15 @@ def report_command(weekly: bool, records_path: str | None, prometheus_url: str |
     number of traces behind each, this week against last week, the top critical unsupported
     claims (redacted text, cited IDs, verdict, reason, evidence), the sources most often
     cited by unsupported claims, and judge tokens and error rates. Give exactly one of
-    --records or --prometheus.
+    --records or --prometheus. How to read it: docs/judges.md.
+
+    Exit codes: 0 written; 2 usage error, or records that cannot be read (a file of traces
+    rather than evaluation records is named as such).
+
+    \b
+    Examples:
+      citewatch report --weekly --records evaluations/ --output weekly-report
+      citewatch report --weekly --prometheus http://prometheus:9090 --end 2025-03-09
     """
     if (records_path is None) == (prometheus_url is None):
         raise click.UsageError("give exactly one of --records PATH or --prometheus URL")

@@ -16,7 +16,15 @@ from exporters.http import MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
 from exporters.tracing import configure_tracing, get_tracer
 from sidecar import __version__
-from sidecar._cli_common import config_option, one_line_errors, settings_from
+from sidecar._cli_common import (
+    EXIT_JUDGE_FAILED,
+    CliError,
+    config_option,
+    one_line_errors,
+    open_output,
+    settings_from,
+)
+from sidecar._cli_summary import JudgeTally, judge_description
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
@@ -44,13 +52,15 @@ _FLAG_SETTINGS = {
     "sample_rate": "sampling.rate",
     "shutdown_deadline": "kafka.shutdown_deadline_seconds",
 }
+_INPUT_ONLY = ("output", "dead_letters", "once", "append")
 
 
 def _metrics(settings: Settings) -> tuple[CollectorRegistry, CitewatchMetrics]:
     registry = CollectorRegistry()
     judge = resolve_backend_name(settings)
     metrics = CitewatchMetrics(
-        registry=registry, apps=settings.metrics.apps, version=__version__,
+        registry=registry, apps=settings.metrics.apps, max_apps=settings.metrics.max_apps,
+        version=__version__,
         rubric_version=load_rubric(settings.judge.rubric_file).version if judge != "none" else "",
         judge_model=_judge_model(settings, judge),
     )
@@ -68,7 +78,7 @@ def _serve(registry: CollectorRegistry, settings: Settings, ready: Any) -> Metri
         return serve(registry, address=settings.metrics.address, port=settings.metrics.port,
                      ready=ready)
     except OSError as exc:
-        raise click.ClickException(
+        raise CliError(
             f"cannot serve metrics on {settings.metrics.address}:{settings.metrics.port}: "
             f"{exc.strerror or exc}") from None
 
@@ -79,23 +89,34 @@ async def _close_judge(pipeline: Pipeline) -> None:
         await aclose(5.0)
 
 
+def _metrics_url(settings: Settings, server: MetricsServer) -> str:
+    return f"http://{settings.metrics.address}:{server.port}/metrics"
+
+
 def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-              registry: CollectorRegistry, stop: threading.Event) -> None:
+              registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally, *,
+              append: bool) -> None:
     from sidecar.filesource import FileRunner
 
     path = settings.input.path or "-"
     try:
         source: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
-        output: IO[str] = (sys.stdout if settings.input.output in (None, "-")
-                           else open(settings.input.output, "a", encoding="utf-8"))  # noqa: SIM115
-        dead: IO[str] | None = (open(settings.input.dead_letters, "a", encoding="utf-8")  # noqa: SIM115
-                                if settings.input.dead_letters else None)
     except OSError as exc:
-        raise click.ClickException(f"cannot open {exc.filename}: {exc.strerror}") from None
+        raise CliError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    output: IO[str] = (sys.stdout if settings.input.output in (None, "-")
+                       else open_output(settings.input.output, append=append))
+    dead: IO[str] | None = (open_output(settings.input.dead_letters, append=append)
+                            if settings.input.dead_letters else None)
     runner = FileRunner(settings=settings, pipeline=pipeline, metrics=metrics, source=source,
                         output=output, dead_letters=dead, once=settings.input.once,
                         follow=path != "-")
     server = _serve(registry, settings, runner.ready)
+    follow = path != "-" and not settings.input.once
+    click.echo(f"citewatch run: {'following' if follow else 'reading'} "
+               f"{'standard input' if path == '-' else path}"
+               f", records to {settings.input.output or 'standard output'}"
+               f", metrics on {_metrics_url(settings, server)}, judge {judge_description(settings)}"
+               + ("; Ctrl-C stops" if follow else ""), err=True)
 
     async def main() -> None:
         try:
@@ -128,14 +149,22 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
     click.echo(f"citewatch run: {s.lines} lines, {s.evaluated} evaluated, "
                f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
                + (f", {abandoned} abandoned" if abandoned else ""), err=True)
+    _echo_judge(settings, tally)
     if abandoned:
         raise click.ClickException(
             f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but not "
             "written (still in evaluation, or waiting behind one that was)")
+    if tally.all_failed:
+        raise SystemExit(EXIT_JUDGE_FAILED)
+
+
+def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
+    for line in tally.lines(settings):
+        click.echo(line, err=True)
 
 
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-               registry: CollectorRegistry, stop: threading.Event,
+               registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally,
                tracer: Tracer | None = None) -> None:
     from kafka import KafkaConsumer, KafkaProducer
     from kafka.errors import KafkaConfigurationError, KafkaError
@@ -175,12 +204,15 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     # Health and readiness answer during start-up (not ready until partitions are assigned).
     holder: dict[str, KafkaRunner] = {}
     server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready())
+    click.echo(f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} as "
+               f"group {kafka.group_id}, metrics on {_metrics_url(settings, server)}, judge "
+               f"{judge_description(settings)}", err=True)
     try:
         try:
             clients = build_until_stopped(build, stop=stop, retriable=retriable,
                                           what="Kafka clients")
         except KafkaError as exc:
-            raise click.ClickException(
+            raise CliError(
                 f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
         if clients is None:
             logger.info("stopped before consuming anything")
@@ -194,6 +226,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
         runner.run(stop)
     finally:
         server.close()
+    # A service stopped by SIGTERM exits 0 whatever the judge did; the line says what it did.
+    _echo_judge(settings, tally)
 
 
 @click.command("run")
@@ -206,9 +240,14 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
 @click.option("--input", "input_path", metavar="FILE|-", default=None,
               help="Read JSON Lines traces from FILE (or - for stdin) instead of Kafka.")
 @click.option("--output", metavar="FILE", default=None,
-              help="With --input: append evaluation records here (default stdout).")
+              help="With --input: write evaluation records here (default stdout); the file "
+                   "is replaced unless --append.")
 @click.option("--dead-letters", metavar="FILE", default=None,
-              help="With --input: append bad lines here with line number and reason.")
+              help="With --input: write bad lines here with line number and reason; "
+                   "replaced unless --append.")
+@click.option("--append", is_flag=True, default=None,
+              help="With --input: append to --output and --dead-letters instead of "
+                   "replacing them.")
 @click.option("--once", is_flag=True, default=None,
               help="With --input: stop at the end of the input instead of following it.")
 @click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
@@ -223,14 +262,37 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
 @click.option("--shutdown-deadline", type=click.FloatRange(min=0.1), default=None,
               help="Seconds in-flight work may take after SIGTERM (default 20).")
 @one_line_errors
-def run_command(config_file: str | None, **flags: Any) -> None:
+def run_command(config_file: str | None, append: bool | None, **flags: Any) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
 
     From Kafka by default (at least once: offsets are committed only after each evaluation
     record or dead letter is acknowledged); with --input, from a JSON Lines file or stdin
-    with no Kafka at all. Metrics, /healthz and /readyz are served on the metrics port.
+    with no Kafka at all (a file is followed as it grows unless --once). Metrics, /healthz
+    and /readyz are served on the metrics port. A first line on stderr says what is read,
+    where metrics are served and which judge runs.
+
+    Exit codes: 0 done (or stopped by SIGTERM); 2 usage error, bad settings, unreadable
+    input or unreachable Kafka; 3 (with --input) the judge failed on every trace it was
+    asked about.
+
+    \b
+    Examples:
+      citewatch run --input examples/traces.jsonl --once --output evaluations.jsonl
+      citewatch run --input traces.jsonl --metrics-port 9464      # follow a growing file
+      citewatch run --bootstrap-servers kafka:9092 --group citewatch --config citewatch.yaml
     """
+    given = [name for name in _INPUT_ONLY
+             if (append if name == "append" else flags.get(name)) is not None]
+    if flags.get("input_path") is None and given:
+        spelled = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise click.UsageError(f"{spelled} only apply with --input FILE|- (without --input, "
+                               "citewatch run reads Kafka)")
     settings = settings_from(config_file, {_FLAG_SETTINGS[k]: v for k, v in flags.items()})
+    unused = [name for name in ("output", "dead_letters") if getattr(settings.input, name)]
+    if settings.input.path is None and (unused or settings.input.once):
+        raise CliError("input.output, input.dead_letters and input.once only apply with "
+                       "input.path (--input); without it citewatch run reads Kafka")
+    tally = JudgeTally()
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
     provider: Any = None
@@ -239,14 +301,16 @@ def run_command(config_file: str | None, **flags: Any) -> None:
             registry, metrics = _metrics(settings)
             provider = configure_tracing()
         except (CitewatchError, ValueError) as exc:
-            raise click.ClickException(str(exc)) from None
+            raise CliError(str(exc)) from None
         tracer = get_tracer(provider)
         pipeline = build_pipeline(settings, judge_observer=metrics,
-                                  on_stage=metrics.observe_stage, tracer=tracer)
+                                  on_stage=metrics.observe_stage, tracer=tracer,
+                                  on_record=tally.add)
         if settings.input.path is not None:
-            _run_file(settings, pipeline, metrics, registry, signals.event)
+            _run_file(settings, pipeline, metrics, registry, signals.event, tally,
+                      append=bool(append))
         else:
-            _run_kafka(settings, pipeline, metrics, registry, signals.event, tracer)
+            _run_kafka(settings, pipeline, metrics, registry, signals.event, tally, tracer)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from opentelemetry.trace import Tracer
 
+from schemas import EvaluationRecord
 from sidecar.config import Settings
 from sidecar.judge import JudgeObserver, build_judge_stage
 from sidecar.pipeline import Pipeline
@@ -20,14 +21,16 @@ def build_pipeline(
     judge_observer: JudgeObserver | None = None,
     on_stage: Callable[[str, float], None] | None = None,
     tracer: Tracer | None = None,
+    on_record: Callable[[EvaluationRecord], None] | None = None,
 ) -> Pipeline:
     """A pipeline with the redactor and judge stage the settings select.
 
     ``judge_observer`` (e.g. ``exporters.prometheus.CitewatchMetrics``) receives judge counts;
     ``on_stage`` (e.g. ``CitewatchMetrics.observe_stage``) the time of each stage;
-    ``tracer`` makes each LLM judge call a CLIENT span under the current span.
+    ``tracer`` makes each LLM judge call a CLIENT span under the current span;
+    ``on_record`` receives every evaluation record built.
     """
     redactor = build_redactor(settings.redaction) if settings.redaction.enabled else None
     return Pipeline(settings, redactor=redactor,
                     judge=build_judge_stage(settings, observer=judge_observer, tracer=tracer),
-                    on_stage=on_stage)
+                    on_stage=on_stage, on_record=on_record)

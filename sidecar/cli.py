@@ -30,6 +30,16 @@ def cli(verbose: int) -> None:
     Reads answer traces (from Kafka or a JSON Lines file), checks every citation
     deterministically, asks a judge whether cited passages support each claim, and exports
     validity, correctness and completeness as Prometheus metrics and evaluation records.
+
+    Exit codes of every command: 0 ok; 1 the gate failed (a regression); 2 usage error,
+    invalid settings or unreadable input; 3 the judge failed on every call it was asked.
+    Producing traces: docs/producing.md; judges and reading the reports: docs/judges.md.
+
+    \b
+    Examples:
+      citewatch run --input examples/traces.jsonl --once --output evaluations.jsonl
+      citewatch check examples/traces.jsonl --output evaluations.jsonl
+      citewatch run --bootstrap-servers kafka:9092 --config citewatch.yaml
     """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, stream=sys.stderr,

@@ -25,7 +25,9 @@ from sidecar.errors import ConfigError
 
 __all__ = [
     "ChecksSettings",
+    "ClaimsSettings",
     "CustomPattern",
+    "DeriveMode",
     "GateSettings",
     "InputSettings",
     "JudgeSettings",
@@ -101,6 +103,20 @@ class RuntimeSettings(_Section):
     slow_record_seconds: float = Field(default=30.0, gt=0.0)
     """A record still being evaluated after this long is logged once (IDs only), counted in
     citewatch_slow_records_total, and makes /readyz answer 503 until it finishes."""
+DeriveMode = Literal["off", "sentences"]
+
+
+class ClaimsSettings(_Section):
+    """Claims derived from the answer's markers, for traces that carry no claims."""
+
+    derive: DeriveMode = "sentences"
+    """sentences: a trace without claims gets one claim per answer sentence, citing the
+    markers in it (a sentence without markers is an uncited claim; questions and lead-ins
+    none); such claims are marked derived. off: such a trace is only checked for markers
+    and gets the finding no_claims."""
+    importance: int = Field(default=2, ge=1, le=3)
+    """Importance of every derived claim (1 minor, 2 relevant, 3 critical: an uncited
+    critical claim pages, so 3 only for apps where every sentence matters)."""
 
 
 class KafkaSettings(_Section):
@@ -180,7 +196,11 @@ class MetricsSettings(_Section):
     address: str = "0.0.0.0"
     """Bind address; all interfaces by default, as Prometheus exporters do."""
     apps: list[str] = Field(default_factory=list)
-    """Allow-list of app label values; any other app is reported as 'other'."""
+    """Allow-list of app label values; any other app is reported as 'other'. When empty,
+    the first ``max_apps`` apps seen are admitted instead."""
+    max_apps: int = Field(default=20, ge=0, le=1000)
+    """With no ``apps`` list: how many distinct apps get their own label value, first seen
+    first; later ones are 'other' (bounded, so label cardinality stays bounded)."""
 
 
 # Measured on the labelled set's held-out batches, each at its first measurement (bench.screen,
@@ -347,6 +367,7 @@ class Settings(BaseSettings):
     checks: ChecksSettings = Field(default_factory=ChecksSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)

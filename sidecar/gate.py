@@ -10,7 +10,7 @@ The gate fails when any of these holds, and names every one:
 - either side has no judged trace, so there is no overall score to compare.
 
 Both sides are an evaluations file (JSON Lines of evaluation records, or a directory of them)
-or a summary JSON (:class:`GateSummary`, as written by ``citewatch gate --summary-out``).
+or a summary JSON (:class:`GateSummary`, as written by ``citewatch gate --summary-output``).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from schemas import (
 )
 from sidecar import __version__
 from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, default_checks
+from sidecar.checks.derive import derive_claims
 from sidecar.config import Settings
 from sidecar.scoring import ClaimVerdict, ScoreResult, score
 
@@ -91,15 +92,30 @@ class Pipeline:
     judge: JudgeStage | None = None
     on_stage: Callable[[str, float], None] | None = None
     """Receives (stage, seconds) for checks, redaction, judge and scoring of every trace."""
+    on_record: Callable[[EvaluationRecord], None] | None = None
+    """Receives every evaluation record built (e.g. the CLI's judge tally)."""
 
     def __post_init__(self) -> None:
         self.parser = MarkerParser(self.settings.checks.marker_pattern)
         self.check_errors = 0
 
-    def analyse(self, trace: Trace) -> tuple[Analysis, list[Finding]]:
-        """The deterministic part: markers, citations and every check's findings."""
+    def derive(self, trace: Trace) -> Trace:
+        """``trace`` with claims derived from its markers when it carries none and
+        ``claims.derive`` asks for it (see :mod:`sidecar.checks.derive`)."""
+        claims = self.settings.claims
+        if trace.claims or claims.derive == "off":
+            return trace
+        return derive_claims(trace, self.parser, importance=claims.importance)
+
+    def analyse(self, trace: Trace, *, derived: bool = False) -> tuple[Analysis, list[Finding]]:
+        """The deterministic part: markers, citations and every check's findings.
+
+        ``derived`` says the claims of ``trace`` come from :meth:`derive`."""
         analysis = analyse(trace, self.parser)
         findings: list[Finding] = []
+        if derived:
+            findings.append(Finding("claims_derived", "info",
+                                    detail=f"claims={len(trace.claims)}"))
         for check in self.checks:
             try:
                 findings.extend(check.run(analysis))
@@ -124,7 +140,10 @@ class Pipeline:
     async def evaluate(self, trace: Trace) -> EvaluationRecord:
         """Run the whole pipeline on one trace."""
         started = time.perf_counter()
-        analysis, findings = self.analyse(trace)
+        derived_trace = self.derive(trace)
+        derived = derived_trace is not trace
+        trace = derived_trace
+        analysis, findings = self.analyse(trace, derived=derived)
         started = self._timed("checks", started)
         redacted, redactions = self._redact(trace)
         started = self._timed("redaction", started)
@@ -140,22 +159,31 @@ class Pipeline:
                     detail="supported_by_uncited_source")
             for claim_id, source_id in outcome.misattributed
         )
-        record = build_record(redacted, analysis, findings, result, outcome, redactions)
+        record = build_record(redacted, analysis, findings, result, outcome, redactions,
+                              derived=derived)
         self._timed("scoring", started)
+        if self.on_record is not None:
+            self.on_record(record)
         return record
 
     def evaluate_deterministic(self, trace: Trace) -> EvaluationRecord:
         """The pipeline without the judge, for callers with no event loop."""
         started = time.perf_counter()
-        analysis, findings = self.analyse(trace)
+        derived_trace = self.derive(trace)
+        derived = derived_trace is not trace
+        trace = derived_trace
+        analysis, findings = self.analyse(trace, derived=derived)
         started = self._timed("checks", started)
         redacted, redactions = self._redact(trace)
         started = self._timed("redaction", started)
         result = score(analysis, None, self.settings.scoring)
         record = build_record(
-            redacted, analysis, findings, result, JudgeOutcome(skip_reason="no_judge"), redactions
+            redacted, analysis, findings, result, JudgeOutcome(skip_reason="no_judge"), redactions,
+            derived=derived,
         )
         self._timed("scoring", started)
+        if self.on_record is not None:
+            self.on_record(record)
         return record
 
 
@@ -166,9 +194,11 @@ def build_record(
     result: ScoreResult,
     outcome: JudgeOutcome,
     redactions: dict[str, int],
+    *,
+    derived: bool = False,
 ) -> EvaluationRecord:
     """Assemble the evaluation record. ``trace`` is the redacted trace: its claim texts are
-    the only trace text the record carries."""
+    the only trace text the record carries; ``derived`` marks its claims as derived."""
     critical = {c.claim_id: c.reason for c in result.critical}
     critical_unjudged = frozenset(result.critical_unjudged)
     abstained = frozenset(result.abstained_claim_ids)
@@ -202,6 +232,7 @@ def build_record(
                 resolved_by=verdict.resolved_by if verdict else None,
                 not_judged=not_judged,
                 critical_unjudged=claim.id in critical_unjudged,
+                derived=derived,
             )
         )
     sampled_by = outcome.sampled_by if outcome.sampled_by in ("base", "priority") else None

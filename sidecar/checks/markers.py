@@ -1,4 +1,5 @@
-"""Citation marker parsing: [S1], [1], [1][2], [1] [2], [1, 2], [S1, S2]."""
+"""Citation marker parsing: [S1], [1], [1][2], [1] [2], [1, 2], [S1, S2], Markdown footnote
+references [^1], and the 【1†source】 markers some assistants write."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from typing import NamedTuple
 __all__ = ["DEFAULT_MARKER_PATTERN", "Marker", "MarkerParser"]
 
 _ID = r"(?:[A-Za-z][A-Za-z_-]{0,15}\d[\w-]{0,15}|\d{1,6})"
-DEFAULT_MARKER_PATTERN = rf"\[\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*\]"
+# Built-in formats, one group for the IDs: bracketed lists [S1, S2]; Markdown footnote
+# references [^1]; 【1†source】 (what follows the dagger names the kind of source, not an ID).
+DEFAULT_MARKER_PATTERN = (
+    rf"(?:\[\^?|【)\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*(?:†[^】\]\n]{{0,64}})?(?:\]|】)"
+)
 _SPLIT = re.compile(r"\s*[,;]\s*")
 
 

@@ -66,7 +66,7 @@ def test_sigkill_three_times_then_a_clean_run_loses_nothing(kafka_bootstrap: str
         wait_until(lambda: _caught_up(kafka_bootstrap, topic, group), timeout=240,
                    what="committed == end offsets")
         evaluated_final = sidecar.sample("citewatch_traces_total",
-                                         {"app": "other", "outcome": "evaluated"})
+                                         {"app": "support", "outcome": "evaluated"})
         _finish(sidecar)
     finally:
         sidecar.stop()

@@ -46,9 +46,9 @@ def test_ten_thousand_traces_each_evaluated_once_and_committed(
         wait_until(caught_up, timeout=240, interval=1.0, what="committed == end offsets")
         assert sidecar.ready()
         evaluated = sidecar.sample("citewatch_traces_total",
-                                   {"app": "other", "outcome": "evaluated"})
+                                   {"app": "support", "outcome": "evaluated"})
         duplicates = sidecar.sample("citewatch_traces_total",
-                                    {"app": "other", "outcome": "duplicate"})
+                                    {"app": "support", "outcome": "duplicate"})
         sidecar.signal(signal.SIGTERM)
         assert sidecar.wait(30) == 0
     finally:

@@ -187,7 +187,7 @@ def test_cli_calibrate_writes_json_markdown_html(tmp_path: Path) -> None:
 def test_cli_calibrate_mixed_is_one_line_error_unless_compare(tmp_path: Path) -> None:
     runner = CliRunner()
     refused = runner.invoke(cli, ["calibrate", str(MIXED), "--out-dir", str(tmp_path)])
-    assert refused.exit_code == 1
+    assert refused.exit_code == 2
     assert "Error: labels mix 2 judge series" in refused.output
     assert "Traceback" not in refused.output
     compared = runner.invoke(cli, ["calibrate", str(MIXED), "--compare",

@@ -85,7 +85,7 @@ def test_openai_judge_without_a_key_is_one_clear_line(monkeypatch: pytest.Monkey
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("CITEWATCH_JUDGE_API_KEY", raising=False)
     result = CliRunner().invoke(cli, ["check", str(EXAMPLES), "--judge", "openai-responses"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
         "Error: the openai-responses judge needs an API key: set CITEWATCH_JUDGE_API_KEY or "
         "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)"]
@@ -95,7 +95,7 @@ def test_unreadable_rubric_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
     monkeypatch.setenv("CITEWATCH_JUDGE_RUBRIC_FILE", str(tmp_path / "absent.md"))
     result = CliRunner().invoke(cli, ["check", str(EXAMPLES), "--judge", "lexical"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "cannot read rubric file" in result.output
     assert "Traceback" not in result.output
 

@@ -42,6 +42,6 @@ def test_run_reads_stdin_and_writes_stdout() -> None:
 def test_invalid_settings_stop_start_up_with_one_line() -> None:
     result = CliRunner().invoke(cli, ["run", "--input", "-"], input="",
                                 env={"CITEWATCH_KAFKA_MAX_IN_FLIGHT": "0"})
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
         "Error: invalid settings: kafka.max_in_flight: Input should be greater than 0"]

@@ -176,8 +176,8 @@ def test_unreadable_inputs_are_one_line_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"overall": "high"}), encoding="utf-8")
     code, output = _gate("--baseline", str(bad), "--candidate", str(junk))
-    assert code == 1
+    assert code == 2  # unreadable input, not a regression (exit 1)
     assert output.startswith("Error: ") and "not a gate summary (bad fields: overall)" in output
     empty_judged = _write(tmp_path / "unjudged.jsonl", [])
     empty_judged.write_text("", encoding="utf-8")
-    assert _gate("--baseline", str(bad), "--candidate", str(empty_judged))[0] == 1
+    assert _gate("--baseline", str(bad), "--candidate", str(empty_judged))[0] == 2

@@ -22,6 +22,11 @@ from sidecar.checks import MarkerParser
         pytest.param("No markers here [citation needed] [sic].", [], id="words-in-brackets"),
         pytest.param("Array a[i] and [] and [,].", [], id="code-like"),
         pytest.param("", [], id="empty"),
+        pytest.param("Fact.[^1] More[^S2].", ["1", "S2"], id="markdown-footnote"),
+        pytest.param("Fact【1†source】 more 【12†doc.pdf】.", ["1", "12"],
+                     id="lenticular-dagger"),
+        pytest.param("Fact [^1][^2] and [2].", ["1", "2"], id="footnotes-adjacent"),
+        pytest.param("Caret [^] and 【†source】.", [], id="formats-without-id"),
     ],
 )
 def test_builtin_formats(text: str, ids: list[str]) -> None:

@@ -69,5 +69,5 @@ def test_cli_replay_without_passages_is_a_one_line_error(tmp_path: Path) -> None
     labels.write_text("case_id,claim_id,human_label\ncase-1,c1,supported\n", "utf-8")
     result = CliRunner().invoke(cli, ["replay", str(labels), "--judge", "lexical",
                                       "--out-dir", str(tmp_path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.startswith("Error: ") and "claim_text is required" in result.output

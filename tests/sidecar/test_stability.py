@@ -85,7 +85,7 @@ def test_cli_stability_prints_the_spread(traces: list[Trace], tmp_path: Path) ->
     result = CliRunner().invoke(cli, ["stability", str(path), "--judge", "lexical",
                                       "--repeats", "2"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert lines[0] == f"{len(traces)} traces x 2 repeats"
     assert "claims whose verdict changed: 0 of 5" in lines
     assert lines[-1] == "suggested gate.tolerance: 0.0050"
