@@ -66,3 +66,54 @@ def test_quick_start_says_what_to_look_at_next() -> None:
     for doc in ("docs/producing.md", "docs/judges.md"):
         assert f"]({doc})" in quick_start
         assert (ROOT / doc).is_file()
+
+
+def _command_lines() -> list[tuple[str, str]]:
+    """(where, line) for every `citewatch ...` line in the docs' shell blocks and in every
+    command's help examples."""
+    import click
+
+    from sidecar.cli import cli
+
+    found: list[tuple[str, str]] = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for block in _blocks(path, "sh"):
+            found += [(path.name, line) for line in block.replace("\\\n", " ").splitlines()]
+
+    def walk(command: click.Command, name: str) -> None:
+        text = (command.help or "").replace("\\\n", " ")
+        found.extend((f"{name} --help", line) for line in text.splitlines())
+        if isinstance(command, click.Group):
+            for sub_name, sub in command.commands.items():
+                walk(sub, f"{name} {sub_name}")
+
+    walk(cli, "citewatch")
+    lines = []
+    for where, line in found:
+        for segment in re.split(r"&&|\|", line.split("#", 1)[0]):
+            segment = re.sub(r"^\s*(?:[A-Z_]+=\S*\s+)*", "", segment).strip()
+            if segment.startswith("citewatch "):
+                lines.append((where, segment))
+    return lines
+
+
+def test_documented_command_lines_use_real_flags() -> None:
+    import shlex
+
+    import click
+
+    from sidecar.cli import cli
+
+    checked = 0
+    for where, line in _command_lines():
+        words = shlex.split(line)[1:]
+        command: click.Command = cli
+        while isinstance(command, click.Group) and words and words[0] in command.commands:
+            command = command.commands[words.pop(0)]
+        known = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
+        known |= {"--help", "-h", "-v", "--version"}
+        unknown = [w.split("=", 1)[0] for w in words
+                   if w.startswith("-") and w != "-" and w.split("=", 1)[0] not in known]
+        assert unknown == [], f"{where}: {line!r} uses {unknown}"
+        checked += 1
+    assert checked >= 20
