@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import get_args
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from schemas import EvaluationRecord
+from schemas import CriticalReason, EvaluationRecord
 
 __all__ = [
     "CIRCUIT_STATES",
@@ -50,13 +51,7 @@ STAGE_BUCKETS: tuple[float, ...] = (
 )  # fmt: skip
 """Pipeline stage durations: sub-millisecond checks up to a judge call."""
 
-CRITICAL_REASONS: tuple[str, ...] = (
-    "uncited",
-    "invalid_citation",
-    "judged_unsupported",
-    "quote_not_found",
-    "quote_in_injection",
-)
+CRITICAL_REASONS: tuple[str, ...] = get_args(CriticalReason)
 UNJUDGED_REASONS: tuple[str, ...] = (
     "rate_limited",
     "timeout",

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
@@ -20,6 +20,7 @@ from schemas import (
     FindingRecord,
     JudgeRun,
     NotJudgedReason,
+    SampledBy,
     Scores,
     Trace,
     Versions,
@@ -204,7 +205,7 @@ def build_record(
                 critical_unjudged=claim.id in critical_unjudged,
             )
         )
-    sampled_by = outcome.sampled_by if outcome.sampled_by in ("base", "priority") else None
+    sampled_by = outcome.sampled_by if outcome.sampled_by in get_args(SampledBy) else None
     return EvaluationRecord(
         trace_id=trace.trace_id,
         app=trace.app,
