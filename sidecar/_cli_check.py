@@ -19,6 +19,7 @@ from sidecar._cli_common import config_option, one_line_errors, settings_from
 from sidecar.assembly import build_pipeline
 from sidecar.decode import decode_trace
 from sidecar.errors import TraceError
+from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
 
 __all__ = ["check_command", "CheckSummary", "iter_lines"]
@@ -126,7 +127,7 @@ def _count_lines(path: str) -> int:
 @click.option("--progress/--no-progress", default=None,
               help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.")
 @click.option("--judge", "judge_backend",
-              type=click.Choice(["openai-responses", "openai-chat", "lexical", "none"]),
+              type=click.Choice(JUDGE_CHOICES),
               default=None, help="Judge backend (default: openai-responses with an API key, "
               "else lexical).")
 @click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
@@ -171,9 +172,8 @@ def check_command(source: str, out_path: str, concurrency: int, progress: bool |
                 out_stream.write(outcome.model_dump_json() + "\n")
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
-        aclose = getattr(pipeline.judge, "aclose", None)
-        if aclose is not None:
-            await aclose(5.0)
+        if pipeline.judge is not None:
+            await pipeline.judge.aclose(5.0)
 
     try:
         if show_progress:

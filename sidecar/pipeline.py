@@ -30,7 +30,7 @@ from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, defa
 from sidecar.config import Settings
 from sidecar.scoring import ClaimVerdict, ScoreResult, score
 
-__all__ = ["JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
+__all__ = ["JudgeIdentity", "JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,11 +74,30 @@ class JudgeOutcome:
         return self.run.outcome if self.run is not None else self.skip_reason
 
 
+@dataclass(frozen=True)
+class JudgeIdentity:
+    """What a judge stage runs: its backend, model and rubric version (a metric series)."""
+
+    backend: str
+    model: str
+    rubric_version: str
+
+
 class JudgeStage(Protocol):
     """Decides whether to judge a (redacted) trace and, if so, returns checked verdicts."""
 
+    @property
+    def identity(self) -> JudgeIdentity:
+        """The backend, model and rubric version the stage judges with."""
+        ...
+
     async def judge(self, trace: Trace, analysis: Analysis) -> JudgeOutcome:
         """Never raises for a judge failure: the outcome carries the error instead."""
+        ...
+
+    async def aclose(self, deadline: float = 10.0) -> None:
+        """Stop judging: give in-flight calls ``deadline`` seconds, then release the
+        backend. Later traces are skipped with reason shutting_down."""
         ...
 
 
