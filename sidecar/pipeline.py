@@ -164,20 +164,6 @@ class Pipeline:
         self._timed("scoring", started)
         return record
 
-    def evaluate_deterministic(self, trace: Trace) -> EvaluationRecord:
-        """The pipeline without the judge, for callers with no event loop."""
-        started = time.perf_counter()
-        analysis, findings = self.analyse(trace)
-        started = self._timed("checks", started)
-        redacted, redactions = self._redact(trace)
-        started = self._timed("redaction", started)
-        result = score(analysis, None, self.settings.scoring)
-        record = build_record(
-            redacted, analysis, findings, result, JudgeOutcome(skip_reason="no_judge"), redactions
-        )
-        self._timed("scoring", started)
-        return record
-
 
 def build_record(
     trace: Trace,
