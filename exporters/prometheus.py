@@ -14,7 +14,7 @@ from typing import get_args
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
-from schemas import CriticalReason, EvaluationRecord
+from schemas import CriticalReason, EvaluationRecord, JudgeBackendName
 
 __all__ = [
     "CIRCUIT_STATES",
@@ -68,7 +68,7 @@ UNJUDGED_REASONS: tuple[str, ...] = (
 )
 """Why a failing judge left a critical claim unjudged: the judge error kind or skip reason;
 anything else is reported as ``other``."""
-SCREEN_JUDGE = "lexical"
+SCREEN_JUDGE: JudgeBackendName = "lexical"
 """The ``judge`` label of verdicts the offline screen gave, also inside an LLM-judged trace."""
 CIRCUIT_STATES: tuple[str, ...] = ("closed", "open", "half_open")
 STAGES: tuple[str, ...] = ("decode", "checks", "redaction", "judge", "scoring", "emit")
