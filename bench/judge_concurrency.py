@@ -115,9 +115,8 @@ async def _throughput(server: _Server, concurrency: int, waves: int, runs: int) 
 
 
 async def _close(pipeline: Pipeline) -> None:
-    aclose = getattr(pipeline.judge, "aclose", None)
-    if aclose is not None:
-        await aclose(5.0)
+    if pipeline.judge is not None:
+        await pipeline.judge.aclose(5.0)
 
 
 async def _deterministic(pipeline: Pipeline, traces: list[Trace], repeat: int) -> float:

@@ -258,9 +258,8 @@ async def citewatch_cost(server: FakeOpenAI, traces: list[Trace], *,
     before = len(server.recorded())
     records = [await pipeline.evaluate(t) for t in traces]
     judged = sum(r.judged for r in records)
-    aclose = getattr(pipeline.judge, "aclose", None)
-    if aclose is not None:
-        await aclose(5.0)
+    if pipeline.judge is not None:
+        await pipeline.judge.aclose(5.0)
     by = Counter(c.resolved_by or c.not_judged for r in records for c in r.claims
                  if c.status == "cited")
     name = "citewatch" if screen else "citewatch, LLM only"

@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable
+from typing import get_args
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
-from schemas import EvaluationRecord
+from schemas import CriticalReason, EvaluationRecord, JudgeBackendName
 
 __all__ = [
     "CIRCUIT_STATES",
@@ -52,13 +53,7 @@ STAGE_BUCKETS: tuple[float, ...] = (
 )  # fmt: skip
 """Pipeline stage durations: sub-millisecond checks up to a judge call."""
 
-CRITICAL_REASONS: tuple[str, ...] = (
-    "uncited",
-    "invalid_citation",
-    "judged_unsupported",
-    "quote_not_found",
-    "quote_in_injection",
-)
+CRITICAL_REASONS: tuple[str, ...] = get_args(CriticalReason)
 UNJUDGED_REASONS: tuple[str, ...] = (
     "rate_limited",
     "timeout",
@@ -75,7 +70,7 @@ UNJUDGED_REASONS: tuple[str, ...] = (
 )
 """Why a failing judge left a critical claim unjudged: the judge error kind or skip reason;
 anything else is reported as ``other``."""
-SCREEN_JUDGE = "lexical"
+SCREEN_JUDGE: JudgeBackendName = "lexical"
 """The ``judge`` label of verdicts the offline screen gave, also inside an LLM-judged trace."""
 CIRCUIT_STATES: tuple[str, ...] = ("closed", "open", "half_open")
 STAGES: tuple[str, ...] = ("decode", "checks", "redaction", "judge", "scoring", "emit")
@@ -257,15 +252,14 @@ class CitewatchMetrics:
             buckets=STAGE_BUCKETS,
             registry=registry,
         )
-        self.build_info = Gauge(
-            "citewatch_build_info",
+        # Exposed as the gauge citewatch_build_info (always 1, the values as labels).
+        self.build_info = Info(
+            "citewatch_build",
             "Always 1; labels name the running version, rubric version and judge model.",
-            ["version", "rubric_version", "judge_model"],
             registry=registry,
         )
-        self.build_info.labels(
-            version=version, rubric_version=rubric_version, judge_model=judge_model
-        ).set(1)
+        self.set_build_info(version=version, rubric_version=rubric_version,
+                            judge_model=judge_model)
         self.set_circuit_state("closed")
         # Starts at creation time, so a consumer that never processes a record still reads as
         # stalled ten minutes later instead of as "last processed in 1970".
@@ -383,6 +377,13 @@ class CitewatchMetrics:
     def quote_not_found(self) -> None:
         """Count a verdict downgraded because its evidence quote was not found."""
         self.judge_quote_not_found.inc()
+
+    def set_build_info(self, *, version: str, rubric_version: str, judge_model: str) -> None:
+        """Name what is running: set once the judge stage is built (it knows its rubric
+        version and model); empty strings when there is no judge."""
+        self.build_info.info(
+            {"version": version, "rubric_version": rubric_version, "judge_model": judge_model}
+        )
 
     def set_circuit_state(self, state: str) -> None:
         """Set the circuit breaker state gauge to ``closed``, ``open`` or ``half_open``.

@@ -8,33 +8,44 @@ from __future__ import annotations
 from schemas.evaluation import (
     EVALUATION_SCHEMA_VERSION,
     ClaimResult,
+    ClaimStatus,
     CriticalReason,
     EvaluationRecord,
     FindingRecord,
     JudgeRun,
     NotJudgedReason,
+    RedactionType,
     ResolvedBy,
+    SampledBy,
     Scores,
+    Severity,
     Versions,
 )
-from schemas.judge import JudgeResult, JudgeVerdict, VerdictLabel
-from schemas.trace import TRACE_SCHEMA_VERSION, Claim, Generator, Source, Trace
+from schemas.judge import JudgeBackendName, JudgeChoice, JudgeResult, JudgeVerdict, VerdictLabel
+from schemas.trace import TRACE_SCHEMA_VERSION, Claim, ClaimKind, Generator, Source, Trace
 
 __all__ = [
     "EVALUATION_SCHEMA_VERSION",
     "TRACE_SCHEMA_VERSION",
     "Claim",
+    "ClaimKind",
     "ClaimResult",
+    "ClaimStatus",
     "CriticalReason",
     "EvaluationRecord",
     "FindingRecord",
     "Generator",
+    "JudgeBackendName",
+    "JudgeChoice",
     "JudgeResult",
     "JudgeRun",
     "JudgeVerdict",
     "NotJudgedReason",
+    "RedactionType",
     "ResolvedBy",
+    "SampledBy",
     "Scores",
+    "Severity",
     "Source",
     "Trace",
     "VerdictLabel",

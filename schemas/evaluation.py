@@ -8,17 +8,21 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.judge import VerdictLabel
-from schemas.trace import Generator
+from schemas.trace import ClaimKind, Generator
 
 __all__ = [
     "ClaimResult",
+    "ClaimStatus",
     "CriticalReason",
     "EvaluationRecord",
     "FindingRecord",
     "JudgeRun",
     "NotJudgedReason",
+    "RedactionType",
     "ResolvedBy",
+    "SampledBy",
     "Scores",
+    "Severity",
     "Versions",
     "EVALUATION_SCHEMA_VERSION",
 ]
@@ -34,6 +38,13 @@ NotJudgedReason = Literal["abstained", "judge_failed"]
 """Why a cited claim of a judged (sampled) trace has no verdict: the screen abstained (not
 sure either way), or the judge failed for the trace (error, refusal, open circuit, budget)."""
 ClaimStatus = Literal["cited", "uncited", "invalid_citation", "not_factual"]
+"""How a claim cites: at least one known source, none, only unknown IDs, or not factual."""
+Severity = Literal["info", "warning", "critical"]
+"""How much a deterministic finding matters."""
+SampledBy = Literal["base", "priority"]
+"""Why the judge saw a trace: the uniform base sample or a priority rule."""
+RedactionType = Literal["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET"]
+"""The built-in redaction entity types (keys of ``redactions``, beside configured ones)."""
 
 
 class FindingRecord(BaseModel):
@@ -42,7 +53,7 @@ class FindingRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     code: str = Field(description="Finding type, e.g. unknown_citation_id.")
-    severity: Literal["info", "warning", "critical"]
+    severity: Severity
     claim_id: str | None = None
     source_id: str | None = None
     detail: str = Field(default="", description="Codes and IDs only, no trace text.")
@@ -56,7 +67,7 @@ class ClaimResult(BaseModel):
     claim_id: str
     text: str = Field(description="The claim text, after redaction.")
     importance: int = Field(ge=1, le=3)
-    kind: Literal["factual", "opinion", "connective"]
+    kind: ClaimKind
     status: ClaimStatus
     citation_ids: list[str]
     invalid_citation_ids: list[str] = Field(default_factory=list)
@@ -145,7 +156,7 @@ class EvaluationRecord(BaseModel):
     claims: list[ClaimResult]
     scores: Scores
     judged: bool = False
-    sampled_by: Literal["base", "priority"] | None = None
+    sampled_by: SampledBy | None = None
     skip_reason: str | None = Field(default=None, description="Why the judge did not run.")
     judge: JudgeRun | None = None
     redactions: dict[str, int] = Field(default_factory=dict, description="Counts per type.")

@@ -6,9 +6,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["JudgeResult", "JudgeVerdict", "VerdictLabel"]
+__all__ = ["JudgeBackendName", "JudgeChoice", "JudgeResult", "JudgeVerdict", "VerdictLabel"]
 
 VerdictLabel = Literal["supported", "partial", "unsupported"]
+
+JudgeBackendName = Literal["openai-responses", "openai-chat", "lexical"]
+"""The judge backends: the OpenAI Responses API, Chat Completions (any OpenAI-compatible
+server), and the offline screen (``lexical``). The label of a run in records and metrics;
+``sidecar.judge.registry`` binds each name to its builder."""
+
+JudgeChoice = Literal[JudgeBackendName, "none"]
+"""What the settings and the CLI accept as the judge: a backend, or ``none`` for no judge."""
 
 
 class JudgeVerdict(BaseModel):

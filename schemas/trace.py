@@ -7,7 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["Claim", "Generator", "Source", "Trace", "TRACE_SCHEMA_VERSION"]
+__all__ = ["Claim", "ClaimKind", "Generator", "Source", "Trace", "TRACE_SCHEMA_VERSION"]
+
+ClaimKind = Literal["factual", "opinion", "connective"]
+"""What a claim is; only factual claims are judged and count towards completeness."""
 
 TRACE_SCHEMA_VERSION = "1"
 
@@ -36,7 +39,7 @@ class Claim(BaseModel):
     text: str = Field(description="The claim as a standalone sentence.")
     citation_ids: list[str] = Field(default_factory=list, description="Source IDs it cites.")
     importance: int = Field(ge=1, le=3, description="1 minor, 2 relevant, 3 critical.")
-    kind: Literal["factual", "opinion", "connective"] = Field(
+    kind: ClaimKind = Field(
         default="factual", description="Only factual claims count towards completeness."
     )
 

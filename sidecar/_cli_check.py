@@ -26,6 +26,7 @@ from sidecar._cli_common import (
 from sidecar._cli_summary import JudgeTally
 from sidecar.assembly import build_pipeline
 from sidecar.decode import DecodeLimits
+from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded
 
@@ -138,7 +139,7 @@ def _count_lines(path: str) -> int:
 @click.option("--progress/--no-progress", default=None,
               help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.")
 @click.option("--judge", "judge_backend",
-              type=click.Choice(["openai-responses", "openai-chat", "lexical", "none"]),
+              type=click.Choice(JUDGE_CHOICES),
               default=None, help="Judge backend (default: openai-responses with an API key, "
               "else lexical).")
 @click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
@@ -192,9 +193,8 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int,
                 out_stream.write(outcome.payload.decode("utf-8") + "\n")
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
-        aclose = getattr(pipeline.judge, "aclose", None)
-        if aclose is not None:
-            await aclose(5.0)
+        if pipeline.judge is not None:
+            await pipeline.judge.aclose(5.0)
 
     try:
         if show_progress:

@@ -22,13 +22,12 @@ from sidecar.assembly import build_pipeline
 from sidecar.calibration import calibrate
 from sidecar.config import Settings
 from sidecar.errors import ConfigError
+from sidecar.judge import BACKEND_NAMES
 from sidecar.pipeline import Pipeline
 from sidecar.replay import load_traces, replay_labels
 from sidecar.stability import measure_stability
 
 __all__ = ["replay_command", "stability_command"]
-
-_BACKENDS = ["openai-responses", "openai-chat", "lexical"]
 
 
 def _judging_pipeline(config_file: str | None, judge: str | None, model: str | None,
@@ -54,15 +53,14 @@ def _echo_judge(tally: JudgeTally, settings: Settings) -> None:
 
 
 async def _close(pipeline: Pipeline) -> None:
-    close = getattr(pipeline.judge, "aclose", None)
-    if close is not None:
-        await close()
+    if pipeline.judge is not None:
+        await pipeline.judge.aclose()
 
 
 def _judge_options(func: Any) -> Any:
     func = click.option("--model", default=None,
                         help="Judge model [default: judge.model from the settings].")(func)
-    return click.option("--judge", "judge", type=click.Choice(_BACKENDS), default=None,
+    return click.option("--judge", "judge", type=click.Choice(BACKEND_NAMES), default=None,
                         help="Judge backend [default: judge.backend from the settings].")(func)
 
 

@@ -28,7 +28,7 @@ from sidecar._cli_summary import JudgeTally, judge_description
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
-from sidecar.judge import LEXICAL_MODEL, load_rubric, resolve_backend_name
+from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
 
@@ -57,20 +57,17 @@ _INPUT_ONLY = ("output", "dead_letters", "once", "append")
 
 def _metrics(settings: Settings) -> tuple[CollectorRegistry, CitewatchMetrics]:
     registry = CollectorRegistry()
-    judge = resolve_backend_name(settings)
-    metrics = CitewatchMetrics(
-        registry=registry, apps=settings.metrics.apps, max_apps=settings.metrics.max_apps,
-        version=__version__,
-        rubric_version=load_rubric(settings.judge.rubric_file).version if judge != "none" else "",
-        judge_model=_judge_model(settings, judge),
-    )
+    metrics = CitewatchMetrics(registry=registry, apps=settings.metrics.apps,
+                               max_apps=settings.metrics.max_apps, version=__version__)
     return registry, metrics
 
 
-def _judge_model(settings: Settings, judge: str) -> str:
-    if judge == "none":
-        return ""
-    return LEXICAL_MODEL if judge == "lexical" else settings.judge.model
+def _name_build(metrics: CitewatchMetrics, pipeline: Pipeline) -> None:
+    """citewatch_build_info from the judge stage that was built: what actually runs."""
+    identity = pipeline.judge.identity if pipeline.judge is not None else None
+    metrics.set_build_info(version=__version__,
+                           rubric_version=identity.rubric_version if identity else "",
+                           judge_model=identity.model if identity else "")
 
 
 def _serve(registry: CollectorRegistry, settings: Settings, ready: Any) -> MetricsServer:
@@ -84,9 +81,8 @@ def _serve(registry: CollectorRegistry, settings: Settings, ready: Any) -> Metri
 
 
 async def _close_judge(pipeline: Pipeline) -> None:
-    aclose = getattr(pipeline.judge, "aclose", None)
-    if aclose is not None:
-        await aclose(5.0)
+    if pipeline.judge is not None:
+        await pipeline.judge.aclose(5.0)
 
 
 def _metrics_url(settings: Settings, server: MetricsServer) -> str:
@@ -254,7 +250,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
               help="Port of /metrics, /healthz, /readyz (default 9464; 0 picks one).")
 @click.option("--metrics-address", default=None, help="Bind address of the metrics port.")
 @click.option("--judge", "judge_backend",
-              type=click.Choice(["openai-responses", "openai-chat", "lexical", "none"]),
+              type=click.Choice(JUDGE_CHOICES),
               default=None, help="Judge backend (default: openai-responses with an API key, "
               "else lexical).")
 @click.option("--sample-rate", type=click.FloatRange(0.0, 1.0), default=None,
@@ -306,6 +302,7 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
         pipeline = build_pipeline(settings, judge_observer=metrics,
                                   on_stage=metrics.observe_stage, tracer=tracer,
                                   on_record=tally.add)
+        _name_build(metrics, pipeline)
         if settings.input.path is not None:
             _run_file(settings, pipeline, metrics, registry, signals.event, tally,
                       append=bool(append))

@@ -1,8 +1,9 @@
 """What the judge did in one command run: the rows every summary shows, and exit code 3.
 
 Counted from the evaluation records (one judge request per judged trace): ``ok`` when the
-judge returned verdicts, ``settled`` when the screen and the cache left nothing for the LLM, a failure kind (``api_error``, ``timeout``...) when it did not, and
-the reason when it was not asked at all (``not_sampled``, ``no_cited_claims``...).
+judge returned verdicts, ``settled`` when the screen and the cache left nothing for the LLM,
+a failure kind (``api_error``, ``timeout``...) when it did not, and the reason when it was
+not asked at all (``not_sampled``, ``no_cited_claims``...).
 """
 
 from __future__ import annotations

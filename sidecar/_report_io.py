@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from schemas import EvaluationRecord
-from sidecar.errors import CitewatchError
+from sidecar.errors import CitewatchError, describe_validation_error
 
 __all__ = ["RecordReadError", "read_records", "record_files"]
 
@@ -43,19 +43,33 @@ def record_files(path: str | Path) -> list[Path]:
 def read_records(
     files: list[Path],
     *,
+    strict: bool = False,
     on_bad_line: Callable[[Path, int], None] | None = None,
     on_file_done: Callable[[Path], None] | None = None,
 ) -> Iterator[EvaluationRecord]:
-    """Every valid record in ``files``; bad lines are skipped and reported to
-    ``on_bad_line(file, line_number)`` (and logged at DEBUG, without their content)."""
+    """Every valid record in ``files``, the one reader of evaluation-record files.
+
+    Bad lines are skipped and reported to ``on_bad_line(file, line_number)`` (and logged at
+    DEBUG, without their content); with ``strict`` the first one raises RecordReadError
+    naming its file, line and invalid fields. An unreadable file raises RecordReadError.
+    """
     for file in files:
-        with open(file, encoding="utf-8", errors="replace") as handle:
+        try:
+            handle = open(file, encoding="utf-8", errors="replace")  # noqa: SIM115
+        except OSError as exc:
+            raise RecordReadError(f"cannot read {file}: {exc.strerror}") from None
+        with handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:
                     yield EvaluationRecord.model_validate_json(line)
-                except ValidationError:
+                except ValidationError as exc:
+                    if strict:
+                        raise RecordReadError(
+                            f"{file}:{number}: not an evaluation record "
+                            f"({describe_validation_error(exc, root='record', limit=3)})"
+                        ) from None
                     logger.debug("skipping line %d of %s: not an evaluation record", number, file)
                     if on_bad_line is not None:
                         on_bad_line(file, number)

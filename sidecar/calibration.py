@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas import ClaimResult, EvaluationRecord, VerdictLabel
+from sidecar._report_io import RecordReadError, read_records
 from sidecar._report_stats import Estimate, cohen_kappa, wilson_interval
 from sidecar.errors import CitewatchError
 
@@ -400,15 +401,10 @@ def pairs_from_labels(labels: Iterable[HumanLabel]) -> list[LabelPair]:
 
 def load_evaluations(path: str | Path) -> list[EvaluationRecord]:
     """Evaluation records from a JSON Lines file. Raises CalibrationError on a bad line."""
-    records = []
-    for where, row in _read_rows(Path(path)):
-        try:
-            records.append(EvaluationRecord.model_validate(row))
-        except ValueError as exc:
-            count = len(exc.errors()) if hasattr(exc, "errors") else 1
-            raise CalibrationError(f"{where}: not an evaluation record "
-                                   f"({count} validation errors)") from None
-    return records
+    try:
+        return list(read_records([Path(path)], strict=True))
+    except RecordReadError as exc:
+        raise CalibrationError(str(exc)) from None
 
 
 def _abstained(record: EvaluationRecord, claim: ClaimResult) -> bool:

@@ -9,6 +9,7 @@ an environment variable names the section then the field: ``CITEWATCH_JUDGE_MODE
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -18,10 +19,11 @@ from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    YamlConfigSettingsSource,
 )
 
-from schemas.judge import VerdictLabel
-from sidecar.errors import ConfigError
+from schemas import JudgeChoice, RedactionType, VerdictLabel
+from sidecar.errors import ConfigError, describe_validation_error
 
 __all__ = [
     "ChecksSettings",
@@ -212,7 +214,7 @@ _SCREEN_TRUSTED_DEFAULT: tuple[VerdictLabel, ...] = ("unsupported",)
 class JudgeSettings(_Section):
     """The LLM judge."""
 
-    backend: Literal["openai-responses", "openai-chat", "lexical", "none"] | None = None
+    backend: JudgeChoice | None = None
     """Judge backend. Unset: openai-responses when an API key is configured, else lexical."""
     model: str = "gpt-4.1-mini-2025-04-14"
     """Pinned judge model snapshot."""
@@ -272,9 +274,6 @@ class SamplingSettings(_Section):
     """Judge tokens per UTC day; unset for no limit."""
 
 
-RedactionType = Literal[
-    "EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET"
-]
 RedactionMode = Literal["placeholder", "hmac", "drop"]
 _ENTITY_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
@@ -383,18 +382,40 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # The YAML file is passed in as init data by load_settings, merged below the flags.
-        return (init_settings, env_settings)
+        # Highest first: flags (passed as init data by load_settings), environment, YAML file.
+        config_file = _CONFIG_FILE.get()
+        if config_file is None:
+            return (init_settings, env_settings)
+        return (init_settings, env_settings, _YamlFile(settings_cls, config_file))
 
 
-def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("citewatch_config_file", default=None)
+"""The YAML file of the settings being built by :func:`load_settings`, if any."""
+
+
+class _YamlFile(YamlConfigSettingsSource):
+    """pydantic-settings' YAML source, with one-line errors for a file it cannot use."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
+        try:
+            # The source skips a missing file silently; a named config file must exist.
+            path.open("rb").close()
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+        self._path = path
+        super().__init__(settings_cls, yaml_file=path, yaml_file_encoding="utf-8")
+
+    def _read_file(self, file_path: Path) -> dict[str, Any]:
+        try:
+            loaded = super()._read_file(file_path)
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {self._path}: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            detail = " ".join(str(exc).split())
+            raise ConfigError(f"config file {self._path} is not valid YAML: {detail}") from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config file {self._path} must hold a mapping of sections")
+        return loaded
 
 
 def load_settings(
@@ -406,33 +427,13 @@ def load_settings(
 
     Raises :class:`ConfigError` with one readable line naming every bad field.
     """
-    import os
-
-    file_data: dict[str, Any] = {}
-    if config_file is not None:
-        try:
-            loaded = yaml.safe_load(Path(config_file).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read config file {config_file}: {exc.strerror}") from None
-        except yaml.YAMLError as exc:
-            detail = " ".join(str(exc).split())
-            raise ConfigError(f"config file {config_file} is not valid YAML: {detail}") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"config file {config_file} must hold a mapping of sections")
-        file_data = loaded
-    # Environment beats the file: read the env layer alone, then merge file < env < flags.
+    token = _CONFIG_FILE.set(Path(config_file) if config_file is not None else None)
     try:
-        env_only = Settings().model_dump(exclude_unset=True) if _has_env(os.environ) else {}
-        data = _deep_merge(_deep_merge(file_data, env_only), _nest(overrides or {}))
-        return Settings(**data)
+        return Settings(**_nest(overrides or {}))
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(exc)) from None
-
-
-def _has_env(environ: Any) -> bool:
-    return any(key.startswith("CITEWATCH_") for key in environ)
+        raise ConfigError("invalid settings: " + describe_validation_error(exc)) from None
+    finally:
+        _CONFIG_FILE.reset(token)
 
 
 def _nest(flat: dict[str, Any]) -> dict[str, Any]:
@@ -447,12 +448,3 @@ def _nest(flat: dict[str, Any]) -> dict[str, Any]:
         else:
             nested[key] = value
     return nested
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """One line naming each invalid setting, without echoing secret values."""
-    parts = []
-    for error in exc.errors(include_input=False, include_url=False):
-        loc = ".".join(str(p) for p in error["loc"])
-        parts.append(f"{loc}: {error['msg']}")
-    return "invalid settings: " + "; ".join(parts)

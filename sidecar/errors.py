@@ -25,6 +25,11 @@ Messages never contain raw trace text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 __all__ = [
     "CitewatchError",
     "ConfigError",
@@ -32,6 +37,7 @@ __all__ = [
     "TraceDecodeError",
     "TraceError",
     "TraceInvalidError",
+    "describe_validation_error",
 ]
 
 
@@ -84,3 +90,28 @@ class JudgeError(CitewatchError):
     def kind(self) -> str:
         """The metric label of this failure."""
         return self.reason
+
+
+def describe_validation_error(
+    exc: ValidationError,
+    *,
+    root: str = "",
+    limit: int | None = None,
+    messages: bool = True,
+    separator: str = "; ",
+) -> str:
+    """One line naming each invalid field (``loc: message``), never echoing input values.
+
+    ``root`` names a whole-object error (empty location); ``limit`` keeps the first errors
+    and says how many more there are; ``messages=False`` names the fields only. pydantic's
+    own text would repeat the offending input, which may be trace text or a secret.
+    """
+    parts = []
+    errors = exc.errors(include_input=False, include_url=False)
+    for error in errors if limit is None else errors[:limit]:
+        loc = ".".join(str(p) for p in error["loc"]) or root
+        parts.append(f"{loc}: {error['msg']}" if messages else loc)
+    more = len(errors) - len(parts)
+    if more > 0:
+        parts.append(f"and {more} more")
+    return separator.join(parts)

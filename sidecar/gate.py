@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas import EvaluationRecord
 from sidecar._report_io import read_records, record_files
-from sidecar.errors import CitewatchError
+from sidecar.errors import CitewatchError, describe_validation_error
 
 __all__ = [
     "CriticalClaimRef",
@@ -162,7 +162,7 @@ def load_summary(path: str | Path) -> GateSummary:
             try:
                 return GateSummary.model_validate(data)
             except ValidationError as exc:
-                fields = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
+                fields = describe_validation_error(exc, messages=False, separator=", ")
                 raise GateError(f"{target}: not a gate summary (bad fields: {fields})") from None
     try:
         files = record_files(target)

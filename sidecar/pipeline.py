@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
@@ -20,6 +20,7 @@ from schemas import (
     FindingRecord,
     JudgeRun,
     NotJudgedReason,
+    SampledBy,
     Scores,
     Trace,
     Versions,
@@ -30,7 +31,7 @@ from sidecar.checks.derive import derive_claims
 from sidecar.config import Settings
 from sidecar.scoring import ClaimVerdict, ScoreResult, score
 
-__all__ = ["JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
+__all__ = ["JudgeIdentity", "JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,11 +75,30 @@ class JudgeOutcome:
         return self.run.outcome if self.run is not None else self.skip_reason
 
 
+@dataclass(frozen=True)
+class JudgeIdentity:
+    """What a judge stage runs: its backend, model and rubric version (a metric series)."""
+
+    backend: str
+    model: str
+    rubric_version: str
+
+
 class JudgeStage(Protocol):
     """Decides whether to judge a (redacted) trace and, if so, returns checked verdicts."""
 
+    @property
+    def identity(self) -> JudgeIdentity:
+        """The backend, model and rubric version the stage judges with."""
+        ...
+
     async def judge(self, trace: Trace, analysis: Analysis) -> JudgeOutcome:
         """Never raises for a judge failure: the outcome carries the error instead."""
+        ...
+
+    async def aclose(self, deadline: float = 10.0) -> None:
+        """Stop judging: give in-flight calls ``deadline`` seconds, then release the
+        backend. Later traces are skipped with reason shutting_down."""
         ...
 
 
@@ -166,26 +186,6 @@ class Pipeline:
             self.on_record(record)
         return record
 
-    def evaluate_deterministic(self, trace: Trace) -> EvaluationRecord:
-        """The pipeline without the judge, for callers with no event loop."""
-        started = time.perf_counter()
-        derived_trace = self.derive(trace)
-        derived = derived_trace is not trace
-        trace = derived_trace
-        analysis, findings = self.analyse(trace, derived=derived)
-        started = self._timed("checks", started)
-        redacted, redactions = self._redact(trace)
-        started = self._timed("redaction", started)
-        result = score(analysis, None, self.settings.scoring)
-        record = build_record(
-            redacted, analysis, findings, result, JudgeOutcome(skip_reason="no_judge"), redactions,
-            derived=derived,
-        )
-        self._timed("scoring", started)
-        if self.on_record is not None:
-            self.on_record(record)
-        return record
-
 
 def build_record(
     trace: Trace,
@@ -235,7 +235,7 @@ def build_record(
                 derived=derived,
             )
         )
-    sampled_by = outcome.sampled_by if outcome.sampled_by in ("base", "priority") else None
+    sampled_by = outcome.sampled_by if outcome.sampled_by in get_args(SampledBy) else None
     return EvaluationRecord(
         trace_id=trace.trace_id,
         app=trace.app,

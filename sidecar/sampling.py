@@ -19,15 +19,12 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
 
-from schemas import Trace
+from schemas import SampledBy, Trace
 from sidecar.checks.analysis import Analysis
 from sidecar.config import SamplingSettings
 
 __all__ = ["Budget", "Reservation", "SampledBy", "Sampler", "hash_fraction"]
-
-SampledBy = Literal["base", "priority"]
 
 _GENERATORS_REMEMBERED = 10_000
 _TWO_64 = float(2**64)

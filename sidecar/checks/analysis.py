@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
-from schemas import Claim, Trace
+from schemas import Claim, ClaimStatus, Trace
 from sidecar.checks.markers import Marker, MarkerParser
 from sidecar.checks.prescreen import PassageFacts, prescreen_flags
 
 __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
-
-ClaimStatus = Literal["cited", "uncited", "invalid_citation", "not_factual"]
 
 
 class ClaimAnalysis(NamedTuple):

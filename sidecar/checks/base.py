@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
+from schemas import Severity
 from sidecar.checks.analysis import Analysis
 
 __all__ = ["Check", "Finding", "Severity"]
-
-Severity = Literal["info", "warning", "critical"]
 
 
 class Finding(NamedTuple):

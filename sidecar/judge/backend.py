@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from schemas import JudgeResult
+from schemas import JudgeBackendName, JudgeResult
 from sidecar.errors import JudgeError
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rubric import Rubric
@@ -56,8 +56,8 @@ class JudgeBackend(Protocol):
     """One judge implementation: an LLM behind an API, or the offline screen."""
 
     @property
-    def name(self) -> str:
-        """The backend label: openai-responses, openai-chat or lexical."""
+    def name(self) -> JudgeBackendName:
+        """The backend label: its name in the registry (sidecar.judge.registry)."""
         ...
 
     @property

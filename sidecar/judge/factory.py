@@ -1,4 +1,10 @@
-"""Chooses the judge backend the settings ask for and builds the judge stage."""
+"""Builds the judge stage the settings ask for: the one place the judge is decided.
+
+The backend name is resolved once (:func:`~sidecar.judge.registry.resolve_backend_name`),
+the backend built from the registry, and the rubric loaded once; the built stage then says
+what it runs (:attr:`JudgeStageImpl.identity`) to whoever needs to know, such as the
+``citewatch_build_info`` metric.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +13,14 @@ import logging
 from opentelemetry.trace import Tracer
 
 from sidecar.config import Settings
-from sidecar.errors import ConfigError
-from sidecar.judge.backend import JudgeBackend
-from sidecar.judge.lexical import LexicalBackend
 from sidecar.judge.observer import JudgeObserver
-from sidecar.judge.openai_backends import (
-    OpenAIChatBackend,
-    OpenAIResponsesBackend,
-    api_key_configured,
-)
+from sidecar.judge.registry import NO_JUDGE, build_backend, resolve_backend_name
+from sidecar.judge.rubric import load_rubric
 from sidecar.judge.stage import JudgeStageImpl
 
-__all__ = ["build_judge_stage", "resolve_backend_name"]
+__all__ = ["build_judge_stage"]
 
 logger = logging.getLogger(__name__)
-
-
-def resolve_backend_name(settings: Settings) -> str:
-    """The configured backend; unset means openai-responses with an API key, else lexical."""
-    if settings.judge.backend is not None:
-        return settings.judge.backend
-    return "openai-responses" if api_key_configured(settings.judge) else "lexical"
 
 
 def build_judge_stage(
@@ -42,24 +35,17 @@ def build_judge_stage(
     backend without an API key.
     """
     name = resolve_backend_name(settings)
-    backend: JudgeBackend
-    if name == "none":
+    if name == NO_JUDGE:
         return None
-    if name in ("openai-responses", "openai-chat") and not api_key_configured(settings.judge):
-        raise ConfigError(f"the {name} judge needs an API key: set CITEWATCH_JUDGE_API_KEY or "
-                          "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)")
-    if name == "openai-responses":
-        backend = OpenAIResponsesBackend(settings.judge)
-    elif name == "openai-chat":
-        backend = OpenAIChatBackend(settings.judge)
-    else:
-        backend = LexicalBackend()
-    logger.info("judge backend %s, model %s, sample rate %.4f", backend.name, backend.model,
-                settings.sampling.rate)
+    backend = build_backend(name, settings.judge)
+    rubric = load_rubric(settings.judge.rubric_file)
+    logger.info("judge backend %s, model %s, rubric %s, sample rate %.4f", backend.name,
+                backend.model, rubric.version, settings.sampling.rate)
     return JudgeStageImpl(
         backend,
         judge_settings=settings.judge,
         sampling_settings=settings.sampling,
+        rubric=rubric,
         observer=observer,
         tracer=tracer,
     )

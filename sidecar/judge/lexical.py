@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from schemas import JudgeResult, JudgeVerdict
+from schemas import JudgeBackendName, JudgeResult, JudgeVerdict
 from sidecar.judge.backend import BackendReply
 from sidecar.judge.packet import ClaimRequest, JudgePacket
 from sidecar.judge.rubric import Rubric
@@ -22,7 +22,7 @@ from sidecar.judge.screen import ScreenVerdict, screen_claim
 
 __all__ = ["LEXICAL_MODEL", "SCREEN_JUDGE", "LexicalBackend", "ScreenFn", "screen_verdict"]
 
-SCREEN_JUDGE = "lexical"
+SCREEN_JUDGE: JudgeBackendName = "lexical"
 """The judge label of the offline screen's verdicts."""
 
 LEXICAL_MODEL = "screen-v1"
@@ -50,7 +50,7 @@ def screen_verdict(claim: ClaimRequest, screen: ScreenFn = screen_claim) -> Judg
 class LexicalBackend:
     """The offline screen behind the same Protocol as the LLM backends."""
 
-    name = SCREEN_JUDGE
+    name: JudgeBackendName = SCREEN_JUDGE
     model = LEXICAL_MODEL
     metered = False
 

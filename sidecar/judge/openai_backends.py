@@ -26,7 +26,7 @@ import pydantic
 from openai.types.chat import ChatCompletionSystemMessageParam, ChatCompletionUserMessageParam
 from openai.types.shared_params import ResponseFormatJSONSchema
 
-from schemas import JudgeResult
+from schemas import JudgeBackendName, JudgeResult
 from sidecar.config import JudgeSettings
 from sidecar.judge.backend import BackendReply, JudgeCallError
 from sidecar.judge.packet import JudgePacket
@@ -204,7 +204,7 @@ CHAT_RESPONSE_FORMAT: ResponseFormatJSONSchema = {
 class OpenAIResponsesBackend(_OpenAIBackend):
     """``client.responses.parse`` with :class:`JudgeResult` as the text format."""
 
-    name = "openai-responses"
+    name: JudgeBackendName = "openai-responses"
 
     def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
         super().__init__(settings, client)
@@ -256,7 +256,7 @@ class OpenAIChatBackend(_OpenAIBackend):
     regenerates its schema on every call).
     """
 
-    name = "openai-chat"
+    name: JudgeBackendName = "openai-chat"
 
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Chat Completions call; raises :class:`JudgeCallError`."""

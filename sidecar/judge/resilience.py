@@ -1,5 +1,8 @@
 """Backoff with jitter and a circuit breaker for judge calls.
 
+:class:`Backoff` knows nothing of the judge: any retry loop can use it, also one that retries
+without end (:meth:`Backoff.delays`), such as sending to a broker until it acknowledges.
+
 The breaker counts failed calls (after their retries) of the kinds that say the endpoint is
 unwell: rate_limited, timeout, api_error. A reply that does not parse or a refusal is the
 model's answer, not an outage, and does not trip it.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,6 +28,11 @@ OUTAGE_KINDS = frozenset({"rate_limited", "timeout", "api_error"})
 """Judge error kinds that count as the endpoint failing."""
 
 
+_MAX_DOUBLINGS = 64
+"""Doublings past which the ceiling is max_seconds for any sane base; keeps ``2**attempt``
+finite however long a caller retries."""
+
+
 @dataclass
 class Backoff:
     """Bounded exponential backoff with jitter; honours a server's Retry-After."""
@@ -34,17 +42,25 @@ class Backoff:
     rng: random.Random = field(default_factory=random.Random)
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait before retry number ``attempt`` (0-based).
+        """Seconds to wait before retry number ``attempt`` (0-based, any size).
 
         The exponential delay is ``base * 2**attempt`` capped at ``max_seconds``, with
         "equal jitter" (half fixed, half random) so replicas do not retry in lockstep. A
         Retry-After wins when it is longer, capped at ``max_seconds`` too.
         """
-        ceiling = min(self.max_seconds, self.base_seconds * (2.0 ** attempt))
+        doublings = min(max(attempt, 0), _MAX_DOUBLINGS)
+        ceiling = min(self.max_seconds, self.base_seconds * (2.0 ** doublings))
         delay = ceiling / 2 + self.rng.uniform(0.0, ceiling / 2)
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.max_seconds))
         return delay
+
+    def delays(self) -> Iterator[float]:
+        """Successive delays without end, for a loop that retries until it succeeds."""
+        attempt = 0
+        while True:
+            yield self.delay(attempt)
+            attempt += 1
 
 
 class CircuitBreaker:

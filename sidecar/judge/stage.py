@@ -44,7 +44,7 @@ from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
 from sidecar.judge.screen import find_support, screen_claim
 from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
-from sidecar.pipeline import JudgeOutcome
+from sidecar.pipeline import JudgeIdentity, JudgeOutcome
 from sidecar.sampling import Budget, Reservation, SampledBy, Sampler
 from sidecar.scoring import ClaimVerdict
 
@@ -141,6 +141,11 @@ class JudgeStageImpl:
     def saturated(self) -> bool:
         """True when every slot is taken: the runtime should pause partitions."""
         return self._in_flight + self._waiting >= self._concurrency
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        """The backend, model and rubric version this stage judges with."""
+        return JudgeIdentity(self.backend.name, self.backend.model, self.rubric.version)
 
     @property
     def closed(self) -> bool:

@@ -86,8 +86,11 @@ def exposed_families() -> dict[str, MetricFamily]:
     metrics.observe_stage("checks", 0.1)
     families: dict[str, MetricFamily] = {}
     for family in registry.collect():
-        suffixes = _SUFFIXES[family.type]
-        documented = family.name + ("_total" if family.type == "counter" else "")
+        # The text format Prometheus scrapes shows an Info "x" as the gauge "x_info".
+        kind, name = ("gauge", family.name + "_info") if family.type == "info" else (
+            family.type, family.name)
+        suffixes = _SUFFIXES[kind]
+        documented = name + ("_total" if kind == "counter" else "")
         labels = {key for sample in family.samples for key in sample.labels} - {"le"}
         buckets = tuple(
             dict.fromkeys(
@@ -96,10 +99,10 @@ def exposed_families() -> dict[str, MetricFamily]:
         )
         families[documented] = MetricFamily(
             name=documented,
-            type=family.type,
+            type=kind,
             labels=frozenset(labels),
             buckets=buckets,
-            samples=frozenset(family.name + suffix for suffix in suffixes),
+            samples=frozenset(name + suffix for suffix in suffixes),
         )
     return families
 

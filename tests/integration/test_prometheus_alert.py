@@ -6,6 +6,7 @@ part); skipped with a reason when the binaries are absent.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -227,7 +228,7 @@ def test_critical_unsupported_claim_fires_and_notifies(
 ) -> None:
     metrics, _ = metrics_endpoint
     port, proc = prometheus
-    record = Pipeline(Settings()).evaluate_deterministic(_critical_trace())
+    record = asyncio.run(Pipeline(Settings()).evaluate(_critical_trace()))
     assert [c.critical_reason for c in record.claims] == [None, "uncited"]
 
     # The zero-valued series must be in Prometheus before the claim, so the claim is an increase.

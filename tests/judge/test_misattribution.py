@@ -16,8 +16,6 @@ from tests.factories import claim, make_trace, source
 from tests.judge._judged import Judged
 from tests.judge.openai_server import FakeOpenAI, verdicts_reply
 
-pytestmark = pytest.mark.integration
-
 S1 = "Approved refunds are returned to the original card."
 PAYOUT = "Refunds are paid out the same day by bank transfer."
 S3 = f"Payout terms. {PAYOUT}"

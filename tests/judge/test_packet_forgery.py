@@ -15,8 +15,6 @@ from sidecar.config import Settings
 from tests.factories import claim, make_trace, source
 from tests.judge.openai_server import Action, FakeOpenAI, Reply, packet_of, verdicts_reply
 
-pytestmark = pytest.mark.integration
-
 # Every kind of packet syntax: the old line headers, passage and claim lines, JSON fragments
 # that would close a string or a list, quotes, role markers and chat template tokens.
 FORGERIES = (

@@ -54,3 +54,14 @@ def test_success_resets_the_failure_count() -> None:
     breaker.success()
     breaker.failure()
     assert breaker.state == "closed"
+
+
+def test_backoff_never_overflows_and_stays_bounded_for_endless_retries() -> None:
+    backoff = Backoff(base_seconds=0.5, max_seconds=10.0, rng=random.Random(2))
+    assert 5.0 <= backoff.delay(5000) <= 10.0  # 2.0 ** 5000 would raise OverflowError
+    delays = backoff.delays()
+    first = [next(delays) for _ in range(2000)]
+    assert 0.25 <= first[0] <= 0.5 and 0.5 <= first[1] <= 1.0
+    assert all(5.0 <= d <= 10.0 for d in first[5:])
+    assert len(set(first[5:])) > 1  # jittered, not in lockstep
+

@@ -13,8 +13,6 @@ from tests.factories import claim, make_trace, source
 from tests.judge._judged import Judged
 from tests.judge.openai_server import Action, FakeOpenAI, Reply, Status, verdicts_reply
 
-pytestmark = pytest.mark.integration
-
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."
 VERBATIM = "Pro plan customers can request a refund within 30 days"

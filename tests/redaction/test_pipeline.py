@@ -49,8 +49,8 @@ def test_build_pipeline_wires_the_redactor_unless_disabled() -> None:
     off = build_pipeline(load_settings(overrides={"judge.backend": "none",
                                                   "redaction.enabled": False}))
     assert off.redactor is None
-    assert on.evaluate_deterministic(TRACE).claims[0].text == "Refund requests go to <EMAIL_1>."
-    assert off.evaluate_deterministic(TRACE).claims[0].text == TRACE.claims[0].text
+    assert asyncio.run(on.evaluate(TRACE)).claims[0].text == "Refund requests go to <EMAIL_1>."
+    assert asyncio.run(off.evaluate(TRACE)).claims[0].text == TRACE.claims[0].text
 
 
 def test_redaction_keeps_the_judges_verdict() -> None:

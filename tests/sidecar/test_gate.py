@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -137,7 +138,7 @@ def test_tutorial_trace_through_the_pipeline_fails_on_its_unknown_id(tmp_path: P
         generator=Generator(model="gen", prompt_version="p1"), question="q?",
         answer="Fact [S1], other [S9].", sources=[Source(id="S1", text="Fact.")], claims=[],
     )
-    record = Pipeline(Settings()).evaluate_deterministic(trace)
+    record = asyncio.run(Pipeline(Settings()).evaluate(trace))
     summary = summarise([record])
     assert summary.unresolved_citations[0].ids == ["S9"]
     decision = decide(GateSummary(overall=0.5), summary.model_copy(update={"overall": 0.99}),

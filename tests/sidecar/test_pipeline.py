@@ -46,7 +46,7 @@ def test_worked_example_through_the_pipeline() -> None:
 
 def test_record_carries_no_source_text_or_question() -> None:
     trace = worked_example()
-    record = Pipeline(Settings()).evaluate_deterministic(trace)
+    record = asyncio.run(Pipeline(Settings()).evaluate(trace))
     dumped = record.model_dump_json()
     assert trace.question not in dumped
     assert all(source.text not in dumped for source in trace.sources)
@@ -56,7 +56,7 @@ def test_record_carries_no_source_text_or_question() -> None:
 def test_a_failing_check_is_isolated_logged_and_counted(caplog: pytest.LogCaptureFixture) -> None:
     pipeline = Pipeline(Settings(), checks=[_ExplodingCheck(), *default_checks()])
     with caplog.at_level(logging.ERROR):
-        record = pipeline.evaluate_deterministic(worked_example())
+        record = asyncio.run(pipeline.evaluate(worked_example()))
     assert pipeline.check_errors == 1
     assert any(f.code == "check_error" and f.detail == "exploding" for f in record.findings)
     assert any(f.code == "uncited_claim" for f in record.findings)

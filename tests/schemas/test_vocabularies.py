@@ -1,0 +1,55 @@
+"""Each vocabulary is defined once in schemas; the few places that still list one (for
+order, or in a package that cannot import another) must agree with it."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from exporters.prometheus import CIRCUIT_STATES, CRITICAL_REASONS
+from schemas import (
+    ClaimStatus,
+    CriticalReason,
+    NotJudgedReason,
+    RedactionType,
+    ResolvedBy,
+    SampledBy,
+    Severity,
+)
+from schemas.evaluation import ClaimResult, EvaluationRecord, FindingRecord
+from sidecar.checks import ClaimStatus as ChecksClaimStatus
+from sidecar.checks import Severity as ChecksSeverity
+from sidecar.config import RedactionSettings
+from sidecar.judge.resilience import CircuitState
+from sidecar.redaction._base import BUILTIN_TYPES
+from sidecar.report import CRITICAL_ORDER
+from sidecar.sampling import SampledBy as SamplerSampledBy
+
+
+def _enum(model: type, field: str) -> set[str]:
+    """The values a record field accepts, read from its generated JSON Schema."""
+    schema = model.model_json_schema()  # type: ignore[attr-defined]
+    prop = schema["properties"][field]
+    options = prop.get("anyOf", [prop])
+    return {value for option in options for value in option.get("enum", [])}
+
+
+def test_records_use_the_vocabularies() -> None:
+    assert _enum(ClaimResult, "status") == set(get_args(ClaimStatus))
+    assert _enum(ClaimResult, "critical_reason") == set(get_args(CriticalReason))
+    assert _enum(ClaimResult, "resolved_by") == set(get_args(ResolvedBy))
+    assert _enum(ClaimResult, "not_judged") == set(get_args(NotJudgedReason))
+    assert _enum(FindingRecord, "severity") == set(get_args(Severity))
+    assert _enum(EvaluationRecord, "sampled_by") == set(get_args(SampledBy))
+
+
+def test_the_service_imports_the_vocabularies_rather_than_restating_them() -> None:
+    assert (ChecksClaimStatus, ChecksSeverity, SamplerSampledBy) == (ClaimStatus, Severity,
+                                                                     SampledBy)
+
+
+def test_lists_kept_elsewhere_agree_with_the_vocabularies() -> None:
+    assert CRITICAL_REASONS == get_args(CriticalReason)
+    assert set(CRITICAL_ORDER) <= set(get_args(CriticalReason))
+    assert CIRCUIT_STATES == get_args(CircuitState)
+    assert BUILTIN_TYPES == get_args(RedactionType)
+    assert RedactionSettings().types == list(get_args(RedactionType))
