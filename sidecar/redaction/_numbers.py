@@ -35,7 +35,10 @@ _WORD = re.compile(r"[^\W\d_]+|[#§$€£¥₹₽₩%]")  # context words, read 
 _PHONE_WORDS = frozenset(
     "phone tel telephone telefon téléphone teléfono telefone mobile mob mobil cell cellphone"
     " handy fax call calling called ring text sms whatsapp signal dial reach contact hotline"
-    " helpline tél tlf ph landline direct switchboard office home work".split())
+    " helpline tél tlf ph landline direct switchboard office home work caller callback"
+    " appelez appeler appelle llame llámenos llamar llámame rufen anrufen ruf chiamare"
+    " chiama chiamate ligue ligar bel bellen ring zadzwoń numer número numéro nummer"
+    " rückruf".split())
 _ID_WORDS = frozenset(
     "order orders invoice tracking track ticket case ref reference policy article art section"
     " sec clause chapter isbn issn sku serial model part item booking confirmation receipt"
@@ -45,6 +48,9 @@ _ID_WORDS = frozenset(
     " paid pay payment fee fees usd eur gbp chf jpy inr aud cad sek nok dkk pln cny rmb rs"
     " kr zł # § $ € £ ¥ ₹ ₽ ₩ isin cusip vin imei mac zip postcode".split())
 _SSN_WORDS = frozenset({"ssn", "ss", "social", "security"})
+_CARD_WORDS = frozenset(
+    "card cards visa mastercard amex maestro discover diners jcb unionpay credit debit cc pan"
+    .split())
 _UNITS = frozenset(
     "mg g kg mcg µg ug ml l cl dl km m cm mm nm mi ft lb lbs oz kcal cal iu units unit hz khz"
     " mhz ghz kb mb gb tb pb kib mib gib bytes byte bits bit ms s sec secs second seconds min"
@@ -52,7 +58,7 @@ _UNITS = frozenset(
     " users user requests request rows row items item tokens token words word people persons"
     " customers visits views downloads records times steps calls messages pages page copies"
     " km/h mph rpm kw kwh mw w mah % percent pct usd eur gbp chf jpy inr dollars euros"
-    " pounds yen rupees sqft m2 m² km² ha acres points pts votes shares tonnes tons t".split())
+    " pounds yen rupees € $ £ ¥ ₹ sqft m2 m² km² ha acres points pts votes shares tonnes tons t".split())
 _CURRENCY = "$€£¥₹₽₩"
 _DATE = re.compile(r"\(?(?:(?:19|20)\d\d([-./])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])"
                    r"|(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|1[0-2])\2(?:19|20)?\d\d"
@@ -63,7 +69,9 @@ _SSN = re.compile(r"(\d{3})([- ])(\d{2})\2(\d{4})")
 _SEPARATORS = " \u00a0./()-"
 _STRIP = str.maketrans("", "", _SEPARATORS + "+")
 _TOKEN = re.compile(r"[^ \u00a0]+")
+_GROUP_SPLIT = re.compile(r"[ \u00a0./()+-]+")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
+_MAX_GROUPS = 7  # blank-separated groups of one number: +33 6 12 34 56 78 x12
 
 
 class _Run(NamedTuple):
@@ -71,18 +79,20 @@ class _Run(NamedTuple):
     end: int
 
 
+_SENTENCE_END = re.compile(r"(?s:.*)(?:[.!?] (?=[A-Z])|[\n;])")
+
+
 def _words_before(text: str, start: int) -> list[str]:
     """The last three words before ``start`` (within 40 characters), nearest first, lower
     case; stops at a sentence end or a line break."""
-    window = text[max(0, start - 40):start]
+    window = text[max(0, start - 48):start]
     # Only words since the last digit: "v1.2 3760 ..." says nothing about 3760.
     last_digit = max(window.rfind(d) for d in "0123456789")
     window = window[last_digit + 1:]
-    for stop in (". ", "\n", "; ", "! ", "? "):
-        cut = window.rfind(stop)
-        if cut >= 0:
-            window = window[cut + len(stop):]
-    return [w.lower() for w in _WORD.findall(window)[-3:]][::-1]
+    for stop in _SENTENCE_END.finditer(window):
+        window = window[stop.end():]
+        break
+    return [w.lower() for w in _WORD.findall(window)[-4:]][::-1]
 
 
 def _word_after(text: str, end: int) -> str:
@@ -133,7 +143,7 @@ class NumberClassifier:
         if self._excluded_by_surroundings(text, start, body_end if not ext else end):
             return []
         nearest = next((w for w in _words_before(text, start) if w in _PHONE_WORDS
-                        or w in _ID_WORDS or w in _SSN_WORDS), "")
+                        or w in _ID_WORDS or w in _SSN_WORDS or w in _CARD_WORDS), "")
         if nearest in _ID_WORDS:
             return []
         # Tokens separated by blanks; dates, decimals, IP addresses, lone dashes and a last
@@ -143,8 +153,9 @@ class NumberClassifier:
         segments: list[list[_Run]] = [[]]
         for i, token in enumerate(tokens):
             value = text[token.start:token.end]
-            barrier = (_DATE.fullmatch(value) is not None or _DECIMAL.fullmatch(value) is not None
-                       or _IPV4.fullmatch(value) is not None or value.strip("-/.()") == ""
+            bare = value.strip("()")
+            barrier = (_DATE.fullmatch(value) is not None or _DECIMAL.fullmatch(bare) is not None
+                       or _IPV4.fullmatch(bare) is not None or value.strip("-/.()") == ""
                        or (i == len(tokens) - 1 and not ext
                            and text[token.end:token.end + 1] == ":"
                            and text[token.end + 1:token.end + 2].isdigit()))
@@ -162,7 +173,7 @@ class NumberClassifier:
                 segments.append([])
         tail_segment = segments[-1]
         if (not ext and tail_segment and _word_after(text, body_end) in _UNITS
-                and text[tail_segment[-1].start:tail_segment[-1].end].isdigit()):
+                and text[tail_segment[-1].start:tail_segment[-1].end].strip("()").isdigit()):
             # "2 times", "1209600 seconds": the last number is a quantity, unless the whole
             # is a card number (a checksum outweighs the word after it).
             whole = self._value(text, tail_segment[0].start, tail_segment[-1].end,
@@ -176,8 +187,9 @@ class NumberClassifier:
                 continue
             context = nearest if index == 0 else ""
             has_ext = bool(ext) and segment[-1] == last
-            entity = self._value(text, segment[0].start, segment[-1].end, context,
-                                 ext if has_ext else "", end if has_ext else None)
+            entity = None if len(segment) > _MAX_GROUPS else self._value(
+                text, segment[0].start, segment[-1].end, context, ext if has_ext else "",
+                end if has_ext else None)
             if entity is not None:
                 found.append(entity)
             elif len(segment) > 1:
@@ -185,16 +197,20 @@ class NumberClassifier:
         return found
 
     def _windows(self, text: str, segment: list[_Run], context: str) -> list[Entity]:
+        # Prefixes, suffixes and the middle without both ends: the shapes of one or two
+        # numbers written next to each other, or one between two stray numbers; a linear
+        # number of tries, whatever the length of the run.
         windows: list[Entity] = []
         count = len(segment)
-        for i in range(count):
-            for j in range(i + 1, count + 1):
-                if j - i == count:
-                    continue
-                entity = self._value(text, segment[i].start, segment[j - 1].end,
-                                     context if i == 0 else "", "", None)
-                if entity is not None:
-                    windows.append(entity)
+        spans = ({(0, j) for j in range(1, min(count, _MAX_GROUPS + 1))}
+                 | {(i, count) for i in range(max(1, count - _MAX_GROUPS), count)})
+        if 2 < count <= _MAX_GROUPS + 2:
+            spans.add((1, count - 1))
+        for i, j in sorted(spans):
+            entity = self._value(text, segment[i].start, segment[j - 1].end,
+                                 context if i == 0 else "", "", None)
+            if entity is not None:
+                windows.append(entity)
         windows.sort(key=lambda e: (_STRENGTH[e.type], e.start - e.end, e.start))
         chosen: list[Entity] = []
         for entity in windows:
@@ -241,7 +257,8 @@ class NumberClassifier:
         phone_context = nearest in _PHONE_WORDS
         international = value.startswith(("+", "00"))
         card = (self.card and 12 <= count <= 19 and not ext and not international
-                and _card_shaped(value, count) and len(set(digits)) > 1 and luhn_valid(digits))
+                and _card_shaped(value, count, nearest in _CARD_WORDS)
+                and len(set(digits)) > 1 and luhn_valid(digits))
         if card:
             return Entity("CREDIT_CARD", start, end, digits)
         if (self.phone and count <= 15
@@ -254,12 +271,14 @@ class NumberClassifier:
                       phone_context: bool) -> bool:
         if _DATE.fullmatch(value) or _IPV4.fullmatch(value) or _isbn(digits):
             return False
-        grouped = any(ch in _SEPARATORS for ch in value)
+        groups = [g for g in _GROUP_SPLIT.split(value) if g]
+        if sum(len(g) == 1 for g in groups) > 2:
+            return False  # single digits in a row ("1 2 3 4 5 6 7") are no phone number
+        grouped = len(groups) > 1 or not value.isdigit()
         if not grouped and not international:
             return phone_context or len(digits) >= 8
         if international or phone_context:
             return True
-        groups = [g for g in re.split(r"[ \u00a0./()-]+", value) if g]
         if "." in value and all(ch.isdigit() or ch == "." for ch in value):
             if any(len(g) < 2 for g in groups):
                 return False  # a version (1.12.0.1234)
@@ -299,15 +318,15 @@ def _glued_before(text: str, start: int) -> bool:
     return before in "-/." and start >= 2 and text[start - 2].isalnum()
 
 
-def _card_shaped(value: str, count: int) -> bool:
-    if value[0] == "0" or any(ch in value for ch in "./()+\u00a0"):
+def _card_shaped(value: str, count: int, context: bool) -> bool:
+    if (value[0] == "0" and not context) or any(ch in value for ch in "./()+\u00a0"):
         return False
     if " " in value and "-" in value:
         return False  # mixed separators: a card followed by another number
     groups = value.replace("-", " ").split()
     if count >= 16 or len(groups) == 1:
         return True
-    return len(groups[0]) == 4 and all(len(g) >= 3 for g in groups)
+    return len(groups[0]) == 4 and all(len(g) >= 3 for g in groups[:-1])
 
 
 def _ssn(value: str, context: bool) -> str | None:

@@ -61,7 +61,8 @@ GROUPS: tuple[tuple[str, str], ...] = (
      r"|https://discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,255}"),
     ("kv",
      rf"\b(?P<kvkey>{_KEY_NAME})[\"'`]?(?:\s{{0,3}}(?::=|=>|[:=])\s{{0,3}}"
-     r"(?P<kvquote>[\"'`]?)|(?:\s{1,3}(?i:is|was|of|for|to|=))?\s{1,3}(?P<kvloose>[\"'`]?))"
+     r"(?P<kvquote>[\"'`]?)|(?:\s{1,3}(?:[A-Za-z]{1,12}|=))?(?:\s{1,3}[A-Za-z]{1,12}){0,2}"
+     r"\s{1,3}(?P<kvloose>[\"'`]?))"
      r"(?i:(?:bearer|basic|token)\s{1,3})?"
      rf"(?P<kvval>{_VALUE})"),
     ("email",

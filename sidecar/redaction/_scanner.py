@@ -8,6 +8,7 @@ validated and typed here and in _numbers. The redactor resolves overlaps between
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,6 +28,9 @@ _NOT_SECRET = frozenset({
     "optional", "redacted", "hidden", "masked", "changeme?", "string", "value", "example"})
 _PASSWORD_WORDS = ("pass", "pwd", "passphrase", "credential")
 _OBFUSCATED_AT = (" at ", "[at]", "(at)", "{at}", "<at>", " @ ")
+_AT = re.compile(r"\s*(?:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s*", re.IGNORECASE)
+_LABEL = re.compile(r"(\s*(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s*|)([A-Za-z0-9-]+)",
+                    re.IGNORECASE)
 _TLDS = frozenset(
     "com org net edu gov mil int io co ai app dev info biz me us uk de fr es it nl be ch at"
     " se no dk fi pl cz pt ie ca au nz jp cn in br mx ru za kr sg hk tw ar cl".split())
@@ -114,6 +118,10 @@ class PatternDetector:
         start, end = match.span()
         while start < end and text[start] in ".'-+":
             start += 1
+        if start and text[start - 1] == ":":
+            scheme = text.rfind("://", max(0, start - 300), start)
+            if scheme >= 0 and not any(ch.isspace() for ch in text[scheme:start]):
+                return []  # the password and host of a URL (scheme://user:pw@host)
         key = email_key(text[start:end])
         return [] if key is None else [Entity("EMAIL", start, end, key)]
 
@@ -121,23 +129,28 @@ class PatternDetector:
     def _obfuscated(text: str, match: Any) -> list[Entity]:
         start, end = match.span()
         value = text[start:end]
-        lower = value.lower()
-        if "@" in value and " @ " not in value:
+        at = _AT.search(value)
+        if at is None or ("@" in value and " @ " not in value):
             return []
-        dotted = any(d in lower for d in (" dot ", "[dot]", "(dot)", "{dot}", "<dot>"))
-        bracketed = not (" at " in lower and "@" not in value)
-        if not (dotted or bracketed):
-            return []  # "look at example.com": prose, not an address
-        tld = lower.rsplit("dot", 1)[-1].rsplit(".", 1)[-1].strip(" ])}>")
-        if not (tld.isalpha() and (tld in _TLDS or (dotted and len(tld) == 2))):
-            return []
-        local = value[:min(i for i in (lower.find(a) for a in _OBFUSCATED_AT) if i >= 0)]
-        local = local.strip()
+        local = value[:at.start()].lstrip(".+-")
         if not local or local.lower() in ("me", "us", "him", "her", "them", "you", "it"):
             return []
-        key = "".join(lower.split()).replace("[at]", "@").replace("(at)", "@").replace(
-            "{at}", "@").replace("<at>", "@").replace("[dot]", ".").replace("(dot)", ".")
-        return [Entity("EMAIL", start, end, key)]
+        # The domain's labels and the separators before them; drop labels from the end
+        # until the last is a top-level domain ("... dot org. Your" ends at "org").
+        labels = [(m.group(1), m.group(2), m.end()) for m in _LABEL.finditer(value, at.end())]
+        plain_at = at.group().strip().lower() == "at"
+        while len(labels) > 1:
+            tld = labels[-1][1].lower()
+            dotted = any("dot" in sep.lower() for sep, _, _ in labels[1:])
+            if tld.isalpha() and (tld in _TLDS or (len(tld) == 2 and (dotted or not plain_at))):
+                if plain_at and not dotted:
+                    return []  # "look at example.com": prose, not an address
+                domain = ".".join(label for _, label, _ in labels)
+                key = f"{local}@{domain}".casefold()
+                return [Entity("EMAIL", start + len(value[:at.start()]) - len(local),
+                               start + labels[-1][2], key)]
+            labels.pop()
+        return []
 
     @staticmethod
     def _ip(text: str, match: Any) -> list[Entity]:
