@@ -58,7 +58,8 @@ _UNITS = frozenset(
     " users user requests request rows row items item tokens token words word people persons"
     " customers visits views downloads records times steps calls messages pages page copies"
     " km/h mph rpm kw kwh mw w mah % percent pct usd eur gbp chf jpy inr dollars euros"
-    " pounds yen rupees € $ £ ¥ ₹ sqft m2 m² km² ha acres points pts votes shares tonnes tons t".split())
+    " pounds yen rupees € $ £ ¥ ₹ sqft m2 m² km² ha acres points pts votes shares tonnes"
+    " tons t".split())
 _CURRENCY = "$€£¥₹₽₩"
 _DATE = re.compile(r"\(?(?:(?:19|20)\d\d([-./])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])"
                    r"|(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|1[0-2])\2(?:19|20)?\d\d"
@@ -197,16 +198,17 @@ class NumberClassifier:
         return found
 
     def _windows(self, text: str, segment: list[_Run], context: str) -> list[Entity]:
-        # Prefixes, suffixes and the middle without both ends: the shapes of one or two
-        # numbers written next to each other, or one between two stray numbers; a linear
-        # number of tries, whatever the length of the run.
+        # Every window of up to _MAX_GROUPS tokens holding 7 to 19 digits: a bounded number
+        # of tries per token, whatever the length of the run.
         windows: list[Entity] = []
         count = len(segment)
-        spans = ({(0, j) for j in range(1, min(count, _MAX_GROUPS + 1))}
-                 | {(i, count) for i in range(max(1, count - _MAX_GROUPS), count)})
-        if 2 < count <= _MAX_GROUPS + 2:
-            spans.add((1, count - 1))
-        for i, j in sorted(spans):
+        digits = [0]
+        for token in segment:
+            digits.append(digits[-1] + sum(ch.isdigit() for ch in text[token.start:token.end]))
+        spans = [(i, j) for i in range(count)
+                 for j in range(i + 1, min(count, i + _MAX_GROUPS) + 1)
+                 if 7 <= digits[j] - digits[i] <= 19 and (i, j) != (0, count)]
+        for i, j in spans:
             entity = self._value(text, segment[i].start, segment[j - 1].end,
                                  context if i == 0 else "", "", None)
             if entity is not None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from sidecar.redaction._base import BUILTIN_TYPES, Entity
 from sidecar.redaction._numbers import NumberClassifier
-from sidecar.redaction._patterns import GROUP_TYPES, GROUPS, INDEX, scan
+from sidecar.redaction._patterns import GROUP_TYPES, GROUPS, INDEX, Spans, scan
 from sidecar.redaction._validate import email_key, entropy, iban_key, ip_key, jwt_ok
 
 __all__ = ["PatternDetector"]
@@ -31,11 +30,23 @@ _OBFUSCATED_AT = (" at ", "[at]", "(at)", "{at}", "<at>", " @ ")
 _AT = re.compile(r"\s*(?:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s*", re.IGNORECASE)
 _LABEL = re.compile(r"(\s*(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s*|)([A-Za-z0-9-]+)",
                     re.IGNORECASE)
+# Every provider key of _patterns holds one of these.
+_PREFIX_TRIGGERS = ("sk-", "k_", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA",
+                    "AROA", "ANPA", "ANVA", "APKA", "gh", "github_pat_", "glpat-", "xox",
+                    "xapp-", "AIza",
+                    "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_", "dop_v1_", "shp",
+                    "sq0", "AC", "SK", "ATATT", "glsa_", "lin_api_", "key-", "AccountKey=",
+                    ":AA", "hooks.slack.com", "discord")
+_KEY_SPLIT = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_KEY_PART = re.compile(
+    r"(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing"
+    r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass"
+    r"|passphrase|credentials?|auth|authorization|bearer|signature)s?")
 _TLDS = frozenset(
     "com org net edu gov mil int io co ai app dev info biz me us uk de fr es it nl be ch at"
     " se no dk fi pl cz pt ie ca au nz jp cn in br mx ru za kr sg hk tw ar cl".split())
 
-Validator = Callable[[str, Any], list[Entity]]
+Validator = Callable[[str, Spans], list[Entity]]
 
 
 class PatternDetector:
@@ -58,8 +69,7 @@ class PatternDetector:
         self.phone_region = phone_region.upper()
         self._numbers = NumberClassifier(self.types, self.phone_region)
         validators: dict[str, Validator] = {
-            "pem": self._whole, "prefixed": self._whole, "jwt": self._jwt,
-            "urlauth": self._urlauth, "kv": self._kv, "email": self._email,
+            "tokens": self._tokens, "kv": self._kv, "email": self._email,
             "obfuscated": self._obfuscated, "iban": self._iban, "ipv4": self._ip,
             "ipv6": self._ip, "number": self._number,
         }
@@ -71,32 +81,28 @@ class PatternDetector:
         """Entities of the enabled types in ``text`` (they may overlap)."""
         data: str | bytes = text.encode() if text.isascii() else text
         lower = text.lower()
+        digits = sum(map(text.count, "0123456789"))
         found: list[Entity] = []
         for group, validate in self._groups:
-            if not _may_hold(group, text, lower):
+            if not _may_hold(group, text, lower, digits):
                 continue
-            for match in scan(group, text, data):
+            for match in scan(group, data):
                 found.extend(validate(text, match))
         return found
 
     @staticmethod
-    def _whole(text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
+    def _tokens(text: str, match: Spans) -> list[Entity]:
+        if match[INDEX["urlauth"]][0] >= 0:
+            start, end = match[INDEX["urlpw"]]
+            return [Entity("SECRET", start, end)]
+        start, end = match[0]
+        if match[INDEX["jwt"]][0] >= 0 and not jwt_ok(text[start:end]):
+            return []
         return [Entity("SECRET", start, end)]
 
     @staticmethod
-    def _jwt(text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
-        return [Entity("SECRET", start, end)] if jwt_ok(text[start:end]) else []
-
-    @staticmethod
-    def _urlauth(text: str, match: Any) -> list[Entity]:
-        start, end = match.span(INDEX["urlpw"])
-        return [Entity("SECRET", start, end)]
-
-    @staticmethod
-    def _kv(text: str, match: Any) -> list[Entity]:
-        start, end = match.span(INDEX["kvval"])
+    def _kv(text: str, match: Spans) -> list[Entity]:
+        start, end = match[INDEX["kvval"]]
         value = text[start:end].rstrip(_TRAILING)
         if len(value) < 4 or value.lower() in _NOT_SECRET or len(set(value)) < 3:
             return []
@@ -104,9 +110,11 @@ class PatternDetector:
                 value.startswith("$") and value[1:].replace("_", "").isalnum()
                 and value[1:].isupper()):
             return []  # a reference to a secret held elsewhere ($DB_PASSWORD, ${TOKEN})
-        key_start, key_end = match.span(INDEX["kvkey"])
+        key_start, key_end = match[INDEX["kvkey"]]
         key = text[key_start:key_end]
-        loose = match.span(INDEX["kvloose"])[0] >= 0
+        if not any(_KEY_PART.fullmatch(part) for part in _key_parts(key)):
+            return []  # "monkey", "keyboard", "passport": no key word of their own
+        loose = match[INDEX["kvloose"]][0] >= 0
         if loose or not _keyed(key, match, text):
             # "the token is ...", "github token 3f2a...": only a high-entropy value.
             if not _high_entropy(value):
@@ -114,8 +122,8 @@ class PatternDetector:
         return [Entity("SECRET", start, start + len(value))]
 
     @staticmethod
-    def _email(text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
+    def _email(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
         while start < end and text[start] in ".'-+":
             start += 1
         if start and text[start - 1] == ":":
@@ -126,8 +134,8 @@ class PatternDetector:
         return [] if key is None else [Entity("EMAIL", start, end, key)]
 
     @staticmethod
-    def _obfuscated(text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
+    def _obfuscated(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
         value = text[start:end]
         at = _AT.search(value)
         if at is None or ("@" in value and " @ " not in value):
@@ -153,8 +161,8 @@ class PatternDetector:
         return []
 
     @staticmethod
-    def _ip(text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
+    def _ip(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
         if text[end:end + 2][:1] == "." and text[end + 1:end + 2].isdigit():
             return []  # part of a longer dotted number
         if start and text[start - 1] in ".:" or text[end:end + 1] == ":":
@@ -167,8 +175,8 @@ class PatternDetector:
         return [] if key is None else [Entity("IP_ADDRESS", start, end, key)]
 
     @staticmethod
-    def _iban(text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
+    def _iban(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
         # A grouped candidate may have swallowed a word before or after ("DE89 GB82 WEST
         # ...", "... 00 and"): try the groups from each start that can begin an IBAN, the
         # longest first (a few groups at most).
@@ -187,38 +195,47 @@ class PatternDetector:
             offset += len(head) + 1
         return []
 
-    def _number(self, text: str, match: Any) -> list[Entity]:
-        start, end = match.span()
+    def _number(self, text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
         return self._numbers.classify(text, start, end)
 
 
-def _may_hold(group: str, text: str, lower: str) -> bool:
-    """Whether ``text`` holds the trigger every candidate of ``group`` holds."""
+def _may_hold(group: str, text: str, lower: str, digits: int) -> bool:
+    """Whether ``text`` holds the trigger every candidate of ``group`` holds (``digits``:
+    how many ASCII digits it has)."""
+    if group == "number":
+        return digits >= 7
+    if group == "iban":
+        return digits >= 6
+    if group == "ipv4":
+        return digits >= 4 and "." in text
+    if group == "tokens":
+        return ("-----BEGIN" in text or "://" in text or "eyJ" in text
+                or any(trigger in text for trigger in _PREFIX_TRIGGERS))
     if group == "email":
         return "@" in text
     if group == "obfuscated":
         return any(a in lower for a in _OBFUSCATED_AT)
     if group == "kv":
         return any(t in lower for t in _KV_TRIGGERS)
-    if group == "pem":
-        return "-----BEGIN" in text
-    if group == "urlauth":
-        return "://" in text
-    if group == "jwt":
-        return "eyJ" in text
     if group == "ipv6":
-        return ":" in text
+        return text.count(":") >= 2
     return True
 
 
-def _keyed(key: str, match: Any, text: str) -> bool:
+def _key_parts(key: str) -> list[str]:
+    """The words of a key name: snake, kebab, dotted and camel case split, lower case."""
+    return [part.lower() for part in _KEY_SPLIT.findall(key)]
+
+
+def _keyed(key: str, match: Spans, text: str) -> bool:
     """Whether a key = value assignment says plainly that the value is a secret: a compound
     key name (aws_secret_access_key, DB_PASSWORD, apiKey), a quoted value, or a password
     word; a lone word and a colon ("key: understanding") is prose unless the value is more
     than letters."""
-    start, end = match.span(INDEX["kvval"])
+    start, end = match[INDEX["kvval"]]
     value = text[start:end]
-    quoted = match.span(INDEX["kvquote"])[1] > match.span(INDEX["kvquote"])[0]
+    quoted = match[INDEX["kvquote"]][1] > match[INDEX["kvquote"]][0]
     camel = not key.isupper() and any(ch.isupper() for ch in key[1:])
     compound = camel or any(ch in key for ch in "_.-")
     if quoted or compound:

@@ -92,14 +92,16 @@ def _count(rng: random.Random) -> str:
 
 
 def _policy(rng: random.Random) -> str:
-    return rng.choice([f"POL-{rng.randint(2015, 2030)}-{_d(rng, 6)}", f"policy no. {_d(rng, 8)}",
-                       f"policy {_d(rng, 3)}-{_d(rng, 7)}", f"claim {rng.randint(2015, 2030)}-{_d(rng, 6)}-A"])
+    year = rng.randint(2015, 2030)
+    return rng.choice([f"POL-{year}-{_d(rng, 6)}", f"policy no. {_d(rng, 8)}",
+                       f"policy {_d(rng, 3)}-{_d(rng, 7)}", f"claim {year}-{_d(rng, 6)}-A"])
 
 
 def _article(rng: random.Random) -> str:
-    return rng.choice([f"Article {rng.randint(1, 99)}({rng.randint(1, 9)})",
-                       f"§ {rng.randint(1, 999)}g BGB", f"section {rng.randint(1000, 1999)}.{_d(rng, 3)}",
-                       f"Art. {rng.randint(1, 99)} GDPR", f"clause {rng.randint(1, 30)}.{rng.randint(1, 9)}.{rng.randint(1, 9)}"])
+    n = rng.randint(1, 99)
+    return rng.choice([f"Article {n}({rng.randint(1, 9)})", f"§ {rng.randint(1, 999)}g BGB",
+                       f"section {rng.randint(1000, 1999)}.{_d(rng, 3)}", f"Art. {n} GDPR",
+                       f"clause {rng.randint(1, 30)}.{rng.randint(1, 9)}.{rng.randint(1, 9)}"])
 
 
 def _percent(rng: random.Random) -> str:
@@ -113,7 +115,8 @@ def _range(rng: random.Random) -> str:
 
 
 def _measure(rng: random.Random) -> str:
-    return rng.choice([f"{rng.choice([1920, 2560, 3840])} x {rng.choice([1080, 1440, 2160])} pixels",
+    width, height = rng.choice([1920, 2560, 3840]), rng.choice([1080, 1440, 2160])
+    return rng.choice([f"{width} x {height} pixels",
                        f"{_d(rng, 7)} km", f"{_d(rng, 8)} bytes", f"{_d(rng, 7)} kg",
                        f"{_d(rng, 4)} {_d(rng, 3)} m²"])
 

@@ -283,8 +283,12 @@ def secret_snippet(rng: random.Random) -> tuple[str, str, str]:
 
 
 def secret(rng: random.Random) -> str:
-    """A secret value alone (for property tests): a provider key or a labelled snippet's value."""
-    return provider_key(rng) if rng.random() < 0.5 else secret_snippet(rng)[1]
+    """A secret that is one without a key word before it: a provider key, a JWT, a PEM block
+    (for property tests; a password is a secret only by its key)."""
+    if rng.random() < 0.1:
+        body = _token(rng, 64, string.ascii_letters + string.digits + "+/")
+        return f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    return provider_key(rng)
 
 
 GENERATORS = {"EMAIL": email, "PHONE": phone, "CREDIT_CARD": card, "IBAN": make_iban,
