@@ -58,7 +58,8 @@ def build_redactor(settings: RedactionSettings) -> Redactor:
     """
     detectors: list[Detector] = []
     if settings.types:
-        detectors.append(PatternDetector(settings.types, phone_region=settings.phone_region))
+        detectors.append(PatternDetector(settings.types, phone_region=settings.phone_region,
+                                         email_obfuscations=settings.email_obfuscations))
     detectors.extend(RegexDetector(p.name, p.pattern) for p in settings.custom_patterns)
     if settings.ner_detector:
         detectors.append(load_detector(settings.ner_detector))

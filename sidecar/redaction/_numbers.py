@@ -44,9 +44,13 @@ _ID_WORDS = frozenset(
     " sec clause chapter isbn issn sku serial model part item booking confirmation receipt"
     " transaction txn batch lot shipment parcel consignment claim patent doi version ver v"
     " build release firmware pmid ean upc gtin id uuid hash commit page pages pp year years"
-    " page population total count revenue budget salary price cost costs amount balance sum"
-    " paid pay payment fee fees usd eur gbp chf jpy inr aud cad sek nok dkk pln cny rmb rs"
-    " kr zł # § $ € £ ¥ ₹ ₽ ₩ isin cusip vin imei mac zip postcode".split())
+    " isin cusip vin imei mac zip postcode".split())
+# Before an amount or a count: not a phone number, though a card number may follow ("paid
+# with 4111 ...").
+_AMOUNT_WORDS = frozenset(
+    "population total count revenue budget salary price cost costs amount balance sum paid"
+    " pay payment fee fees usd eur gbp chf jpy inr aud cad sek nok dkk pln cny rmb rs kr zł"
+    " # § $ € £ ¥ ₹ ₽ ₩".split())
 _SSN_WORDS = frozenset({"ssn", "ss", "social", "security"})
 _CARD_WORDS = frozenset(
     "card cards visa mastercard amex maestro discover diners jcb unionpay credit debit cc pan"
@@ -144,7 +148,8 @@ class NumberClassifier:
         if self._excluded_by_surroundings(text, start, body_end if not ext else end):
             return []
         nearest = next((w for w in _words_before(text, start) if w in _PHONE_WORDS
-                        or w in _ID_WORDS or w in _SSN_WORDS or w in _CARD_WORDS), "")
+                        or w in _ID_WORDS or w in _AMOUNT_WORDS or w in _SSN_WORDS
+                        or w in _CARD_WORDS), "")
         if nearest in _ID_WORDS:
             return []
         # Tokens separated by blanks; dates, decimals, IP addresses, lone dashes and a last
@@ -263,7 +268,7 @@ class NumberClassifier:
                 and len(set(digits)) > 1 and luhn_valid(digits))
         if card:
             return Entity("CREDIT_CARD", start, end, digits)
-        if (self.phone and count <= 15
+        if (self.phone and count <= 15 and nearest not in _AMOUNT_WORDS
                 and self._phone_shaped(value, digits, international, phone_context)):
             return Entity("PHONE", start, span_end, self._phone_key(value, digits, ext))
         return None

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.redaction import PatternDetector, Redactor
+from sidecar.config import RedactionSettings
+from sidecar.redaction import PatternDetector, Redactor, build_redactor
 
 REDACTOR = Redactor([PatternDetector()])
 
@@ -87,3 +88,11 @@ def test_secrets_are_redacted(text: str, secret: str) -> None:
 ])
 def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:
     assert REDACTOR.redact_text(text).text == text
+
+
+def test_obfuscated_addresses_are_a_setting() -> None:
+    text = "Write to jane at example dot com or omar@example.org."
+    off = build_redactor(RedactionSettings(email_obfuscations=False))
+    assert off.redact_text(text).text == "Write to jane at example dot com or <EMAIL_1>."
+    on = build_redactor(RedactionSettings())
+    assert on.redact_text(text).text == "Write to <EMAIL_1> or <EMAIL_2>."
