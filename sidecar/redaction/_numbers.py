@@ -4,8 +4,8 @@ Recall first. A run of the right shape is redacted unless its context clearly ma
 something else; checksums decide between types, never whether a phone-shaped run is kept:
 
 - PHONE: optional + or 00 and country code, optional (0) trunk, 7 to 15 digits in groups
-  separated by spaces, dots, dashes, slashes or parentheses, optional extension (x204,
-  ext. 12). A single ungrouped run of 7 digits needs a phone word before it.
+  separated by spaces, dots, dashes, slashes or parentheses (or none), optional extension
+  (x204, ext. 12).
 - CREDIT_CARD: 12 to 19 digits grouped by spaces or dashes (or none) that pass Luhn, any
   network; 12 to 15 digits only when grouped like a card (groups of four or more).
 - US_SSN: AAA-GG-SSSS (never-issued areas, groups and serials excluded), or nine digits
@@ -180,11 +180,19 @@ class NumberClassifier:
         tail_segment = segments[-1]
         if (not ext and tail_segment and _word_after(text, body_end) in _UNITS
                 and text[tail_segment[-1].start:tail_segment[-1].end].strip("()").isdigit()):
-            # "2 times", "1209600 seconds": the last number is a quantity, unless the whole
-            # is a card number (a checksum outweighs the word after it).
-            whole = self._value(text, tail_segment[0].start, tail_segment[-1].end,
-                                nearest if len(segments) == 1 else "", "", None)
-            if whole is None or whole.type != "CREDIT_CARD":
+            # "2 times", "1209600 seconds", "100 000 000 requests": the last number is a
+            # quantity, unless the run is a card number (a checksum outweighs the word after
+            # it) or a phone number of nine digits or more that would lose a group
+            # ("608 334 7226 days").
+            context = nearest if len(segments) == 1 else ""
+            first, last_token = tail_segment[0].start, tail_segment[-1]
+            whole = self._value(text, first, last_token.end, context, "", None)
+            shorter = None if len(tail_segment) == 1 else self._value(
+                text, first, tail_segment[-2].end, context, "", None)
+            if whole is None or (whole.type != "CREDIT_CARD" and (
+                    shorter is not None or len(tail_segment) == 1
+                    or _thousands(text[first:last_token.end])
+                    or sum(ch.isdigit() for ch in text[first:last_token.end]) < 9)):
                 tail_segment.pop()
         found: list[Entity] = []
         last = tokens[-1] if tokens else None
@@ -196,6 +204,13 @@ class NumberClassifier:
             entity = None if len(segment) > _MAX_GROUPS else self._value(
                 text, segment[0].start, segment[-1].end, context, ext if has_ext else "",
                 end if has_ext else None)
+            if entity is not None and entity.type == "PHONE" and _may_hide_a_card(text, segment):
+                # "5644 3592 4100 555": a card and a stray number read as one phone number;
+                # a checksum-backed reading of part of it wins.
+                windows = self._windows(text, segment, context)
+                if any(window.type != "PHONE" for window in windows):
+                    found.extend(windows)
+                    continue
             if entity is not None:
                 found.append(entity)
             elif len(segment) > 1:
@@ -259,7 +274,7 @@ class NumberClassifier:
             ssn = _ssn(value, nearest in _SSN_WORDS)
             if ssn is not None:
                 return Entity("US_SSN", start, end, ssn)
-        if nearest in _SSN_WORDS and count == 9:
+        if nearest in _SSN_WORDS and count == 9 and not value.startswith(("+", "00")):
             return None  # after "SSN": nine digits are a social security number or nothing
         phone_context = nearest in _PHONE_WORDS
         international = value.startswith(("+", "00"))
@@ -283,7 +298,7 @@ class NumberClassifier:
             return False  # single digits in a row ("1 2 3 4 5 6 7") are no phone number
         grouped = len(groups) > 1 or not value.isdigit()
         if not grouped and not international:
-            return phone_context or len(digits) >= 8
+            return True  # recall first: a bare run of 7 to 15 digits is phone-shaped
         if international or phone_context:
             return True
         if "." in value and all(ch.isdigit() or ch == "." for ch in value):
@@ -313,6 +328,24 @@ class NumberClassifier:
         else:
             key = f"+{self.country_code}{digits}"
         return f"{key}x{ext}" if ext else key
+
+
+def _thousands(value: str) -> bool:
+    """Whether digit groups read as one number with thousands separators: 1 234 567,
+    100 000 000, 12.345.678."""
+    groups = _GROUP_SPLIT.split(value)
+    separators = set(_GROUP_SPLIT.findall(value))
+    return (len(groups) >= 3 and len(separators) == 1 and 1 <= len(groups[0]) <= 3
+            and groups[0][0] != "0" and all(len(g) == 3 for g in groups[1:]))
+
+
+def _may_hide_a_card(text: str, segment: list[_Run]) -> bool:
+    """Whether a phone-shaped run of several tokens holds a token of nine digits or more,
+    or three groups of four: the shapes in which a card number can sit."""
+    if len(segment) < 2:
+        return False
+    lengths = [sum(ch.isdigit() for ch in text[t.start:t.end]) for t in segment]
+    return max(lengths) >= 9 or lengths.count(4) >= 3
 
 
 def _glued_before(text: str, start: int) -> bool:

@@ -154,13 +154,16 @@ def phone(rng: random.Random) -> str:
         else:
             value = _handwritten_phone(rng)
         body = re.split(r"\s*(?:x|ext\.?)\s*\d+$", value)[0]
-        if 7 <= _digits(body) <= 15:
+        # Four dotted groups of up to three digits read as an IPv4 address to anyone.
+        if 7 <= _digits(body) <= 15 and not re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", body):
             return value
 
 
 def card(rng: random.Random) -> str:
     """A Luhn-valid card number of any network, bare or grouped."""
-    digits = _fake(rng, "en_US").credit_card_number(rng.choice(CARD_TYPES))
+    digits = "0"
+    while digits.startswith("0"):  # Faker's Maestro list has 0604, which no issuer uses
+        digits = _fake(rng, "en_US").credit_card_number(rng.choice(CARD_TYPES))
     style = rng.randrange(4)
     if style == 0:
         return str(digits)
