@@ -74,6 +74,7 @@ _SSN = re.compile(r"(\d{3})([- ])(\d{2})\2(\d{4})")
 _SEPARATORS = " \u00a0./()-"
 _STRIP = str.maketrans("", "", _SEPARATORS + "+")
 _TOKEN = re.compile(r"[^ \u00a0]+")
+_EXT_MARKS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ#. \u00a0"
 _GROUP_SPLIT = re.compile(r"[ \u00a0./()+-]+")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 _MAX_GROUPS = 7  # blank-separated groups of one number: +33 6 12 34 56 78 x12
@@ -92,7 +93,7 @@ def _words_before(text: str, start: int) -> list[str]:
     case; stops at a sentence end or a line break."""
     window = text[max(0, start - 48):start]
     # Only words since the last digit: "v1.2 3760 ..." says nothing about 3760.
-    last_digit = max(window.rfind(d) for d in "0123456789")
+    last_digit = max(map(window.rfind, "0123456789"))
     window = window[last_digit + 1:]
     for stop in _SENTENCE_END.finditer(window):
         window = window[stop.end():]
@@ -126,16 +127,14 @@ class NumberClassifier:
         body_end = end
         ext = ""
         tail = text[start:end]
-        # The extension (x204, ext. 12, #3): digits after letters; the body ends before it.
-        for i in range(len(tail) - 1, 0, -1):
-            if not (tail[i].isdigit() or tail[i] in " .#"):
-                if tail[i].isalpha() or tail[i] == "#":
-                    cut = i
-                    while cut > 0 and (tail[cut - 1].isalpha() or tail[cut - 1] in " .#"):
-                        cut -= 1
-                    ext = "".join(ch for ch in tail[i:] if ch.isdigit())
-                    body_end = start + len(tail[:cut].rstrip(" ."))
-                break
+        head = tail.rstrip("0123456789")
+        if head[-1:].isalpha() or head.rstrip()[-1:] in ("#", "."):
+            # The extension (x204, ext. 12, #3): digits after letters; the body ends at the
+            # last digit before them.
+            marker = head.rstrip(" .")
+            if marker[-1:].isalpha() or marker[-1:] == "#":
+                ext = tail[len(head):]
+                body_end = start + len(marker.rstrip(_EXT_MARKS))
         if text[start] == "(" and ")" not in text[start:body_end]:
             start += 1
         glued = _glued_before(text, start) or (start > 0 and text[start - 1] in _CURRENCY)
@@ -159,23 +158,26 @@ class NumberClassifier:
         segments: list[list[_Run]] = [[]]
         for i, token in enumerate(tokens):
             value = text[token.start:token.end]
-            bare = value.strip("()")
-            barrier = (_DATE.fullmatch(value) is not None or _DECIMAL.fullmatch(bare) is not None
-                       or _IPV4.fullmatch(bare) is not None or value.strip("-/.()") == ""
-                       or (i == len(tokens) - 1 and not ext
-                           and text[token.end:token.end + 1] == ":"
-                           and text[token.end + 1:token.end + 2].isdigit()))
+            barrier = (i == len(tokens) - 1 and not ext and text[token.end:token.end + 1] == ":"
+                       and text[token.end + 1:token.end + 2].isdigit())
+            if not barrier and not value.isdigit():
+                # Only tokens with separators can be dates, decimals or addresses.
+                bare = value.strip("()")
+                barrier = (_DATE.fullmatch(value) is not None or value.strip("-/.()") == ""
+                           or ("." in bare and (_DECIMAL.fullmatch(bare) is not None
+                                                or _IPV4.fullmatch(bare) is not None)))
             if barrier:
                 segments.append([])
                 continue
-            if _SSN.fullmatch(value) and segments[-1]:
+            ssn = len(value) == 11 and _SSN.fullmatch(value) is not None
+            if ssn and segments[-1]:
                 segments.append([])  # "30 536-22-1234": an SSN stands on its own
             elif value[0] == "(" and segments[-1] and not (
                     len(segments[-1]) == 1 and text[segments[-1][0].start] == "+"
                     or text.startswith("00", segments[-1][0].start)):
                 segments.append([])  # "30 (415) 555-2671": an area code starts a number
             segments[-1].append(token)
-            if _SSN.fullmatch(value):
+            if ssn:
                 segments.append([])
         tail_segment = segments[-1]
         if (not ext and tail_segment and _word_after(text, body_end) in _UNITS
@@ -224,7 +226,7 @@ class NumberClassifier:
         count = len(segment)
         digits = [0]
         for token in segment:
-            digits.append(digits[-1] + sum(ch.isdigit() for ch in text[token.start:token.end]))
+            digits.append(digits[-1] + len(text[token.start:token.end].translate(_STRIP)))
         spans = [(i, j) for i in range(count)
                  for j in range(i + 1, min(count, i + _MAX_GROUPS) + 1)
                  if 7 <= digits[j] - digits[i] <= 19 and (i, j) != (0, count)]
@@ -344,7 +346,7 @@ def _may_hide_a_card(text: str, segment: list[_Run]) -> bool:
     or three groups of four: the shapes in which a card number can sit."""
     if len(segment) < 2:
         return False
-    lengths = [sum(ch.isdigit() for ch in text[t.start:t.end]) for t in segment]
+    lengths = [len(text[t.start:t.end].translate(_STRIP)) for t in segment]
     return max(lengths) >= 9 or lengths.count(4) >= 3
 
 
