@@ -279,7 +279,7 @@ class NumberClassifier:
         if nearest in _SSN_WORDS and count == 9 and not value.startswith(("+", "00")):
             return None  # after "SSN": nine digits are a social security number or nothing
         phone_context = nearest in _PHONE_WORDS
-        international = value.startswith(("+", "00"))
+        international = value.lstrip("(").startswith(("+", "00"))
         card = (self.card and 12 <= count <= 19 and not ext and not international
                 and _card_shaped(value, count, nearest in _CARD_WORDS)
                 and len(set(digits)) > 1 and luhn_valid(digits))
@@ -315,6 +315,7 @@ class NumberClassifier:
         return True
 
     def _phone_key(self, value: str, digits: str, ext: str) -> str:
+        value = value.lstrip("(")
         if value.startswith("+"):
             national_trunk = value.find("(0)")
             if national_trunk >= 0:

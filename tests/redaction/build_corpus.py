@@ -154,8 +154,10 @@ def phone(rng: random.Random) -> str:
         else:
             value = _handwritten_phone(rng)
         body = re.split(r"\s*(?:x|ext\.?)\s*\d+$", value)[0]
-        # Four dotted groups of up to three digits read as an IPv4 address to anyone.
-        if 7 <= _digits(body) <= 15 and not re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", body):
+        # Four dotted groups of up to three digits read as an IPv4 address to anyone, and
+        # 255.76177 as a decimal number.
+        if 7 <= _digits(body) <= 15 and not re.fullmatch(
+                r"\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}\.\d{4,}", body):
             return value
 
 
