@@ -64,6 +64,7 @@ _UNITS = frozenset(
     " km/h mph rpm kw kwh mw w mah % percent pct usd eur gbp chf jpy inr dollars euros"
     " pounds yen rupees € $ £ ¥ ₹ sqft m2 m² km² ha acres points pts votes shares tonnes"
     " tons t".split())
+_CONTEXT_WORDS = _PHONE_WORDS | _ID_WORDS | _AMOUNT_WORDS | _SSN_WORDS | _CARD_WORDS
 _CURRENCY = "$€£¥₹₽₩"
 _DATE = re.compile(r"\(?(?:(?:19|20)\d\d([-./])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])"
                    r"|(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|1[0-2])\2(?:19|20)?\d\d"
@@ -73,7 +74,6 @@ _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN = re.compile(r"(\d{3})([- ])(\d{2})\2(\d{4})")
 _SEPARATORS = " \u00a0./()-"
 _STRIP = str.maketrans("", "", _SEPARATORS + "+")
-_TOKEN = re.compile(r"[^ \u00a0]+")
 _EXT_MARKS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ#. \u00a0"
 _GROUP_SPLIT = re.compile(r"[ \u00a0./()+-]+")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
@@ -94,11 +94,13 @@ def _words_before(text: str, start: int) -> list[str]:
     window = text[max(0, start - 48):start]
     # Only words since the last digit: "v1.2 3760 ..." says nothing about 3760.
     last_digit = max(map(window.rfind, "0123456789"))
-    window = window[last_digit + 1:]
-    for stop in _SENTENCE_END.finditer(window):
-        window = window[stop.end():]
-        break
-    return [w.lower() for w in _WORD.findall(window)[-4:]][::-1]
+    if last_digit >= 0:
+        window = window[last_digit + 1:]
+    if "\n" in window or ";" in window or ". " in window or "! " in window or "? " in window:
+        stop = _SENTENCE_END.match(window)
+        if stop is not None:
+            window = window[stop.end():]
+    return _WORD.findall(window.lower())[-4:][::-1]
 
 
 def _word_after(text: str, end: int) -> str:
@@ -146,15 +148,17 @@ class NumberClassifier:
             start = space + 1
         if self._excluded_by_surroundings(text, start, body_end if not ext else end):
             return []
-        nearest = next((w for w in _words_before(text, start) if w in _PHONE_WORDS
-                        or w in _ID_WORDS or w in _AMOUNT_WORDS or w in _SSN_WORDS
-                        or w in _CARD_WORDS), "")
+        nearest = next((w for w in _words_before(text, start) if w in _CONTEXT_WORDS), "")
         if nearest in _ID_WORDS:
             return []
         # Tokens separated by blanks; dates, decimals, IP addresses, lone dashes and a last
         # token that is an hour (10:30) split the run into segments.
-        tokens = [_Run(start + m.start(), start + m.end())
-                  for m in _TOKEN.finditer(text[start:body_end])]
+        tokens = []
+        offset = start
+        for piece in text[start:body_end].replace("\u00a0", " ").split(" "):
+            if piece:
+                tokens.append(_Run(offset, offset + len(piece)))
+            offset += len(piece) + 1
         segments: list[list[_Run]] = [[]]
         for i, token in enumerate(tokens):
             value = text[token.start:token.end]
@@ -293,7 +297,11 @@ class NumberClassifier:
     @staticmethod
     def _phone_shaped(value: str, digits: str, international: bool,
                       phone_context: bool) -> bool:
-        if _DATE.fullmatch(value) or _IPV4.fullmatch(value) or _isbn(digits):
+        if value.isdigit():
+            return True  # recall first: a bare run of 7 to 15 digits is phone-shaped
+        if ((value.count("-") + value.count(".") + value.count("/") >= 2
+             and _DATE.fullmatch(value)) or (value.count(".") == 3 and _IPV4.fullmatch(value))
+                or (len(digits) == 13 and _isbn(digits))):
             return False
         groups = [g for g in _GROUP_SPLIT.split(value) if g]
         if sum(len(g) == 1 for g in groups) > 2:

@@ -11,6 +11,7 @@ text repeats a trigger: a 256 KB text costs about four times a 64 KB one
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ import re2
 
 from sidecar._regex import compile_linear
 
-__all__ = ["GROUPS", "GROUP_TYPES", "INDEX", "Spans", "scan"]
+__all__ = ["GROUPS", "GROUP_TYPES", "INDEX", "TRIGGERS", "Spans", "holds", "scan"]
 
 # A key name holding a key word (AWS_SECRET_ACCESS_KEY, db.password, x-api-key, apiKey);
 # _scanner checks that the word is a whole part of the name (not "monkey" or "keyboard").
@@ -97,6 +98,26 @@ _COMPILED: dict[str, Any] = {group: compile_linear(regex) for group, regex in GR
 INDEX: dict[str, int] = {name: index for regex in _COMPILED.values()
                          for name, index in regex.groupindex.items()}
 """The number of each named group (group names are unique across the patterns)."""
+
+# A literal every candidate of a group holds, for groups whose candidates are rare: a text
+# without one skips the group's scan.
+TRIGGERS: dict[str, str] = {
+    "tokens": "|".join(re.escape(literal) for literal in (
+        "-----BEGIN", "://", "eyJ", "sk-", "k_", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+        "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "gh", "github_pat_", "glpat-", "xox",
+        "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_", "dop_v1_",
+        "shp", "sq0", "AC", "SK", "ATATT", "glsa_", "lin_api_", "key-", "AccountKey=", ":AA",
+        "hooks.slack.com", "discord")),
+}
+_TRIGGERS: dict[str, Any] = {group: compile_linear(regex) for group, regex in TRIGGERS.items()}
+
+
+def holds(group: str, data: str | bytes) -> bool:
+    """Whether ``data`` holds a match of the trigger pattern ``group`` (see TRIGGERS)."""
+    regex = _TRIGGERS[group]
+    if isinstance(data, bytes) and _RAW_MATCH is not None:
+        return bool(regex._regexp.Match(_RAW_MATCH, data, 0, len(data))[0][0] >= 0)
+    return regex.search(data) is not None
 
 
 Spans = list[tuple[int, int]]

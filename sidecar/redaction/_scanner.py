@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from sidecar.redaction._base import BUILTIN_TYPES, Entity
 from sidecar.redaction._numbers import NumberClassifier
-from sidecar.redaction._patterns import GROUP_TYPES, GROUPS, INDEX, Spans, scan
+from sidecar.redaction._patterns import GROUP_TYPES, GROUPS, INDEX, Spans, holds, scan
 from sidecar.redaction._validate import email_key, entropy, iban_key, ip_key, jwt_ok
 
 __all__ = ["PatternDetector"]
@@ -30,16 +30,6 @@ _OBFUSCATED_AT = (" at ", "[at]", "(at)", "{at}", "<at>", " @ ")
 _AT = re.compile(r"\s*(?:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s*", re.IGNORECASE)
 _LABEL = re.compile(r"(\s*(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s*|)([A-Za-z0-9-]+)",
                     re.IGNORECASE)
-# Every provider key of _patterns holds one of these.
-_PREFIX_TRIGGERS = ("sk-", "k_", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA",
-                    "AROA", "ANPA", "ANVA", "APKA", "gh", "github_pat_", "glpat-", "xox",
-                    "xapp-", "AIza",
-                    "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_", "dop_v1_", "shp",
-                    "sq0", "AC", "SK", "ATATT", "glsa_", "lin_api_", "key-", "AccountKey=",
-                    ":AA", "hooks.slack.com", "discord")
-# Literal alternatives: a linear scan.
-_TOKEN_TRIGGER = re.compile("|".join(map(re.escape, ("-----BEGIN", "://", "eyJ",
-                                                     *_PREFIX_TRIGGERS))))
 _KEY_SPLIT = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _KEY_PART = re.compile(
     r"(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing"
@@ -87,7 +77,7 @@ class PatternDetector:
         digits = sum(map(text.count, "0123456789"))
         found: list[Entity] = []
         for group, validate in self._groups:
-            if _may_hold(group, text, lower, digits):
+            if _may_hold(group, text, data, lower, digits):
                 for match in scan(group, data):
                     found.extend(validate(text, match))
         return found
@@ -202,7 +192,7 @@ class PatternDetector:
         return self._numbers.classify(text, start, end)
 
 
-def _may_hold(group: str, text: str, lower: str, digits: int) -> bool:
+def _may_hold(group: str, text: str, data: str | bytes, lower: str, digits: int) -> bool:
     """Whether ``text`` holds the trigger every candidate of ``group`` holds (``digits``:
     how many ASCII digits it has)."""
     if group == "number":
@@ -212,7 +202,7 @@ def _may_hold(group: str, text: str, lower: str, digits: int) -> bool:
     if group == "ipv4":
         return digits >= 4 and "." in text
     if group == "tokens":
-        return _TOKEN_TRIGGER.search(text) is not None
+        return holds("tokens", data)
     if group == "email":
         return "@" in text
     if group == "obfuscated":
