@@ -89,8 +89,8 @@ _SENTENCE_END = re.compile(r"(?s:.*)(?:[.!?] (?=[A-Z])|[\n;])")
 
 
 def _words_before(text: str, start: int) -> list[str]:
-    """The last three words before ``start`` (within 40 characters), nearest first, lower
-    case; stops at a sentence end or a line break."""
+    """The last four words before ``start`` (within 48 characters and after the last digit),
+    nearest first, lower case; stops at a sentence end or a line break."""
     window = text[max(0, start - 48):start]
     # Only words since the last digit: "v1.2 3760 ..." says nothing about 3760.
     last_digit = max(map(window.rfind, "0123456789"))
@@ -280,7 +280,7 @@ class NumberClassifier:
             ssn = _ssn(value, nearest in _SSN_WORDS)
             if ssn is not None:
                 return Entity("US_SSN", start, end, ssn)
-        if nearest in _SSN_WORDS and count == 9 and not value.startswith(("+", "00")):
+        if nearest in _SSN_WORDS and (value.isdigit() or _SSN.fullmatch(value)):
             return None  # after "SSN": nine digits are a social security number or nothing
         phone_context = nearest in _PHONE_WORDS
         international = value.lstrip("(").startswith(("+", "00"))

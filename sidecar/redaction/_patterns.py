@@ -108,6 +108,8 @@ TRIGGERS: dict[str, str] = {
         "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_", "dop_v1_",
         "shp", "sq0", "AC", "SK", "ATATT", "glsa_", "lin_api_", "key-", "AccountKey=", ":AA",
         "hooks.slack.com", "discord")),
+    "kv": r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)",
+    "obfuscated": r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)",
 }
 _TRIGGERS: dict[str, Any] = {group: compile_linear(regex) for group, regex in TRIGGERS.items()}
 

@@ -19,14 +19,11 @@ from sidecar.redaction._validate import email_key, entropy, iban_key, ip_key, jw
 __all__ = ["PatternDetector"]
 
 _TRAILING = ".,:;)]}'\"`!?"
-_KV_TRIGGERS = ("key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
-                "signature")
 # A value that names no secret: booleans, placeholders, references to one held elsewhere.
 _NOT_SECRET = frozenset({
     "true", "false", "null", "none", "nil", "undefined", "yes", "no", "empty", "required",
     "optional", "redacted", "hidden", "masked", "changeme?", "string", "value", "example"})
 _PASSWORD_WORDS = ("pass", "pwd", "passphrase", "credential")
-_OBFUSCATED_AT = (" at ", "[at]", "(at)", "{at}", "<at>", " @ ")
 _AT = re.compile(r"\s*(?:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s*", re.IGNORECASE)
 _LABEL = re.compile(r"(\s*(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s*|)([A-Za-z0-9-]+)",
                     re.IGNORECASE)
@@ -73,11 +70,10 @@ class PatternDetector:
     def detect(self, text: str) -> list[Entity]:
         """Entities of the enabled types in ``text`` (they may overlap)."""
         data: str | bytes = text.encode() if text.isascii() else text
-        lower = text.lower()
         digits = sum(map(text.count, "0123456789"))
         found: list[Entity] = []
         for group, validate in self._groups:
-            if _may_hold(group, text, data, lower, digits):
+            if _may_hold(group, text, data, digits):
                 for match in scan(group, data):
                     found.extend(validate(text, match))
         return found
@@ -192,26 +188,20 @@ class PatternDetector:
         return self._numbers.classify(text, start, end)
 
 
-def _may_hold(group: str, text: str, data: str | bytes, lower: str, digits: int) -> bool:
-    """Whether ``text`` holds the trigger every candidate of ``group`` holds (``digits``:
-    how many ASCII digits it has)."""
+def _may_hold(group: str, text: str, data: str | bytes, digits: int) -> bool:
+    """Whether ``text`` holds what every candidate of ``group`` holds (``data``: the text or
+    its ASCII bytes; ``digits``: how many ASCII digits it has)."""
     if group == "number":
         return digits >= 7
     if group == "iban":
         return digits >= 6
     if group == "ipv4":
         return digits >= 4 and "." in text
-    if group == "tokens":
-        return holds("tokens", data)
     if group == "email":
         return "@" in text
-    if group == "obfuscated":
-        return any(a in lower for a in _OBFUSCATED_AT)
-    if group == "kv":
-        return any(t in lower for t in _KV_TRIGGERS)
     if group == "ipv6":
         return text.count(":") >= 2
-    return True
+    return holds(group, data)  # a trigger pattern: tokens, kv, obfuscated
 
 
 def _key_parts(key: str) -> list[str]:
