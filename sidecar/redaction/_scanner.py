@@ -194,13 +194,13 @@ def _may_hold(group: str, text: str, data: str | bytes, digits: int) -> bool:
     if group == "number":
         return digits >= 7
     if group == "iban":
-        return digits >= 6
+        return digits >= 8  # every country's IBAN has eight digits or more
     if group == "ipv4":
-        return digits >= 4 and "." in text
+        return digits >= 4 and text.count(".") >= 3
     if group == "email":
         return "@" in text
     if group == "ipv6":
-        return text.count(":") >= 2
+        return "::" in text or text.count(":") >= 7  # what ip_key accepts
     return holds(group, data)  # a trigger pattern: tokens, kv, obfuscated
 
 
