@@ -31,7 +31,9 @@ _KEY_SPLIT = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 _KEY_PART = re.compile(
     r"(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing"
     r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass"
-    r"|passphrase|credentials?|auth|authorization|bearer|signature)s?")
+    r"|passphrase|credentials?|auth|authorization|bearer|signature)s?"
+    # run together in an environment variable: PGPASSWORD, MYSQLPWD, NPMTOKEN
+    r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|passphrase)s?")
 _TLDS = frozenset(
     "com org net edu gov mil int io co ai app dev info biz me us uk de fr es it nl be ch at"
     " se no dk fi pl cz pt ie ca au nz jp cn in br mx ru za kr sg hk tw ar cl".split())

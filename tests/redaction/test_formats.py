@@ -50,6 +50,7 @@ def test_values_of_the_right_shape_are_redacted(value: str, entity_type: str) ->
                  "3f9a1c2b4d5e6f708192a3b4c5d6e7f8091a2b3c", id="bare-hex-after-key-word"),
     pytest.param('{"apiKey": "Zx81-pQ_29dk"}', "Zx81-pQ_29dk", id="json-camel"),
     pytest.param("DB_PASSWORD=hunter2!", "hunter2!", id="env"),
+    pytest.param("PGPASSWORD=Tr0ub4dor&3 psql", "Tr0ub4dor&3", id="env-run-together"),
     pytest.param("password: s3cr3t-pw", "s3cr3t-pw", id="yaml"),
     pytest.param("STRIPE_SECRET_KEY='sk_live_4eC39HqLyjWDarjtT1zdp7dc'",
                  "sk_live_4eC39HqLyjWDarjtT1zdp7dc", id="stripe-in-env"),
