@@ -1,18 +1,18 @@
 """Redaction: citewatch's detectors against Microsoft Presidio's pattern recognizers.
 
-Same texts (tests/redaction/corpus.jsonl), same run: throughput in MB/s (UTF-8 bytes of text
-analysed per second, detection only on both sides: citewatch's Redactor.detect, Presidio's
-AnalyzerEngine.analyze, one call per text) and precision/recall per entity type, then the
-ratios. Each side gets a warm-up pass, then timed rounds taking turns, the best round of each
-counting (a shared machine's slow spells hit both). The corpus is dense with PII (two thirds of
-its lines hold values to validate); most production text holds none, so the lines without PII
-are also timed on their own. Presidio runs its AnalyzerEngine with its predefined recognizers
-on a blank spaCy English pipeline (no model download is possible here), so its NER-based
+Same texts (the generated labelled corpus of tests/redaction/build_corpus.py, its dev and
+held-out splits), same run: precision/recall per entity type on each split, then throughput
+in MB/s (UTF-8 bytes of text analysed per second, detection only on both sides: citewatch's
+Redactor.detect, Presidio's AnalyzerEngine.analyze, one call per text) and the ratio. Each
+side gets a warm-up pass, then timed rounds taking turns, the best round of each counting (a
+shared machine's slow spells hit both). The texts with personal data are timed apart from
+the hard negatives. Presidio runs its AnalyzerEngine with its predefined recognizers on a
+blank spaCy English pipeline (spacy.blank("en"), no model download), so its NER-based
 recognizers find nothing and only its pattern and checksum recognizers count.
 
     python bench/redaction.py [--rounds N] [--min-seconds S]
 
-presidio-analyzer is not a dependency of citewatch: `pip install presidio-analyzer`.
+presidio-analyzer and spacy are in the test extra (`pip install -e .[test]`).
 """
 
 from __future__ import annotations
@@ -113,45 +113,49 @@ def main() -> None:
     parser.add_argument("--min-seconds", type=float, default=0.5,
                         help="Least duration of one round (more passes for the faster one).")
     args = parser.parse_args()
-    lines = load_corpus()
-    texts = [line["text"] for line in lines]
+    lines = load_corpus("dev")
+    heldout = load_corpus("heldout")
+    dense = [line["text"] for line in lines if line["kind"] == "positive"]
     clean = [line["text"] for line in lines if line["kind"] == "negative"]
-    size_kb = sum(len(t.encode("utf-8")) for t in texts) / 1e3
-    print(f"corpus: {len(texts)} texts, {size_kb:.1f} kB ({len(clean)} without PII)")
+    size_kb = sum(len(t.encode("utf-8")) for t in dense + clean) / 1e3
+    print(f"corpus: {len(lines)} dev texts, {size_kb:.1f} kB ({len(clean)} hard negatives), "
+          f"{len(heldout)} held-out texts")
 
     detectors = {"citewatch": citewatch_detector()}
     try:
         detectors["presidio"] = presidio_detector()
     except ImportError as exc:
         print(f"\nPresidio baseline NOT measured: cannot import it ({exc}). "
-              "Install it with `pip install presidio-analyzer`.")
+              "Install it with `pip install presidio-analyzer spacy`.")
     scores = {name: score(lines, detect) for name, detect in detectors.items()}
+    held = {name: score(heldout, detect) for name, detect in detectors.items()}
     types = sorted(scores["citewatch"])
     for name in detectors:
-        table(name, scores[name], types)
+        table(f"{name}, dev split", scores[name], types)
+        table(f"{name}, held-out split", held[name], types)
 
     print(f"\nthroughput: best of {args.rounds} interleaved rounds of at least "
           f"{args.min_seconds:g} s each, after a warm-up pass")
-    speed = throughputs(detectors, texts, rounds=args.rounds, min_seconds=args.min_seconds)
+    speed = throughputs(detectors, dense, rounds=args.rounds, min_seconds=args.min_seconds)
     clean_speed = throughputs(detectors, clean, rounds=args.rounds,
                               min_seconds=args.min_seconds)
     for name in detectors:
-        print(f"  {name:<10} whole corpus {speed[name]:8.4f} MB/s   "
-              f"lines without PII {clean_speed[name]:8.4f} MB/s")
+        print(f"  {name:<10} texts with PII {speed[name]:8.3f} MB/s   "
+              f"hard negatives {clean_speed[name]:8.3f} MB/s")
     if "presidio" not in detectors:
         return
     ratio = speed["citewatch"] / speed["presidio"]
     clean_ratio = clean_speed["citewatch"] / clean_speed["presidio"]
-    print(f"\nthroughput ratio citewatch/presidio: {ratio:.0f}x on the whole corpus, "
-          f"{clean_ratio:.0f}x on the lines without PII (target >= 100x)")
-    print("recall and precision, citewatch vs presidio, on types both detect:")
-    ours, theirs = scores["citewatch"], scores["presidio"]
+    print(f"\nthroughput ratio citewatch/presidio: {ratio:.0f}x on texts with PII, "
+          f"{clean_ratio:.0f}x on hard negatives (target: >= 20 MB/s on texts with PII)")
+    print("held-out recall and precision, citewatch vs presidio, on types both detect:")
+    ours, theirs = held["citewatch"], held["presidio"]
     for entity_type in types:
         if entity_type not in PRESIDIO_TYPES.values():
             print(f"  {entity_type:<12} presidio has no recognizer")
             continue
         o, t = ours[entity_type], theirs.get(entity_type, TypeScore(0, 0, 0))
-        verdict = "ok" if o.recall >= t.recall and o.precision >= 0.98 else "BELOW TARGET"
+        verdict = "ok" if o.recall >= 0.95 and o.precision >= 0.95 else "BELOW TARGET"
         print(f"  {entity_type:<12} recall {o.recall:.3f} vs {t.recall:.3f}, "
               f"precision {o.precision:.3f} vs {t.precision:.3f}  {verdict}")
 

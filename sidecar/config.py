@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from schemas import JudgeChoice, RedactionType, VerdictLabel
+from sidecar._regex import compile_linear
 from sidecar.errors import ConfigError, describe_validation_error
 
 __all__ = [
@@ -73,12 +74,24 @@ class ChecksSettings(_Section):
     """Deterministic checks."""
 
     marker_pattern: str | None = None
-    """A regex whose first group is the text inside one citation marker (IDs separated by
-    commas or semicolons). Default: bracketed IDs like [S1], [1], [S1, S2]."""
+    """A regex (RE2 syntax: linear time, no backreferences or lookaround) whose first group
+    is the text inside one citation marker (IDs separated by commas or semicolons).
+    Default: bracketed IDs like [S1], [1], [S1, S2]."""
     max_record_bytes: int = Field(default=1_048_576, gt=0)
     """Records larger than this are dead-lettered with reason too_large."""
     max_json_depth: int = Field(default=32, gt=1)
     """JSON nested deeper than this is dead-lettered with reason too_deep."""
+
+    @model_validator(mode="after")
+    def _linear_marker_pattern(self) -> ChecksSettings:
+        if self.marker_pattern is not None:
+            try:
+                compiled = compile_linear(self.marker_pattern)
+            except ValueError as exc:
+                raise ValueError(f"checks.marker_pattern: {exc}") from None
+            if compiled.groups < 1:
+                raise ValueError("checks.marker_pattern needs one capturing group for the IDs")
+        return self
 
 
 class LimitsSettings(_Section):
@@ -284,18 +297,19 @@ class CustomPattern(_Section):
     name: str = Field(min_length=1, max_length=40)
     """Entity type name, upper case (e.g. EMPLOYEE_ID); placeholders read <EMPLOYEE_ID_1>."""
     pattern: str = Field(min_length=1)
-    """Python regex; the span of group 1 is replaced when the pattern has a group, else the
-    whole match."""
+    """Regex in RE2 syntax (Python's, less backreferences and lookaround: it runs in time
+    linear in the text); the span of group 1 is replaced when the pattern has a group, else
+    the whole match."""
 
     @model_validator(mode="after")
     def _check(self) -> CustomPattern:
         if not _ENTITY_NAME.match(self.name):
             raise ValueError(f"custom pattern name {self.name!r} must match [A-Z][A-Z0-9_]*")
         try:
-            compiled = re.compile(self.pattern)
-        except re.error as exc:
-            raise ValueError(f"custom pattern {self.name} does not compile: {exc}") from None
-        if compiled.match(""):
+            compiled = compile_linear(self.pattern)
+        except ValueError as exc:
+            raise ValueError(f"custom pattern {self.name}: {exc}") from None
+        if compiled.fullmatch("") is not None:
             raise ValueError(f"custom pattern {self.name} matches the empty string")
         return self
 
@@ -319,7 +333,11 @@ class RedactionSettings(_Section):
     hmac_key: SecretStr | None = None
     """Key of the hmac mode (required when any type uses it; never logged or shown)."""
     phone_region: str = Field(default="US", min_length=2, max_length=2)
-    """Region assumed for phone numbers written without a +country code (ISO 3166 alpha-2)."""
+    """Region assumed for phone numbers written without a +country code (ISO 3166 alpha-2);
+    it only makes such a number and its +country code form share one placeholder."""
+    email_obfuscations: bool = True
+    """Also redact e-mail addresses written to dodge filters: "jane at example dot com",
+    "jane[at]example.com"."""
     ner_detector: str | None = None
     """Optional extra detector, "module:attribute": a class or factory called without
     arguments that returns an object with ``name`` and ``detect(text)`` (see

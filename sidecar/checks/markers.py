@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from sidecar._regex import compile_linear
+
 __all__ = ["DEFAULT_MARKER_PATTERN", "Marker", "MarkerParser"]
 
 _ID = r"(?:[A-Za-z][A-Za-z_-]{0,15}\d[\w-]{0,15}|\d{1,6})"
@@ -34,7 +36,7 @@ class MarkerParser:
 
     def __init__(self, pattern: str | None = None) -> None:
         self.pattern = pattern or DEFAULT_MARKER_PATTERN
-        compiled = re.compile(self.pattern)
+        compiled = compile_linear(self.pattern)  # linear time on any answer text
         if compiled.groups < 1:
             raise ValueError("a marker pattern needs one capturing group for the IDs")
         self._regex = compiled

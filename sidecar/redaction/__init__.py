@@ -13,26 +13,25 @@ extra fields) and replaces each value found:
 
 Placeholders are never detected again, so redacting redacted text changes nothing.
 
-Built-in types (:class:`PatternDetector`, validated rather than matched): EMAIL, PHONE
-(phonenumbers), CREDIT_CARD (Luhn, python-stdnum's rule), IBAN (mod 97, python-stdnum),
-US_SSN, IP_ADDRESS (v4 and v6, ipaddress), SECRET (sk-, AKIA, ghp_, xox?- and similar keys,
-JWTs, PEM private keys, passwords in URLs, high-entropy values after key/token/secret/password).
-Amounts, durations, counts, dates, versions and policy numbers stay.
+Built-in types (:class:`PatternDetector`), recall first: EMAIL (also "jane at example dot
+com" and "jane[at]example.com", a setting on by default), PHONE (any national or
+international format of 7 to 15 digits, with extensions), CREDIT_CARD (12 to 19 digits
+passing Luhn, any network), IBAN (any case, mod 97), US_SSN, IP_ADDRESS (v4 and v6), SECRET
+(values of keyed assignments in any common syntax, provider keys, JWTs, PEM private keys,
+URL passwords, high-entropy values near key words). A value of the right shape is redacted
+unless its context makes it something else; amounts, durations, counts, dosages, dates,
+versions, policy and article numbers stay. docs/redaction.md has the rules and the figures.
 
-Speed (bench/redaction.py): a text pays a few substring tests and one regex scan unless it
-holds a trigger; candidates come from per-group finders that give exactly the matches of one
-plain alternation (_patterns.ALTERNATIVES, the definition the tests hold them to); the common
-shapes of phone numbers, IBANs, IPv4 addresses and card checksums are decided from the
-libraries' own metadata and rules compiled once, the rest by the libraries themselves, and
-tests compare each shortcut with the library on generated inputs.
+Linear time: every pattern applied to trace text, built-in or configured, runs on RE2; the
+Python that decides a candidate reads a bounded window around it.
 
 The NER slot: person names and postal addresses need a statistical model, which citewatch
 does not ship. Any object with a ``name`` and a ``detect(text) -> Iterable[Entity]`` method is
 a detector; set ``redaction.ner_detector: "mypackage.module:factory"`` and citewatch calls
 ``factory()`` at start-up and runs the detector after the built-in ones (overlaps resolve to
-the earliest, longest entity). For example, a wrapper around Presidio's AnalyzerEngine with a
-spaCy model you installed, mapping its PERSON and LOCATION results to Entity("PERSON", ...)
-and Entity("ADDRESS", ...). A detector that raises withholds the whole text (fail closed).
+the earliest, longest entity). sidecar.redaction.presidio wraps Presidio's AnalyzerEngine
+with a spaCy model you installed (``citewatch[presidio]``), reporting PERSON and ADDRESS. A
+detector that raises withholds the whole text (fail closed).
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
-import re
+from typing import Any
 
+from sidecar._regex import compile_linear
 from sidecar.config import RedactionSettings
 from sidecar.errors import ConfigError
 from sidecar.redaction._base import Detector, Entity
@@ -15,12 +16,16 @@ __all__ = ["RegexDetector", "build_redactor", "load_detector"]
 
 
 class RegexDetector:
-    """A custom entity type found by a regular expression (group 1's span if it has one)."""
+    """A custom entity type found by a regular expression (group 1's span if it has one).
 
-    def __init__(self, entity_type: str, pattern: str | re.Pattern[str]) -> None:
+    The pattern runs on RE2, in time linear in the text; one that needs backtracking
+    (backreferences, lookaround) raises ValueError here, and settings refuse it before.
+    """
+
+    def __init__(self, entity_type: str, pattern: str) -> None:
         self.name = f"custom:{entity_type}"
         self.entity_type = entity_type
-        self._regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+        self._regex: Any = compile_linear(pattern)
 
     def detect(self, text: str) -> list[Entity]:
         """Every non-empty match of the pattern."""
@@ -53,7 +58,8 @@ def build_redactor(settings: RedactionSettings) -> Redactor:
     """
     detectors: list[Detector] = []
     if settings.types:
-        detectors.append(PatternDetector(settings.types, phone_region=settings.phone_region))
+        detectors.append(PatternDetector(settings.types, phone_region=settings.phone_region,
+                                         email_obfuscations=settings.email_obfuscations))
     detectors.extend(RegexDetector(p.name, p.pattern) for p in settings.custom_patterns)
     if settings.ner_detector:
         detectors.append(load_detector(settings.ner_detector))

@@ -1,209 +1,157 @@
-"""Candidate patterns of the built-in types, and fast finders with the same matches.
+"""Candidate patterns of the built-in types, run by RE2 (linear time in the text).
 
-``ALTERNATIVES`` states what a candidate is, one readable regex per group; scanning a text
-with all of them joined in one alternation (the first alternative that matches at the
-leftmost position wins) defines the candidates the scanner validates. That alternation is
-slow, though: Python's regex engine can only skip ahead quickly when a pattern starts with a
-literal or a character set, and the alternation starts with lookbehinds, so it tries every
-alternative at every character. Each group therefore has a finder, ``find(text, pos)``, that
-returns the same leftmost match as ``ALTERNATIVES[group].search(text, pos)`` (its start, and
-a match object for the fields the validators read) but gets there cheaply: rare groups jump
-to a literal trigger ('@', '://', 'eyJ', a key prefix or keyword) with ``str.find`` before
-running their regex near it; frequent groups (numbers, IPv4, IBAN) use a rewrite of their
-regex that starts with a character set, with the lookbehind moved after the first character.
-tests/redaction/test_patterns.py checks the finders against the plain alternation.
+Each group is one RE2 regex that finds candidates of a shape; the validators in _numbers,
+_validate and _scanner decide the type and the span, and may use the text around the
+candidate (RE2 has no lookaround, so context is read in Python, a bounded window per
+candidate). Every repetition is bounded or runs over a character class that cannot hold the
+group's own trigger, so each character is looked at a bounded number of times however the
+text repeats a trigger: a 256 KB text costs about four times a 64 KB one
+(tests/redaction/test_linear.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["ALTERNATIVES", "FAMILY", "FINDERS", "GROUP_TYPES", "Finder", "Hit", "family_finder"]
+import re2
 
-_SECRET_WORDS = (
-    r"api[_ -]?key|apikey|access[_ -]?key(?:[_ -]?id)?|secret(?:[_ -]?(?:access[_ -]?)?key)?"
-    r"|client[_ -]?secret|(?:auth|access|refresh|bearer|api|session)[_ -]?token|token"
-    r"|password|passwd|passphrase|pwd|bearer|private[_ -]?key"
+from sidecar._regex import compile_linear
+
+__all__ = ["GROUPS", "GROUP_TYPES", "INDEX", "TRIGGERS", "Spans", "holds", "scan"]
+
+# A key name holding a key word (AWS_SECRET_ACCESS_KEY, db.password, x-api-key, apiKey);
+# _scanner checks that the word is a whole part of the name (not "monkey" or "keyboard").
+_KEY_NAME = (
+    r"[A-Za-z0-9_.-]*(?i:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|credential"
+    r"|auth|bearer|signature)[A-Za-z0-9_.-]*"
 )
-_HEX = r"[0-9A-Fa-f]"
+_VALUE = r"[^\s\"'`<>,;]{4,512}"
+_NON_ASCII = r"\x{80}-\x{10FFFF}"
 
-# (group, regex). Order matters where two alternatives can start at the same position: the
-# first that matches wins that position.
-ALTERNATIVES: tuple[tuple[str, str], ...] = (
-    ("pem",
-     r"-----BEGIN[A-Z ]{0,30}PRIVATE KEY-----(?s:.*?-----END[A-Z ]{0,30}PRIVATE KEY-----"
-     r"|[A-Za-z0-9+/=\s]*)"),
-    ("urlauth",
-     r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>]+:(?P<urlpw>[^\s/?#@<>]+)@"),
-    ("jwt",
-     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-    ("prefixed",
-     r"(?<![A-Za-z0-9_-])(?:sk-(?:proj-|ant-(?:api\d\d-)?|live-|test-)?[A-Za-z0-9_-]{20,}"
-     r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
-     r"|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"
-     r"|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,})"
-     r"(?![A-Za-z0-9_-])"),
-    ("email",
-     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}\b"),
-    ("iban",
-     r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
-    ("ipv4",
-     r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
-    ("ipv6",
-     rf"(?<![\w:.])(?={_HEX}{{0,4}}:{_HEX}{{0,4}}:)[0-9A-Fa-f:]{{2,39}}"
-     r"(?:(?<=:)\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])"),
-    ("number",
-     r"(?<![\w.+/-])\+?\(?\d[\d \u00a0().-]{5,26}\d(?![\w/]|-\w|\.\d)"),
+_PEM = (
+    r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:[A-Za-z0-9+/=\s:,.\\]|-[A-Za-z0-9])*"
+    r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?"
+)
+_URLAUTH = (
+    r"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>\"']{1,256}:"
+    r"(?P<urlpw>[^\s/?#@<>\"']{1,256})@"
+)
+_JWT = r"\beyJ[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{0,1000}"
+_PREFIXED = (
+    r"\b(?:sk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|live-|test-|svcacct-|admin-)?"
+    r"[A-Za-z0-9_-]{20,255}"
+    r"|[rsp]k_(?:live|test)_[A-Za-z0-9]{16,255}|whsec_[A-Za-z0-9]{24,255}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}"
+    r"|glpat-[A-Za-z0-9_-]{20,255}|xox[abposre]-[A-Za-z0-9-]{10,255}"
+    r"|xapp-\d-[A-Za-z0-9-]{10,255}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,255}"
+    r"|SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}|npm_[A-Za-z0-9]{36}"
+    r"|pypi-AgE[A-Za-z0-9_-]{50,255}|hf_[A-Za-z0-9]{30,255}|gsk_[A-Za-z0-9]{40,255}"
+    r"|r8_[A-Za-z0-9]{30,255}|dop_v1_[a-f0-9]{64}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
+    r"|sq0(?:atp|csp)-[0-9A-Za-z_-]{22,255}|(?:AC|SK)[a-f0-9]{32}|ATATT[A-Za-z0-9_=-]{20,255}"
+    r"|glsa_[A-Za-z0-9_]{32,255}|lin_api_[A-Za-z0-9]{40}|key-[a-f0-9]{32}"
+    r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33})"
+    r"|https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,255}"
+    r"|https://discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,255}"
+)
+_TOKENS = "|".join(f"(?P<{name}>{regex})" for name, regex in (
+    ("pem", _PEM), ("urlauth", _URLAUTH), ("jwt", _JWT), ("prefixed", _PREFIXED)))
+
+# (group, regex). Groups are scanned independently: a candidate of one group never hides a
+# candidate of another; the redactor resolves overlaps between types.
+GROUPS: tuple[tuple[str, str], ...] = (
+    # Secrets that announce themselves, one alternation: a PEM private key block, the
+    # password in a URL, a JWT, a provider's key format.
+    ("tokens", _TOKENS),
     ("kv",
-     rf"(?i:\b(?P<kvword>{_SECRET_WORDS})\b)"
-     r"(?=(?:[\"']?\s*[:=]>?\s*[\"']?|\s+(?:is\s+|was\s+|:\s*)?[\"']?)"
-     r"(?P<kvval>[^\s\"'<>,;&?#]{6,200}))"),
+     rf"\b(?P<kvkey>{_KEY_NAME})[\"'`]?(?:[ \t]*(?::=|=>|[:=])[ \t]*(?P<kvquote>[\"'`]?)"
+     r"|(?P<kvloose>(?:[ \t]+[A-Za-z]{1,12}){0,3}[ \t]+[\"'`]?))"
+     r"(?i:(?:bearer|basic|token)[ \t]+)?"
+     rf"(?P<kvval>{_VALUE})"),
+    ("email",
+     rf"[\w.%+'{_NON_ASCII}-]{{1,64}}@[\w{_NON_ASCII}][\w{_NON_ASCII}-]{{0,62}}"
+     rf"(?:\.[\w{_NON_ASCII}][\w{_NON_ASCII}-]{{0,62}}){{0,8}}\.[A-Za-z{_NON_ASCII}]{{2,24}}"),
+    ("obfuscated",
+     r"[\w.+-]{1,64}\s{0,3}(?i:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s{0,3}"
+     r"[A-Za-z0-9-]{1,63}(?:\s{0,3}(?i:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s{0,3}"
+     r"[A-Za-z0-9-]{1,63}){1,4}"),
+    ("iban",
+     r"\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?)\b"),
+    ("ipv4",
+     r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+    ("ipv6",
+     r"(?i:[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})(?:\d{1,3}(?:\.\d{1,3}){3})?"),
+    ("number",
+     r"(?:\+\(?|\(\+?|\b)\d[\d \x{a0}./()-]{5,40}\d"
+     r"(?:\s{0,2}(?i:x|ext\.?|extn\.?|extension|#)\s{0,2}\d{1,6}\b)?"),
 )
 GROUP_TYPES: dict[str, tuple[str, ...]] = {
-    "pem": ("SECRET",), "urlauth": ("SECRET",), "jwt": ("SECRET",), "prefixed": ("SECRET",),
-    "kv": ("SECRET",), "email": ("EMAIL",), "iban": ("IBAN",), "ipv4": ("IP_ADDRESS",),
-    "ipv6": ("IP_ADDRESS",), "number": ("US_SSN", "CREDIT_CARD", "PHONE"),
+    "tokens": ("SECRET",),
+    "kv": ("SECRET",), "email": ("EMAIL",), "obfuscated": ("EMAIL",), "iban": ("IBAN",),
+    "ipv4": ("IP_ADDRESS",), "ipv6": ("IP_ADDRESS",),
+    "number": ("US_SSN", "CREDIT_CARD", "PHONE"),
 }
+_COMPILED: dict[str, Any] = {group: compile_linear(regex) for group, regex in GROUPS}
+INDEX: dict[str, int] = {name: index for regex in _COMPILED.values()
+                         for name, index in regex.groupindex.items()}
+"""The number of each named group (group names are unique across the patterns)."""
 
-Hit = tuple[int, "re.Match[str]"]
-"""A candidate: its start (a number's may precede its match by a '+' or '(') and its match."""
-Finder = Callable[[str, int], "Hit | None"]
-
-_RE = {group: re.compile(regex) for group, regex in ALTERNATIVES}
-
-# The frequent groups (IBAN, IPv4, numbers: anything with digits) share one regex that starts
-# with a character set, so the engine skips to capitals, digits, "+" and "(" by itself; each
-# branch checks with a lookbehind which first character it needs and what the character
-# before may be (the alternatives' leading lookbehinds, moved after the first character).
-# They keep their relative order. IPv6 sits between IPv4 and numbers in ALTERNATIVES, but no
-# IPv6 candidate starts where an IBAN, IPv4 or number candidate does (those hold no colon in
-# their first five characters, IPv6 candidates do), so the order of ties is unchanged.
-_FAMILY_BRANCHES = (
-    ("iban", "A-Z",
-     r"(?<=[A-Z])(?<!\w.)[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b"),
-    ("ipv4", r"\d",
-     r"(?<=\d)(?<![\w.].)\d{0,2}(?:\.\d{1,3}){3}(?![\w]|\.\d)"),
-    ("number", r"\d+(",
-     r"(?<![\w.+/-].)(?:(?<=\+)\(?\d|(?<=\()\d|(?<=\d))"
-     r"[\d \u00a0().-]{5,26}\d(?![\w/]|-\w|\.\d)"),
-)
-FAMILY = tuple(group for group, _, _ in _FAMILY_BRANCHES)
-# Literal triggers: every match of the group contains one, at most this far from its start.
-_PREFIX_TRIGGER = re.compile(r"sk[-_]|rk_|AKIA|ASIA|AIza|gh[pousr]_|github_pat_|xox|glpat-")
-_IPV6_TRIGGER = re.compile(r":[0-9A-Fa-f]{0,4}:")
-_KV_TRIGGERS = ("key", "token", "secret", "pass", "pwd", "bearer")
-# The leftmost occurrence of any trigger (in lower case).
-_KV_TRIGGER = re.compile("|".join(_KV_TRIGGERS))
-_KV_REACH = 8  # "session_" / "refresh_" / "private_" before token or key
-_KV_START = re.compile(r"\b[ascrbtp]")  # a word starting like a keyword (in lower case)
-_EMAIL_REACH = 64  # the longest local part
-_URL_REACH = 16  # the longest scheme
-
-
-def _find_pem(text: str, pos: int) -> Hit | None:
-    m = _RE["pem"].search(text, pos)  # starts with a literal: the engine skips ahead itself
-    return None if m is None else (m.start(), m)
-
-
-def _find_urlauth(text: str, pos: int) -> Hit | None:
-    at = text.find("://", pos)
-    if at < 0:
-        return None
-    m = _RE["urlauth"].search(text, max(pos, at - _URL_REACH))
-    return None if m is None else (m.start(), m)
-
-
-def _find_jwt(text: str, pos: int) -> Hit | None:
-    at = text.find("eyJ", pos)
-    if at < 0:
-        return None
-    m = _RE["jwt"].search(text, at)
-    return None if m is None else (m.start(), m)
-
-
-def _find_prefixed(text: str, pos: int) -> Hit | None:
-    if not ("k-" in text or "k_" in text or "AKIA" in text or "ASIA" in text or "AIza" in text
-            or "xox" in text or "glpat-" in text
-            or ("_" in text and ("gh" in text or "github_pat_" in text))):
-        return None
-    trigger = _PREFIX_TRIGGER.search(text, pos)
-    if trigger is None:
-        return None
-    m = _RE["prefixed"].search(text, trigger.start())
-    return None if m is None else (m.start(), m)
-
-
-def _find_email(text: str, pos: int) -> Hit | None:
-    at = text.find("@", pos)
-    if at < 0:
-        return None
-    m = _RE["email"].search(text, max(pos, at - _EMAIL_REACH))
-    return None if m is None else (m.start(), m)
-
-
-def _find_ipv6(text: str, pos: int) -> Hit | None:
-    trigger = _IPV6_TRIGGER.search(text, pos)
-    if trigger is None:
-        return None
-    m = _RE["ipv6"].search(text, max(pos, trigger.start() - 4))
-    return None if m is None else (m.start(), m)
-
-
-def family_finder(groups: frozenset[str]) -> Finder | None:
-    """One finder for the enabled groups of FAMILY; the match's ``lastgroup`` names the group
-    (None when none of them is enabled)."""
-    branches = [(group, first, rest) for group, first, rest in _FAMILY_BRANCHES
-                if group in groups]
-    if not branches:
-        return None
-    firsts = "".join(dict.fromkeys(first for _, first, _ in branches))
-    # Every branch needs a non-word character (or nothing) before its first one, and seven
-    # characters or more of capitals, digits, blanks and ().+- : both checked once, so that
-    # digits inside a longer number or a short number ("30 days") are dismissed by one test.
-    regex = re.compile(f"[{firsts}](?<!\\w.)(?=[\\dA-Z \\u00a0().+-]{{6}})(?:" + "|".join(
-        f"(?P<{group}>{rest})" for group, _, rest in branches) + ")")
-    search = regex.search
-
-    def find(text: str, pos: int) -> Hit | None:
-        m = search(text, pos)
-        return None if m is None else (m.start(), m)
-
-    return find
-
-
-def _first_trigger(lower: str, pos: int) -> int:
-    m = _KV_TRIGGER.search(lower, pos)
-    return -1 if m is None else m.start()
-
-
-def _find_kv(text: str, pos: int) -> Hit | None:
-    regex = _RE["kv"]
-    if not text.isascii():
-        m = regex.search(text, pos)
-        return None if m is None else (m.start(), m)
-    # ASCII: lower() keeps offsets and (?i) folds the same way. A match starts at a word
-    # start at most _KV_REACH before a trigger, with the first letter of a keyword: try
-    # only there, trigger after trigger, rather than the keyword alternation everywhere.
-    lower = text.lower()
-    if not ("key" in lower or "token" in lower or "secret" in lower or "pass" in lower
-            or "pwd" in lower or "bearer" in lower):
-        return None
-    match = regex.match
-    tried = pos
-    at = _first_trigger(lower, pos)
-    while at >= 0:
-        for word in _KV_START.finditer(lower, max(tried, at - _KV_REACH), at + 1):
-            m = match(text, word.start())
-            if m is not None:
-                return word.start(), m
-        tried = at + 1
-        at = _first_trigger(lower, tried)
-    return None
-
-
-FINDERS: dict[str, Finder] = {
-    "pem": _find_pem, "urlauth": _find_urlauth, "jwt": _find_jwt, "prefixed": _find_prefixed,
-    "email": _find_email, "ipv6": _find_ipv6, "kv": _find_kv,
+# A literal every candidate of a group holds, for groups whose candidates are rare: a text
+# without one skips the group's scan.
+TRIGGERS: dict[str, str] = {
+    "tokens": "|".join(re.escape(literal) for literal in (
+        "-----BEGIN", "://", "eyJ", "sk-", "k_", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+        "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "gh", "github_pat_", "glpat-", "xox",
+        "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_", "dop_v1_",
+        "shp", "sq0", "AC", "SK", "ATATT", "glsa_", "lin_api_", "key-", "AccountKey=", ":AA",
+        "hooks.slack.com", "discord")),
+    "kv": r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)",
+    "obfuscated": r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)",
 }
+_TRIGGERS: dict[str, Any] = {group: compile_linear(regex) for group, regex in TRIGGERS.items()}
+
+
+def holds(group: str, data: str | bytes) -> bool:
+    """Whether ``data`` holds a match of the trigger pattern ``group`` (see TRIGGERS)."""
+    regex = _TRIGGERS[group]
+    if isinstance(data, bytes) and _RAW_MATCH is not None:
+        return bool(regex._regexp.Match(_RAW_MATCH, data, 0, len(data))[0][0] >= 0)
+    return regex.search(data) is not None
+
+
+Spans = list[tuple[int, int]]
+"""A candidate: the span of the whole match, then of each group ((-1, -1) if unset)."""
+
+
+def scan(group: str, data: str | bytes) -> Iterator[Spans]:
+    """Non-overlapping candidates of ``group`` in ``data``, left to right.
+
+    ``data`` is the text, or its bytes when the text is ASCII (the offsets are the same).
+    For bytes, RE2's own search is called directly: the Python wrapper's per-match objects
+    cost more than the search itself on short texts.
+    """
+    regex = _COMPILED[group]
+    if isinstance(data, bytes) and _RAW_MATCH is not None:
+        match = regex._regexp.Match
+        pos, end = 0, len(data)
+        while pos <= end:
+            spans: Spans = match(_RAW_MATCH, data, pos, end)
+            if spans[0][0] < 0:
+                return
+            yield spans
+            pos = spans[0][1] if spans[0][1] > spans[0][0] else spans[0][1] + 1
+        return
+    groups = regex.groups
+    for found in regex.finditer(data):
+        yield [found.span(i) for i in range(groups + 1)]
+
+
+try:  # google-re2's binding under its Python wrapper; absent, the wrapper is used
+    _RAW_MATCH: Any = re2._re2.RE2.Anchor.UNANCHORED
+    if not hasattr(_COMPILED["number"], "_regexp"):
+        _RAW_MATCH = None
+except AttributeError:
+    _RAW_MATCH = None

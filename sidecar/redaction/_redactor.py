@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from typing import Any, Literal
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from schemas import Trace
+from sidecar._regex import compile_linear
 from sidecar.redaction._base import Detector, Entity
 
 __all__ = ["PLACEHOLDER", "Mode", "Redactor", "Scope", "TextRedaction"]
@@ -21,8 +21,9 @@ logger = logging.getLogger(__name__)
 
 Mode = Literal["placeholder", "hmac", "drop"]
 
-PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
-"""What the redactor writes; never detected again, which makes redaction idempotent."""
+PLACEHOLDER: Any = compile_linear(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
+"""What the redactor writes (an RE2 pattern); never detected again, which makes redaction
+idempotent."""
 
 _FAILED = "<REDACTED>"
 
@@ -101,11 +102,14 @@ class Redactor:
         allow = self.allow
         kept: list[Entity] = []
         last_end = 0
+        shield = 0  # protected[shield] is the first placeholder that may still overlap
         for entity in found:
             if entity.start < last_end or entity.end <= entity.start:
                 continue
-            if protected and any(entity.start < p_end and p_start < entity.end
-                                 for p_start, p_end in protected):
+            # Entities come by start and placeholders do not overlap: one sweep over both.
+            while shield < len(protected) and protected[shield][1] <= entity.start:
+                shield += 1
+            if shield < len(protected) and protected[shield][0] < entity.end:
                 continue
             if allow:
                 raw = text[entity.start:entity.end]

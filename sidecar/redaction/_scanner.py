@@ -1,13 +1,9 @@
-"""The built-in detectors, fused into one scan of each text.
+"""The built-in detectors: RE2 finds candidates, Python decides each one from a bounded
+window of text around it.
 
-The candidates are what one pass of the combined alternation of ``_patterns.ALTERNATIVES``
-finds (the leftmost match wins, then the first alternative at that position); only
-candidates are validated, by checksum or parser. The scan merges the groups' own finders
-instead of running that alternation: each finder's next match is kept until the scan passes
-it, and the leftmost (first group on a tie) is validated next. A text without any trigger
-('@', ':', 'eyJ', a key prefix or keyword) costs a few substring tests and the one regex
-scan for digits and capitals. Number candidates reach only the validators their digit count
-allows (an SSN has nine, a card 13 to 19, a phone number 7 to 15).
+Each group of _patterns runs once over the text (a group whose trigger the text lacks, such
+as '@' for e-mail addresses, is skipped after a substring test); the candidates are
+validated and typed here and in _numbers. The redactor resolves overlaps between groups.
 """
 
 from __future__ import annotations
@@ -16,235 +12,226 @@ import re
 from collections.abc import Callable, Iterable
 
 from sidecar.redaction._base import BUILTIN_TYPES, Entity
-from sidecar.redaction._patterns import (
-    ALTERNATIVES,
-    FAMILY,
-    FINDERS,
-    GROUP_TYPES,
-    Finder,
-    family_finder,
-)
-from sidecar.redaction._validate import (
-    card_key,
-    digits_of,
-    email_key,
-    iban_key,
-    ip_key,
-    jwt_ok,
-    kv_secret_ok,
-    phone_key,
-    ssn_key,
-)
+from sidecar.redaction._numbers import NumberClassifier
+from sidecar.redaction._patterns import GROUP_TYPES, GROUPS, INDEX, Spans, holds, scan
+from sidecar.redaction._validate import email_key, entropy, iban_key, ip_key, jwt_ok
 
 __all__ = ["PatternDetector"]
 
-_TRAILING = ".,:;)]}'\""
-_TOKEN = re.compile(r"[^ \u00a0]+")
-_STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
-# Substrings every candidate of a group holds (see the test in detect).
-_GATES = {"pem": "-----BEGIN", "urlauth": "://", "jwt": "eyJ", "email": "@", "ipv6": ":"}
-_GATE_PARTS = ("@", ":", "eyJ", "-----BEGIN")  # every gate holds one; detect tests them first
+_TRAILING = ".,:;)]}'\"`!?"
+# A value that names no secret: booleans, placeholders, references to one held elsewhere.
+_NOT_SECRET = frozenset({
+    "true", "false", "null", "none", "nil", "undefined", "yes", "no", "empty", "required",
+    "optional", "redacted", "hidden", "masked", "changeme?", "string", "value", "example"})
+_PASSWORD_WORDS = ("pass", "pwd", "passphrase", "credential")
+_AT = re.compile(r"\s*(?:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s*", re.IGNORECASE)
+_LABEL = re.compile(r"(\s*(?:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s*|)([A-Za-z0-9-]+)",
+                    re.IGNORECASE)
+_KEY_SPLIT = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_KEY_PART = re.compile(
+    r"(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing"
+    r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass"
+    r"|passphrase|credentials?|auth|authorization|bearer|signature)s?"
+    # run together in an environment variable: PGPASSWORD, MYSQLPWD, NPMTOKEN
+    r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|passphrase)s?")
+_TLDS = frozenset(
+    "com org net edu gov mil int io co ai app dev info biz me us uk de fr es it nl be ch at"
+    " se no dk fi pl cz pt ie ca au nz jp cn in br mx ru za kr sg hk tw ar cl".split())
 
-Validator = Callable[[int, "re.Match[str]", str], list[Entity]]
+Validator = Callable[[str, Spans], list[Entity]]
 
 
 class PatternDetector:
-    """The built-in entity types (see BUILTIN_TYPES), validated, in one scan per text.
+    """The built-in entity types (see BUILTIN_TYPES).
 
-    ``types`` selects which of them are reported; ``phone_region`` is the country assumed for
-    phone numbers written without a +country code.
+    ``types`` selects which of them are reported; ``phone_region`` is the country assumed
+    for phone numbers written without a country code (it only shapes their keys: the same
+    number with and without +country code gets one placeholder); ``email_obfuscations``
+    also finds addresses written "jane at example dot com" or "jane[at]example.com".
     """
 
     name = "patterns"
 
-    def __init__(self, types: Iterable[str] = BUILTIN_TYPES, *, phone_region: str = "US"):
+    def __init__(self, types: Iterable[str] = BUILTIN_TYPES, *, phone_region: str = "US",
+                 email_obfuscations: bool = True) -> None:
         self.types = frozenset(types)
         unknown = self.types - set(BUILTIN_TYPES)
         if unknown:
             raise ValueError(f"unknown entity types: {sorted(unknown)}")
         self.phone_region = phone_region.upper()
+        self._numbers = NumberClassifier(self.types, self.phone_region)
         validators: dict[str, Validator] = {
-            "pem": self._whole, "prefixed": self._whole, "jwt": self._jwt,
-            "urlauth": self._urlauth, "kv": self._kv, "email": self._email,
-            "iban": self._iban, "ipv4": self._ip, "ipv6": self._ip, "number": self._number,
+            "tokens": self._tokens, "kv": self._kv, "email": self._email,
+            "obfuscated": self._obfuscated, "iban": self._iban, "ipv4": self._ip,
+            "ipv6": self._ip, "number": self._number,
         }
-        enabled = [group for group, _ in ALTERNATIVES
-                   if self.types.intersection(GROUP_TYPES[group])]
-        # (order, gate, finder, validator) per enabled group in the alternatives' order (ties
-        # go to the lower order), built once. A gate is a substring every candidate of the
-        # group holds: without it the group costs one substring test. The family's validator
-        # is None: the match's group names it.
-        groups: list[tuple[int, str, Finder, Validator | None]] = []
-        family = family_finder(frozenset(enabled))
-        for group in enabled:
-            if group not in FAMILY:
-                groups.append((len(groups), _GATES.get(group, ""), FINDERS[group],
-                               validators[group]))
-            elif family is not None:
-                groups.append((len(groups), "", family, None))
-                family = None
-        # Groups with a gate are rare in text; one pass over them only when one of the gates'
-        # characters occurs ("://" holds ":").
-        self._gated = tuple(g for g in groups if g[1])
-        self._ungated = tuple(g for g in groups if not g[1])
-        self._family_validators = {group: validators[group] for group in FAMILY}
-        self._validators = {group: validators[group] for group in enabled}
-        self._ssn = "US_SSN" in self.types
-        self._card = "CREDIT_CARD" in self.types
-        self._phone = "PHONE" in self.types
+        self._groups = [(group, validators[group]) for group, _ in GROUPS
+                        if self.types.intersection(GROUP_TYPES[group])
+                        and (email_obfuscations or group != "obfuscated")]
 
     def detect(self, text: str) -> list[Entity]:
-        """Validated entities of the enabled types in ``text``."""
-        heads: list[tuple[int, int, re.Match[str], Finder, Validator | None]] = []
-        if "@" in text or ":" in text or "eyJ" in text or "-----BEGIN" in text:  # _GATE_PARTS
-            for order, gate, find, validate in self._gated:
-                if gate in text and (hit := find(text, 0)) is not None:
-                    heads.append((hit[0], order, hit[1], find, validate))
-        for order, _, find, validate in self._ungated:
-            if (hit := find(text, 0)) is not None:
-                heads.append((hit[0], order, hit[1], find, validate))
-        if not heads:
-            return []
+        """Entities of the enabled types in ``text`` (they may overlap)."""
+        data: str | bytes = text.encode() if text.isascii() else text
+        digits = sum(map(text.count, "0123456789"))
         found: list[Entity] = []
-        # Number runs classified in this call, by span: a miss is scanned again from its
-        # next token, whose runs were all classified already.
-        classified: dict[tuple[int, int], Entity | None] = {}
-        while True:
-            start, _, match, _, validate = head = min(heads) if len(heads) > 1 else heads[0]
-            if validate is not None:
-                new = validate(start, match, text)
-            elif match.lastgroup == "number":
-                new = self._number(start, match, text, classified)
-            else:
-                new = self._family_validators[match.lastgroup or ""](start, match, text)
-            # After a find, go on after it (a run of digits may hold one number and then
-            # another); after a miss, go on one character later so that a shorter candidate
-            # of another type inside the miss (a card after "DE89") is still seen.
-            # (A secret after "token" is found from the keyword: the scan goes on after the
-            # keyword, so a validated type in the value still wins the overlap.)
-            if new:
-                end = new[0].end if len(new) == 1 else max(e.end for e in new)
-                pos = min(end, match.end())
-                found.extend(new)
-            else:
-                pos = start + 1
-            if len(heads) == 1:
-                hit = head[3](text, pos)
-                if hit is None:
-                    return found
-                heads[0] = (hit[0], head[1], hit[1], head[3], head[4])
-                continue
-            refreshed = []
-            for entry in heads:
-                if entry[0] >= pos:
-                    refreshed.append(entry)
-                elif (hit := entry[3](text, pos)) is not None:
-                    refreshed.append((hit[0], entry[1], hit[1], entry[3], entry[4]))
-            if not refreshed:
-                return found
-            heads = refreshed
+        for group, validate in self._groups:
+            if _may_hold(group, text, data, digits):
+                for match in scan(group, data):
+                    found.extend(validate(text, match))
+        return found
 
     @staticmethod
-    def _whole(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        return [Entity("SECRET", start, match.end())]
-
-    @staticmethod
-    def _jwt(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        return [Entity("SECRET", start, match.end())] if jwt_ok(match.group()) else []
-
-    @staticmethod
-    def _urlauth(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        return [Entity("SECRET", match.start("urlpw"), match.end("urlpw"))]
-
-    @staticmethod
-    def _kv(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        stripped = match.group("kvval").rstrip(_TRAILING)
-        if not kv_secret_ok(match.group("kvword"), stripped):
+    def _tokens(text: str, match: Spans) -> list[Entity]:
+        if match[INDEX["urlauth"]][0] >= 0:
+            start, end = match[INDEX["urlpw"]]
+            return [Entity("SECRET", start, end)]
+        start, end = match[0]
+        if match[INDEX["jwt"]][0] >= 0 and not jwt_ok(text[start:end]):
             return []
-        value_start = match.start("kvval")
-        return [Entity("SECRET", value_start, value_start + len(stripped))]
+        return [Entity("SECRET", start, end)]
 
     @staticmethod
-    def _email(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        key = email_key(match.group())
-        return [] if key is None else [Entity("EMAIL", start, match.end(), key)]
+    def _kv(text: str, match: Spans) -> list[Entity]:
+        start, end = match[INDEX["kvval"]]
+        value = text[start:end].rstrip(_TRAILING)
+        if len(value) < 4 or value.lower() in _NOT_SECRET or len(set(value)) < 3:
+            return []
+        if value.startswith(("${", "{{", "%(", "$(")) or value.startswith("<") or (
+                value.startswith("$") and value[1:].replace("_", "").isalnum()
+                and value[1:].isupper()):
+            return []  # a reference to a secret held elsewhere ($DB_PASSWORD, ${TOKEN})
+        key_start, key_end = match[INDEX["kvkey"]]
+        key = text[key_start:key_end]
+        if not any(_KEY_PART.fullmatch(part) for part in _key_parts(key)):
+            return []  # "monkey", "keyboard", "passport": no key word of their own
+        loose = match[INDEX["kvloose"]][0] >= 0
+        if loose or not _keyed(key, match, text):
+            # "the token is ...", "github token 3f2a...": only a high-entropy value.
+            if not _high_entropy(value):
+                return []
+        return [Entity("SECRET", start, start + len(value))]
 
     @staticmethod
-    def _ip(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        key = ip_key(match.group(), text[max(0, start - 16):start])
-        return [] if key is None else [Entity("IP_ADDRESS", start, match.end(), key)]
+    def _email(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
+        while start < end and text[start] in ".'-+":
+            start += 1
+        if start and text[start - 1] == ":":
+            scheme = text.rfind("://", max(0, start - 300), start)
+            if scheme >= 0 and not any(ch.isspace() for ch in text[scheme:start]):
+                return []  # the password and host of a URL (scheme://user:pw@host)
+        key = email_key(text[start:end])
+        return [] if key is None else [Entity("EMAIL", start, end, key)]
 
     @staticmethod
-    def _iban(start: int, match: re.Match[str], text: str) -> list[Entity]:
-        # The candidate may have swallowed a trailing group of capitals; retry shorter.
-        candidate = match.group()
-        while len(candidate.replace(" ", "")) >= 15:
-            key = iban_key(candidate)
-            if key is not None:
-                return [Entity("IBAN", start, start + len(candidate), key)]
-            candidate = candidate[:-1].rstrip()
+    def _obfuscated(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
+        value = text[start:end]
+        at = _AT.search(value)
+        if at is None or ("@" in value and " @ " not in value):
+            return []
+        local = value[:at.start()].lstrip(".+-")
+        if not local or local.lower() in ("me", "us", "him", "her", "them", "you", "it"):
+            return []
+        # The domain's labels and the separators before them; drop labels from the end
+        # until the last is a top-level domain ("... dot org. Your" ends at "org").
+        labels = [(m.group(1), m.group(2), m.end()) for m in _LABEL.finditer(value, at.end())]
+        plain_at = at.group().strip().lower() == "at"
+        while len(labels) > 1:
+            tld = labels[-1][1].lower()
+            dotted = any("dot" in sep.lower() for sep, _, _ in labels[1:])
+            if tld.isalpha() and (tld in _TLDS or (len(tld) == 2 and (dotted or not plain_at))):
+                if plain_at and not dotted:
+                    return []  # "look at example.com": prose, not an address
+                domain = ".".join(label for _, label, _ in labels)
+                key = f"{local}@{domain}".casefold()
+                return [Entity("EMAIL", start + len(value[:at.start()]) - len(local),
+                               start + labels[-1][2], key)]
+            labels.pop()
         return []
 
-    def _number(self, start: int, match: re.Match[str], text: str,
-                classified: dict[tuple[int, int], Entity | None] | None = None) -> list[Entity]:
-        value = text[start:match.end()]
-        if value[0] == "(" and ")" not in value:
-            value, start = value[1:], start + 1
-        if classified is None:
-            classified = {}
-        entity = self._classify(value, start, text, classified)
-        if entity is not None:
-            return [entity]
-        if " " not in value:
+    @staticmethod
+    def _ip(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
+        if text[end:end + 2][:1] == "." and text[end + 1:end + 2].isdigit():
+            return []  # part of a longer dotted number
+        if start and text[start - 1] in ".:" or text[end:end + 1] == ":":
+            if "." in text[start:end]:
+                return []
+        before = text[max(0, start - 12):start].lower().rstrip(" :")
+        if before.endswith(("v", "version", "ver", "release", "build", "firmware")):
             return []
-        # The run joins several numbers ("30 5510 9466 8523 4706"): validate every run of
-        # whole tokens and keep the strongest non-overlapping ones (a checksum beats a phone
-        # number's looser validation, then the longer run wins).
-        spans = [(m.start() + start, m.end() + start) for m in _TOKEN.finditer(value)]
-        windows: list[Entity] = []
-        for i in range(len(spans)):
-            for j in range(i + 1, len(spans) + 1):
-                if i == 0 and j == len(spans):
-                    continue
-                candidate = text[spans[i][0]:spans[j - 1][1]].rstrip(" (.-")
-                if len(candidate) >= 7:
-                    found = self._classify(candidate, spans[i][0], text, classified)
-                    if found is not None:
-                        windows.append(found)
-        windows.sort(key=lambda e: (_STRENGTH[e.type], e.start - e.end, e.start))
-        chosen: list[Entity] = []
-        for entity in windows:
-            if all(entity.end <= other.start or other.end <= entity.start for other in chosen):
-                chosen.append(entity)
-        return sorted(chosen)
+        key = ip_key(text[start:end])
+        return [] if key is None else [Entity("IP_ADDRESS", start, end, key)]
 
-    def _classify(self, value: str, start: int, text: str,
-                  classified: dict[tuple[int, int], Entity | None]) -> Entity | None:
-        span = (start, start + len(value))
-        if span in classified:
-            return classified[span]
-        classified[span] = entity = self._validate_number(value, start, text)
-        return entity
+    @staticmethod
+    def _iban(text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
+        # A grouped candidate may have swallowed a word before or after ("DE89 GB82 WEST
+        # ...", "... 00 and"): try the groups from each start that can begin an IBAN, the
+        # longest first (a few groups at most).
+        groups = text[start:end].split(" ")
+        offset = start
+        for first in range(len(groups)):
+            head = groups[first]
+            if len(head) >= 4 and head[:2].isalpha() and head[2:4].isdigit():
+                for last in range(len(groups), first, -1):
+                    candidate = " ".join(groups[first:last])
+                    if len(candidate) < 15:
+                        break
+                    key = iban_key(candidate)
+                    if key is not None:
+                        return [Entity("IBAN", offset, offset + len(candidate), key)]
+            offset += len(head) + 1
+        return []
 
-    def _validate_number(self, value: str, start: int, text: str) -> Entity | None:
-        # The digit count rules types out before their validators run: an SSN has nine, a
-        # card 13 to 19, a phone number 7 to 15.
-        all_digits = digits_of(value)
-        digits = len(all_digits)
-        if digits < 7:
-            return None
-        end = start + len(value)
-        before = text[max(0, start - 48):start]
-        if digits == 9 and self._ssn:
-            key = ssn_key(value, before)
-            if key is not None:
-                return Entity("US_SSN", start, end, key)
-        if digits >= 13 and self._card:
-            key = card_key(value)
-            if key is not None:
-                return Entity("CREDIT_CARD", start, end, key)
-        if digits <= 15 and self._phone:
-            key = phone_key(value, before, self.phone_region, digits=all_digits)
-            if key is not None:
-                return Entity("PHONE", start, end, key)
-        return None
+    def _number(self, text: str, match: Spans) -> list[Entity]:
+        start, end = match[0]
+        return self._numbers.classify(text, start, end)
+
+
+def _may_hold(group: str, text: str, data: str | bytes, digits: int) -> bool:
+    """Whether ``text`` holds what every candidate of ``group`` holds (``data``: the text or
+    its ASCII bytes; ``digits``: how many ASCII digits it has)."""
+    if group == "number":
+        return digits >= 7
+    if group == "iban":
+        return digits >= 8  # every country's IBAN has eight digits or more
+    if group == "ipv4":
+        return digits >= 4 and text.count(".") >= 3
+    if group == "email":
+        return "@" in text
+    if group == "ipv6":
+        return "::" in text or text.count(":") >= 7  # what ip_key accepts
+    return holds(group, data)  # a trigger pattern: tokens, kv, obfuscated
+
+
+def _key_parts(key: str) -> list[str]:
+    """The words of a key name: snake, kebab, dotted and camel case split, lower case."""
+    return [part.lower() for part in _KEY_SPLIT.findall(key)]
+
+
+def _keyed(key: str, match: Spans, text: str) -> bool:
+    """Whether a key = value assignment says plainly that the value is a secret: a compound
+    key name (aws_secret_access_key, DB_PASSWORD, apiKey), a quoted value, or a password
+    word; a lone word and a colon ("key: understanding") is prose unless the value is more
+    than letters."""
+    start, end = match[INDEX["kvval"]]
+    value = text[start:end]
+    quoted = match[INDEX["kvquote"]][1] > match[INDEX["kvquote"]][0]
+    camel = not key.isupper() and any(ch.isupper() for ch in key[1:])
+    compound = camel or any(ch in key for ch in "_.-")
+    if quoted or compound:
+        return True
+    lower = key.lower()
+    if any(lower.startswith(w) for w in _PASSWORD_WORDS):
+        return not value.isalpha() or len(value) >= 12
+    return not value.isalpha()
+
+
+def _high_entropy(value: str) -> bool:
+    if len(value) < 16:
+        return False
+    has_alpha = any(ch.isalpha() for ch in value)
+    has_digit = any(ch.isdigit() for ch in value)
+    return has_alpha and has_digit and entropy(value) >= 3.0

@@ -1,104 +1,205 @@
-"""Regenerates tests/redaction/corpus.jsonl: ``python -m tests.redaction.build_corpus``.
+"""The labelled redaction corpus, generated from a seed: ``build(split)``.
 
-The corpus is labelled by construction: sentences written for citewatch's domain (support
-answers, policies, incident notes) with slots filled by fabricated values of known type and
-span. Values are synthetic (documentation IP ranges, 555 numbers, test card ranges...). Each
-line: {"text": ..., "entities": [{"type", "start", "end"}], "kind": "positive"|"negative"}.
-Negatives are the tricky cases: order numbers failing Luhn, prices, durations, dates,
-versions shaped like phone numbers or IPs, policy numbers, commit hashes, times.
+Labelled by construction: texts in varied styles (support chat, e-mail signatures, tickets,
+JSON and YAML snippets, .env files, CSV rows, log lines, prose in several languages) with
+slots filled by values of known type and span. Values come from two sources:
+
+- Faker, in dozens of locales: phone numbers as each locale writes them, e-mail addresses,
+  card numbers of every network Faker knows (Luhn-valid, 12 to 19 digits), IBANs, US SSNs
+  and IP addresses;
+- generators written here: phone numbers from phonenumbers' example numbers for many
+  regions in national, international and E.164 forms with varied separators, numbers that
+  look like phones but are not valid ones (+1-919-182-0193, 555-201-7731x204), lower-case
+  and grouped IBANs, obfuscated e-mail addresses, and secrets (keyed assignments in every
+  common syntax, provider-prefixed keys, JWTs, PEM blocks, URL passwords, hex tokens after a
+  key word). Only the value of a keyed assignment is labelled, never its key.
+
+Hard negatives are written by hand (tests/redaction/_negatives.py): dates, times, order and
+tracking numbers, ISBNs, coordinates, prices, versions, dosages, durations, counts, policy
+and article numbers, percentages, ranges, measurements; they also appear, unlabelled, inside
+positive texts.
+
+Two splits: ``dev`` (the rules were tuned on it) and ``heldout`` (another seed, only
+measured). ``python -m tests.redaction.build_corpus [split]`` prints a sample.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import random
 import re
 import string
-from pathlib import Path
+import sys
+from functools import cache
 from typing import Any
 
 import phonenumbers
-from stdnum import iban, luhn
+from faker import Faker
+from stdnum import iban as stdnum_iban
 
-__all__ = ["build", "main"]
+from tests.redaction._negatives import NEGATIVE_TEMPLATES, fill_negative, negative_phrase
 
-CORPUS = Path(__file__).with_name("corpus.jsonl")
+__all__ = ["GENERATORS", "SPLITS", "build"]
 
-FIRST = ["anna", "li.wei", "j.smith", "maria-jose", "omar", "k_tanaka", "sam+billing", "eve.o"]
-DOMAINS = ["example.com", "mail.example.org", "corp.example.net", "example.co.uk", "ex.io"]
+SPLITS = {"dev": 20261203, "heldout": 55501}
+SIZE = 2400  # texts per split; about one in five is a hard negative
+
+LOCALES = (
+    "en_US en_GB en_AU en_CA en_IN en_IE en_NZ de_DE de_AT de_CH fr_FR fr_CH es_ES es_MX"
+    " es_AR es_CO es_CL it_IT nl_NL nl_BE pt_PT pt_BR pl_PL cs_CZ sk_SK hu_HU ro_RO bg_BG"
+    " el_GR da_DK sv_SE no_NO fi_FI lv_LV lt_LT hr_HR sl_SI tr_TR ru_RU uk_UA ja_JP zh_CN"
+    " zh_TW ko_KR id_ID th_TH vi_VN he_IL fa_IR ar_AE hi_IN az_AZ ka_GE hy_AM").split()
+REGIONS = (
+    "US CA GB IE AU NZ IN ZA NG KE DE AT CH FR BE NL LU ES PT IT PL CZ SK HU RO BG GR DK SE"
+    " NO FI EE LV LT HR SI TR RU UA JP CN TW KR ID TH VN IL IR AE SA EG MA BR MX AR CO CL PE"
+    " SG MY PH HK").split()
+CARD_TYPES = ("amex", "diners", "discover", "jcb15", "jcb16", "maestro", "mastercard", "visa13",
+              "visa16", "visa19")
+
+
+@cache
+def _faker(locale: str) -> Faker:
+    return Faker(locale)
+
+
+def _fake(rng: random.Random, locale: str | None = None) -> Faker:
+    fake = _faker(locale or rng.choice(LOCALES))
+    fake.seed_instance(rng.getrandbits(32))
+    return fake
+
+
+def _digits(value: str) -> int:
+    return sum(ch.isdigit() for ch in value)
 
 
 def email(rng: random.Random) -> str:
-    name = rng.choice(FIRST)
-    if rng.random() < 0.3:
-        name = name.capitalize()
-    return f"{name}{rng.randint(1, 99) if rng.random() < 0.4 else ''}@{rng.choice(DOMAINS)}"
+    """An e-mail address of a random locale, sometimes obfuscated or capitalised."""
+    fake = _fake(rng)
+    address = rng.choice([fake.email, fake.free_email, fake.company_email])()
+    if not address.isascii():
+        address = _fake(rng, "en_US").email()
+    roll = rng.random()
+    if roll < 0.06:
+        local, domain = address.split("@")
+        return f"{local} at {domain.replace('.', ' dot ')}"
+    if roll < 0.10:
+        local, domain = address.split("@")
+        return f"{local} [at] {domain.replace('.', ' [dot] ')}"
+    if roll < 0.13:
+        local, domain = address.split("@")
+        return f"{local}(at){domain}"
+    if roll < 0.2:
+        return address.capitalize() if rng.random() < 0.5 else address.upper()
+    return address
+
+
+def _example_phone(rng: random.Random) -> str:
+    region = rng.choice(REGIONS)
+    kind = rng.choice([phonenumbers.PhoneNumberType.MOBILE,
+                       phonenumbers.PhoneNumberType.FIXED_LINE])
+    number = phonenumbers.example_number_for_type(region, kind)
+    if number is None:
+        number = phonenumbers.example_number(region)
+    assert number is not None
+    # Vary the subscriber digits: a new number of the same shape.
+    national = str(number.national_number)
+    keep = max(2, len(national) - 4)
+    number.national_number = int(national[:keep] + "".join(
+        rng.choice(string.digits) for _ in range(len(national) - keep)))
+    style = rng.choice([phonenumbers.PhoneNumberFormat.INTERNATIONAL,
+                        phonenumbers.PhoneNumberFormat.NATIONAL,
+                        phonenumbers.PhoneNumberFormat.E164])
+    text = phonenumbers.format_number(number, style)
+    if style != phonenumbers.PhoneNumberFormat.E164 and rng.random() < 0.3:
+        text = text.replace(" ", rng.choice([".", "-"]))
+    if style == phonenumbers.PhoneNumberFormat.INTERNATIONAL and rng.random() < 0.2:
+        text = "00" + text[1:]
+    return text
+
+
+def _handwritten_phone(rng: random.Random) -> str:
+    """Shapes that are phone numbers to a reader, valid in phonenumbers' metadata or not."""
+    d = lambda n: "".join(rng.choice(string.digits) for _ in range(n))  # noqa: E731
+    shapes = [
+        lambda: f"+1-{rng.randint(200, 989)}-{rng.randint(100, 999)}-{d(4)}",
+        lambda: f"555-{rng.randint(100, 999)}-{d(4)}x{rng.randint(10, 9999)}",
+        lambda: f"({rng.randint(200, 989)}) {rng.randint(200, 989)}-{d(4)} ext. {d(3)}",
+        lambda: f"+44 (0)20 {d(4)} {d(4)}",
+        lambda: f"+44 7700 {d(6)}",
+        lambda: f"(0{rng.randint(2, 9)}) {d(4)} {d(4)}",
+        lambda: f"0049 30 {d(6)}",
+        lambda: f"0{rng.randint(1, 7)} {d(2)} {d(2)} {d(2)} {d(2)}",
+        lambda: f"0{rng.randint(1, 7)}.{d(2)}.{d(2)}.{d(2)}.{d(2)}",
+        lambda: f"030/{d(6)}",
+        lambda: f"+49 (0) {rng.randint(30, 89)} {d(7)}",
+        lambda: f"+{rng.randint(20, 99)} {d(3)} {d(3)} {d(3)}",
+        lambda: f"{rng.randint(200, 989)}.{rng.randint(200, 989)}.{d(4)}",
+        lambda: f"+1 ({rng.randint(200, 989)}) {d(3)}-{d(4)}",
+        lambda: f"{rng.randint(200, 989)} {d(3)} {d(4)}",
+    ]
+    return rng.choice(shapes)()
 
 
 def phone(rng: random.Random) -> str:
+    """A phone number: a Faker locale's, an example number of a region, or a shape of ours."""
     while True:
-        area = rng.choice(["415", "212", "646", "312", "617", "206", "303", "512"])
-        exchange = rng.randint(200, 989)
-        line = rng.randint(1000, 9999)
-        style = rng.randrange(6)
-        if style == 0:
-            text = f"({area}) {exchange}-{line}"
-        elif style == 1:
-            text = f"{area}-{exchange}-{line}"
-        elif style == 2:
-            text = f"+1 {area} {exchange} {line}"
-        elif style == 3:
-            text = f"{area}.{exchange}.{line}"
-        elif style == 4:
-            text = rng.choice(["+44 20 7946 0", "+49 30 9018", "+33 1 42 68 5"])
-            text += str(rng.randint(100, 999))
+        roll = rng.random()
+        if roll < 0.45:
+            try:
+                value = _fake(rng).phone_number()
+            except AttributeError:  # a locale without a phone provider
+                continue
+        elif roll < 0.75:
+            value = _example_phone(rng)
         else:
-            text = f"+1-{area}-{exchange}-{line}"
-        if phonenumbers.is_valid_number(phonenumbers.parse(text, "US")):
-            return text
+            value = _handwritten_phone(rng)
+        body = re.split(r"\s*(?:x|ext\.?)\s*\d+$", value)[0]
+        # Four dotted groups of up to three digits read as an IPv4 address to anyone, and
+        # 255.76177 as a decimal number.
+        if 7 <= _digits(body) <= 15 and not re.fullmatch(
+                r"\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}\.\d{4,}", body):
+            return value
 
 
-def card(rng: random.Random, *, valid: bool = True) -> str:
-    prefix, length = rng.choice([("4", 16), ("51", 16), ("55", 16), ("37", 15), ("6011", 16)])
-    body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
-    check = luhn.calc_check_digit(body)
-    if not valid:
-        check = str((int(check) + rng.randint(1, 9)) % 10)
-    digits = body + check
-    sep = rng.choice([" ", "-", ""])
-    if length == 15:
+def card(rng: random.Random) -> str:
+    """A Luhn-valid card number of any network, bare or grouped."""
+    digits = "0"
+    while digits.startswith("0"):  # Faker's Maestro list has 0604, which no issuer uses
+        digits = _fake(rng, "en_US").credit_card_number(rng.choice(CARD_TYPES))
+    style = rng.randrange(4)
+    if style == 0:
+        return str(digits)
+    sep = " " if style in (1, 3) else "-"
+    if len(digits) == 15 and style == 3:
         return sep.join([digits[:4], digits[4:10], digits[10:]])
-    return sep.join(digits[i:i + 4] for i in range(0, 16, 4))
+    return sep.join(digits[i:i + 4] for i in range(0, len(digits), 4))
 
 
 def make_iban(rng: random.Random) -> str:
-    country, bban_len = rng.choice([("DE", 18), ("GB", 18), ("FR", 23), ("NL", 14)])
-    if country == "GB":
-        bban = "NWBK" + "".join(rng.choice(string.digits) for _ in range(14))
-    elif country == "NL":
-        bban = "ABNA" + "".join(rng.choice(string.digits) for _ in range(10))
-    else:
-        bban = "".join(rng.choice(string.digits) for _ in range(bban_len))
-    check = iban.calc_check_digits(country + "00" + bban)
-    compact = country + check + bban
-    if rng.random() < 0.5:
-        return " ".join(compact[i:i + 4] for i in range(0, len(compact), 4))
-    return compact
+    """An IBAN of a random locale: compact, grouped by four, sometimes in lower case."""
+    while True:
+        try:
+            value = _fake(rng).iban()
+        except AttributeError:
+            continue
+        if stdnum_iban.is_valid(value) or value[:2] == "GB":
+            break
+    if rng.random() < 0.45:
+        value = " ".join(value[i:i + 4] for i in range(0, len(value), 4))
+    if rng.random() < 0.15:
+        value = value.lower()
+    return value
 
 
 def ssn(rng: random.Random) -> str:
-    area = rng.choice([rng.randint(1, 665), rng.randint(667, 899)])
-    return f"{area:03d}-{rng.randint(1, 99):02d}-{rng.randint(1, 9999):04d}"
+    """A US social security number of an issuable area (Faker's en_US)."""
+    return str(_fake(rng, "en_US").ssn())
 
 
 def ip(rng: random.Random) -> str:
-    if rng.random() < 0.6:
-        net = rng.choice(["192.0.2.", "198.51.100.", "203.0.113.", "10.12.", "172.16."])
-        while net.count(".") < 3:
-            net += f"{rng.randint(0, 255)}."
-        return net + str(rng.randint(1, 254))
-    return str(ipaddress.IPv6Address(0x20010DB8 << 96 | rng.getrandbits(64)))
+    """An IPv4 (public or private) or IPv6 address."""
+    fake = _fake(rng, "en_US")
+    return str(rng.choice([fake.ipv4_public, fake.ipv4_private, fake.ipv6])())
 
 
 def _token(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
@@ -108,140 +209,190 @@ def _token(rng: random.Random, n: int, alphabet: str = string.ascii_letters + st
             return value
 
 
+def provider_key(rng: random.Random) -> str:
+    """A key in a provider's own format."""
+    upper = string.ascii_uppercase + string.digits
+    hexd = "0123456789abcdef"
+    return rng.choice([
+        lambda: "sk-proj-" + _token(rng, 48),
+        lambda: "sk-ant-api03-" + _token(rng, 60, string.ascii_letters + string.digits + "_-"),
+        lambda: "sk-" + _token(rng, 48),
+        lambda: "AKIA" + _token(rng, 16, upper),
+        lambda: "ghp_" + _token(rng, 36),
+        lambda: "github_pat_" + _token(rng, 82, string.ascii_letters + string.digits + "_"),
+        lambda: "glpat-" + _token(rng, 20),
+        lambda: f"xoxb-{rng.randint(10**11, 10**12)}-{_token(rng, 24)}",
+        lambda: "sk_live_" + _token(rng, 24),
+        lambda: "rk_test_" + _token(rng, 24),
+        lambda: "AIza" + _token(rng, 35, string.ascii_letters + string.digits + "_-"),
+        lambda: "hf_" + _token(rng, 34),
+        lambda: "npm_" + _token(rng, 36),
+        lambda: "SG." + _token(rng, 22) + "." + _token(rng, 43),
+        lambda: "AC" + _token(rng, 32, hexd),
+        lambda: "gsk_" + _token(rng, 52),
+        lambda: ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI" + _token(rng, 20) + "."
+                 + _token(rng, 43, string.ascii_letters + string.digits + "-_")),
+    ])()
+
+
+def _assignment_value(rng: random.Random) -> str:
+    return rng.choice([
+        lambda: _token(rng, 40, string.ascii_letters + string.digits + "/+"),
+        lambda: _token(rng, 40, "0123456789abcdef"),
+        lambda: _token(rng, rng.randint(8, 14), string.ascii_letters + string.digits + "!#%&*"),
+        lambda: provider_key(rng),
+        lambda: _token(rng, 32, string.ascii_letters + string.digits),
+    ])()
+
+
+_KEYS = ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "api_key", "API_KEY", "apiKey",
+         "client_secret", "clientSecret", "DB_PASSWORD", "password", "db.password",
+         "auth_token", "access_token", "refresh_token", "SLACK_BOT_TOKEN", "x-api-key",
+         "private_key_id", "secret", "STRIPE_SECRET_KEY", "passphrase", "GITHUB_TOKEN",
+         "session_secret", "encryption_key", "token", "pwd"]
+
+
+def secret_snippet(rng: random.Random) -> tuple[str, str, str]:
+    """(text before, secret value, text after): only the value is labelled."""
+    roll = rng.randrange(9)
+    if roll == 0:
+        return "", provider_key(rng), ""
+    if roll == 1:
+        body = "\n".join(_token(rng, 64, string.ascii_letters + string.digits + "+/")
+                         for _ in range(rng.randint(1, 4)))
+        kind = rng.choice(["RSA ", "EC ", "OPENSSH ", "", "ENCRYPTED "])
+        return "", (f"-----BEGIN {kind}PRIVATE KEY-----\n{body}\n"
+                    f"-----END {kind}PRIVATE KEY-----"), ""
+    if roll == 2:
+        user = rng.choice(["app", "admin", "svc_etl", "postgres"])
+        scheme = rng.choice(["postgres", "mysql", "redis", "amqp", "https"])
+        return f"{scheme}://{user}:", _token(rng, 14), f"@db{rng.randint(1, 9)}.internal:5432/main"
+    if roll == 3:
+        word = rng.choice(["github token", "the token is", "deploy key", "API key",
+                           "secret", "signing key", "access token for prod is"])
+        return f"{word} ", _token(rng, 40, "0123456789abcdef"), ""
+    key = rng.choice(_KEYS)
+    value = _assignment_value(rng)
+    syntax = rng.randrange(6)
+    if syntax == 0:
+        return f"{key} = ", value, ""
+    if syntax == 1:
+        return f"{key}: ", value, ""
+    if syntax == 2:
+        return f'"{key}": "', value, '"'
+    if syntax == 3:
+        return f"{key.upper().replace('.', '_').replace('-', '_')}=", value, ""
+    if syntax == 4:
+        return f"{key}='", value, "'"
+    return "Authorization: Bearer ", _token(rng, 40), ""
+
+
 def secret(rng: random.Random) -> str:
-    kind = rng.randrange(7)
-    if kind == 0:
-        return "sk-proj-" + _token(rng, 40)
-    if kind == 1:
-        return "AKIA" + _token(rng, 16, string.ascii_uppercase + string.digits)
-    if kind == 2:
-        return "ghp_" + _token(rng, 36)
-    if kind == 3:
-        return f"xoxb-{rng.randint(10**11, 10**12)}-{_token(rng, 24)}"
-    if kind == 4:
-        return ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + "eyJzdWIiOiI" + _token(rng, 20)
-                + "." + _token(rng, 43, string.ascii_letters + string.digits + "-_"))
-    if kind == 5:
-        return "sk-" + _token(rng, 48)
-    return "glpat-" + _token(rng, 20)
+    """A secret that is one without a key word before it: a provider key, a JWT, a PEM block
+    (for property tests; a password is a secret only by its key)."""
+    if rng.random() < 0.1:
+        body = _token(rng, 64, string.ascii_letters + string.digits + "+/")
+        return f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    return provider_key(rng)
 
 
 GENERATORS = {"EMAIL": email, "PHONE": phone, "CREDIT_CARD": card, "IBAN": make_iban,
               "US_SSN": ssn, "IP_ADDRESS": ip, "SECRET": secret}
 
+# Slots: {TYPE} for a value; {SECRET} for a snippet whose value alone is labelled; {NOISE}
+# for an unlabelled hard-negative phrase.
 POSITIVE = [
     "Please email {EMAIL} if the refund has not arrived within 30 days.",
-    "The customer ({EMAIL}) asked why the Pro plan costs $49 per month.",
-    "Forwarded from {EMAIL}: my invoice shows 3 seats but we have 5.",
+    "The customer ({EMAIL}) asked why the Pro plan costs $49 per month. {NOISE}",
+    "Hi team, {NOISE} Customer can be reached on {PHONE} after 6pm.",
     "Reach our billing team on {PHONE} between 9:00 and 17:00 CET.",
     "Call me back at {PHONE}, my order is #88231.",
-    "I tried {PHONE} twice and nobody answered.",
+    "I tried {PHONE} twice and nobody answered. {NOISE}",
     "Customer phone: {PHONE}; prefers e-mail at {EMAIL}.",
-    "My card {CREDIT_CARD} was charged twice for order 55120.",
+    "Tel. {PHONE} / Fax {PHONE}",
+    "--\nMaria Keller\nHead of Support\nT {PHONE}\nM {PHONE}\n{EMAIL}",
+    "Kontakt: {PHONE}, E-Mail {EMAIL}. {NOISE}",
+    "Pour toute question, appelez le {PHONE} ou écrivez à {EMAIL}.",
+    "Llámenos al {PHONE}; {NOISE}",
+    "My card {CREDIT_CARD} was charged twice. {NOISE}",
     "Payment failed on card number {CREDIT_CARD} (expires 09/27).",
     "Refund to {CREDIT_CARD}, amount EUR 120.00.",
+    "card_number,{CREDIT_CARD},status,declined",
     "Please wire the 2,400 EUR to {IBAN} by Friday.",
     "Our IBAN is {IBAN}, reference INV-2024-0193.",
+    "Bitte überweisen Sie den Betrag auf {IBAN}. {NOISE}",
     "The SEPA transfer from {IBAN} bounced after 3 business days.",
     "My SSN is {US_SSN} and I need the 1099 form for 2023.",
-    "Tax ID on file: {US_SSN}.",
     "Applicant social security number {US_SSN}, income $72,000.",
-    "Requests from {IP_ADDRESS} exceeded 100 per minute.",
-    "The login came from {IP_ADDRESS} at 03:14 UTC.",
+    "Requests from {IP_ADDRESS} exceeded 100 per minute. {NOISE}",
+    "2024-03-15T10:30:45Z WARN auth: login from {IP_ADDRESS} user={EMAIL}",
     "Block {IP_ADDRESS} in the firewall until the audit finishes.",
-    "The server at {IP_ADDRESS} went down twice this week.",
-    "Use the API key {SECRET} for the staging project.",
-    "Here is my token: {SECRET} please fix the 401 error.",
-    "Set OPENAI_API_KEY={SECRET} in the .env file.",
-    "The webhook sends Authorization: Bearer {SECRET} on every call.",
-    "I pasted {SECRET} into the config, is that safe?",
+    "Use {SECRET} for the staging project.",
+    "Here is my config:\n{SECRET}\nretries: 3",
+    "{{\"user\": \"{EMAIL}\", \"phone\": \"{PHONE}\", \"retries\": 3}}",
+    "export {SECRET}\nexport REGION=eu-west-1",
+    "I pasted {SECRET} into the config, is that safe? {NOISE}",
     "Contact {EMAIL} or {PHONE} about card {CREDIT_CARD}.",
-    "User {EMAIL} logged in from {IP_ADDRESS} with token {SECRET}.",
+    "User {EMAIL} logged in from {IP_ADDRESS} with {SECRET}.",
     "SSN {US_SSN}, account {IBAN}, phone {PHONE}.",
-    "From: Support Bot <{EMAIL}>",
-    "The health check on {IP_ADDRESS} port 8443 failed after 3 attempts.",
-    'Config excerpt: {{"password": "{SECRET}", "retries": 3}}',
+    "| name | phone | email |\n|---|---|---|\n| Jo | {PHONE} | {EMAIL} |",
+    "From: Support Bot <{EMAIL}>\nSubject: ticket update\n{NOISE}",
     "Is it okay that my payment card {CREDIT_CARD} appears in the receipt?",
     "Send the W-2 for {US_SSN} to {EMAIL}.",
     "Landline {PHONE} (office hours only, closed on 24 December).",
+    "{NOISE} The caller left {PHONE} as a callback number.",
+    "customer:\n  phone: \"{PHONE}\"\n  iban: {IBAN}\n  {SECRET}",
+    "ticket #4471: {NOISE} reporter {EMAIL}, mobile {PHONE}",
 ]
 
-NEGATIVE = [
-    "Refunds are available within 30 days when usage is below 100 requests.",
-    "The Pro plan costs $1,299.99 per year or $129 per month.",
-    "Order {BADCARD} could not be found in our system.",
-    "Your order number is {BADCARD}; it ships in 3-5 business days.",
-    "Tracking ID {BADCARD} shows the parcel in Leipzig.",
-    "Upgrade to version 4.15.555.2671 to get the fix.",
-    "Firmware 10.2.3.4 fixes the boot loop on model X200.",
-    "Release v2.4.1 shipped on 2024-03-15 at 10:30:45 UTC.",
-    "See section 3.2.1.4 of the policy for the exact wording.",
-    "Policy number POL-2024-001234 covers water damage up to EUR 50,000.",
-    "Claim 2024-000123-A was approved on 12/05/2024.",
-    "The SLA guarantees 99.95% uptime and a 4-hour response time.",
-    "We processed 1,234,567 requests in 24 hours with p99 latency of 350 ms.",
-    "Password reset links expire after 15 minutes.",
-    "The password must be at least 12 characters long.",
-    "Rotate your API key every 90 days; the token limit is 4096 per request.",
-    "The secret to fast refunds is filing within 14 days.",
-    "Commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed the regression.",
-    "The ratio is 3:2:1 across the three regions.",
-    "Meeting moved to 14:30; dial-in details follow.",
-    "Invoice INV-88213 totals 2,450.00 EUR including 19% VAT.",
-    "Items 1001-1050 ship from warehouse 7.",
-    "The error code was 0x80070005 after 3 retries.",
-    "Python 3.11.7 and Node 20.10.0 are supported.",
-    "Chapter 12 explains why 2024 revenue grew 18% over 2023.",
-    "Deliveries take 2-3 weeks; 500 units ship per pallet.",
-    "Your ticket 5551234 has been escalated to tier 2.",
-    "ISBN 978-3-16-148410-0 is the second edition.",
-    "Temperature ranged from -5 to 12 degrees.",
-    "The UUID 123e4567-e89b-12d3-a456-426614174000 identifies the tenant.",
-    "Version 1.2.3.4 of the agent reports 10.5.1 in its banner.",
-    "Discount code SPRING2024 gives 20% off orders above $100.",
-    "The batch contains 4111 records and 1111 duplicates.",
-    "Reference DE-2024-7781 was assigned to the case.",
-    "Use token-based auth; the session token expires in 3600 seconds.",
-    "The job ran from 2024-01-01T00:00:00Z to 2024-01-02T06:30:00Z.",
-]
 
-NEGATIVE_COPIES = 4
-
-
-def build(seed: int = 20261202) -> list[dict[str, Any]]:
-    """The corpus lines, deterministic for a seed."""
-    rng = random.Random(seed)
-    lines: list[dict[str, Any]] = []
-    for _ in range(8):
-        for template in POSITIVE:
-            lines.append(_fill(template, rng, "positive"))
-    for _ in range(NEGATIVE_COPIES):
-        for template in NEGATIVE:
-            lines.append(_fill(template, rng, "negative"))
-    return lines
-
-
-def _fill(template: str, rng: random.Random, kind: str) -> dict[str, Any]:
+def _fill(template: str, rng: random.Random) -> dict[str, Any]:
     text = ""
     entities: list[dict[str, Any]] = []
     cursor = 0
-    for match in re.finditer(r"\{([A-Z_]+)\}", template):
-        text += template[cursor:match.start()]
+    for match in re.finditer(r"(?<!\{)\{([A-Z_]+)\}(?!\})", template):
+        text += template[cursor:match.start()].replace("{{", "{").replace("}}", "}")
         slot = match.group(1)
-        value = card(rng, valid=False) if slot == "BADCARD" else GENERATORS[slot](rng)
-        if slot != "BADCARD":
+        if slot == "NOISE":
+            text += negative_phrase(rng)
+        elif slot == "SECRET":
+            before, value, after = secret_snippet(rng)
+            text += before
+            entities.append({"type": "SECRET", "start": len(text), "end": len(text) + len(value)})
+            text += value + after
+        else:
+            value = GENERATORS[slot](rng)
             entities.append({"type": slot, "start": len(text), "end": len(text) + len(value)})
-        text += value
+            text += value
         cursor = match.end()
-    text += template[cursor:]
-    return {"text": text, "entities": entities, "kind": kind}
+    text += template[cursor:].replace("{{", "{").replace("}}", "}")
+    return {"text": text, "entities": entities, "kind": "positive"}
+
+
+@cache
+def _build(split: str) -> tuple[str, ...]:
+    rng = random.Random(SPLITS[split])
+    lines = []
+    for index in range(SIZE):
+        if index % 5 == 4:
+            line = {"text": fill_negative(rng.choice(NEGATIVE_TEMPLATES), rng), "entities": [],
+                    "kind": "negative"}
+        else:
+            line = _fill(rng.choice(POSITIVE), rng)
+        lines.append(json.dumps(line, ensure_ascii=False))
+    return tuple(lines)
+
+
+def build(split: str = "dev") -> list[dict[str, Any]]:
+    """The corpus lines of a split ("dev" or "heldout"), deterministic for its seed."""
+    return [json.loads(line) for line in _build(split)]
 
 
 def main() -> None:
-    """Write corpus.jsonl beside this module."""
-    with CORPUS.open("w", encoding="utf-8") as handle:
-        for line in build():
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    """Print the first lines of a split."""
+    split = sys.argv[1] if len(sys.argv) > 1 else "dev"
+    for line in build(split)[:40]:
+        print(json.dumps(line, ensure_ascii=False))  # noqa: T201
 
 
 if __name__ == "__main__":

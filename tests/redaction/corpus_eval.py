@@ -7,16 +7,12 @@ comparison fair between detectors that disagree about a trailing bracket or a "+
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-__all__ = ["CORPUS", "TypeScore", "load_corpus", "score"]
-
-CORPUS = Path(__file__).with_name("corpus.jsonl")
+__all__ = ["TypeScore", "load_corpus", "score"]
 
 Span = tuple[str, int, int]
 
@@ -38,10 +34,11 @@ class TypeScore:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
 
-def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
-    """The corpus lines."""
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+def load_corpus(split: str = "dev") -> list[dict[str, Any]]:
+    """The corpus lines of a split ("dev" or "heldout", see build_corpus)."""
+    from tests.redaction.build_corpus import build
+
+    return build(split)
 
 
 def score(lines: Iterable[dict[str, Any]],

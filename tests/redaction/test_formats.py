@@ -1,0 +1,99 @@
+"""The formats an outside test found leaking, and the numbers that must stay.
+
+Recall first: a value of the right shape is redacted whether or not phonenumbers' metadata
+calls it valid; numbers that carry evidence are kept.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sidecar.config import RedactionSettings
+from sidecar.redaction import PatternDetector, Redactor, build_redactor
+
+REDACTOR = Redactor([PatternDetector()])
+
+
+@pytest.mark.parametrize(("value", "entity_type"), [
+    pytest.param("0049 30 901820", "PHONE", id="de-international-prefix-00"),
+    pytest.param("06 12 34 56 78", "PHONE", id="fr-national"),
+    pytest.param("06.12.34.56.78", "PHONE", id="fr-dotted"),
+    pytest.param("(02) 9374 4000", "PHONE", id="au-national"),
+    pytest.param("+1-919-182-0193", "PHONE", id="invalid-in-metadata-us"),
+    pytest.param("+44 7700 900123", "PHONE", id="invalid-in-metadata-gb"),
+    pytest.param("555-201-7731x204", "PHONE", id="extension"),
+    pytest.param("(415) 555-2671 ext. 12", "PHONE", id="extension-ext"),
+    pytest.param("+44 (0)20 7946 0958", "PHONE", id="trunk-zero"),
+    pytest.param("030/901820", "PHONE", id="de-slash"),
+    pytest.param("+7 (914) 177-76-31", "PHONE", id="ru"),
+    pytest.param("080-9141-7776", "PHONE", id="jp"),
+    pytest.param("+55 61 9141-7776", "PHONE", id="br"),
+    pytest.param("5018 6466 7909", "CREDIT_CARD", id="maestro-12"),
+    pytest.param("3782 822463 10005", "CREDIT_CARD", id="amex-15"),
+    pytest.param("378282246310005", "CREDIT_CARD", id="amex-15-bare"),
+    pytest.param("6304 0000 0000 0000 018", "CREDIT_CARD", id="maestro-19"),
+    pytest.param("gb82west12345698765432", "IBAN", id="iban-lower-case"),
+    pytest.param("GB82 WEST 1234 5698 7654 32", "IBAN", id="iban-grouped"),
+    pytest.param("jane at example dot com", "EMAIL", id="email-at-dot"),
+    pytest.param("jane[at]example[dot]com", "EMAIL", id="email-brackets"),
+    pytest.param("jane (at) example.co.uk", "EMAIL", id="email-parens"),
+])
+def test_values_of_the_right_shape_are_redacted(value: str, entity_type: str) -> None:
+    redacted = REDACTOR.redact_text(f"Details: {value}, thanks.")
+    assert redacted.text == f"Details: <{entity_type}_1>, thanks."
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    pytest.param("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                 "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", id="aws-ini"),
+    pytest.param("github token 3f9a1c2b4d5e6f708192a3b4c5d6e7f8091a2b3c",
+                 "3f9a1c2b4d5e6f708192a3b4c5d6e7f8091a2b3c", id="bare-hex-after-key-word"),
+    pytest.param('{"apiKey": "Zx81-pQ_29dk"}', "Zx81-pQ_29dk", id="json-camel"),
+    pytest.param("DB_PASSWORD=hunter2!", "hunter2!", id="env"),
+    pytest.param("PGPASSWORD=Tr0ub4dor&3 psql", "Tr0ub4dor&3", id="env-run-together"),
+    pytest.param("password: s3cr3t-pw", "s3cr3t-pw", id="yaml"),
+    pytest.param("STRIPE_SECRET_KEY='sk_live_4eC39HqLyjWDarjtT1zdp7dc'",
+                 "sk_live_4eC39HqLyjWDarjtT1zdp7dc", id="stripe-in-env"),
+    pytest.param("Authorization: Bearer abcdef1234567890XYZabc", "abcdef1234567890XYZabc",
+                 id="bearer"),
+    pytest.param("use hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 here",
+                 "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", id="provider-prefix"),
+    pytest.param("-----BEGIN RSA PRIVATE KEY-----\nMIIEow==\n-----END RSA PRIVATE KEY-----",
+                 "MIIEow==", id="pem"),
+])
+def test_secrets_are_redacted(text: str, secret: str) -> None:
+    redacted = REDACTOR.redact_text(text)
+    assert secret not in redacted.text
+    assert "<SECRET_1>" in redacted.text
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("Refunds take 30 days; the fee is $1,299.99 or 1 299 000 EUR.", id="amounts"),
+    pytest.param("Take 500 mg twice daily, at most 2 x 500 mg; 1000000 IU per dose.",
+                 id="dosages"),
+    pytest.param("It ran 1209600 seconds and served 12 345 678 users.", id="durations-counts"),
+    pytest.param("Signed 2024-03-15 at 10:30:45, renewed 15.03.2025 09:00.", id="dates-times"),
+    pytest.param("Upgrade to v4.15.555.2671 or version 10.0.19045.2965.", id="versions"),
+    pytest.param("Policy POL-2024-001234, policy no. 88451203, claim 2024-000123-A.",
+                 id="policy-numbers"),
+    pytest.param("See Article 17(3), section 1798.100 and § 312g BGB.", id="article-numbers"),
+    pytest.param("Order 4111 1111 1111 1112 and tracking number 9400 1000 0000 0000 0000 00.",
+                 id="order-tracking"),
+    pytest.param("ISBN 978-3-16-148410-0, warehouse at 48.856613, 2.352222.",
+                 id="isbn-coordinates"),
+    pytest.param("Uptime 99.95%, pages 1200-1450, screen 3840 x 2160 pixels.",
+                 id="percent-range-measure"),
+    pytest.param("The password must be 12 characters; rotate the API key every 90 days.",
+                 id="secret-words-in-prose"),
+    pytest.param("Look at example.com, or meet us at the office.", id="at-in-prose"),
+])
+def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:
+    assert REDACTOR.redact_text(text).text == text
+
+
+def test_obfuscated_addresses_are_a_setting() -> None:
+    text = "Write to jane at example dot com or omar@example.org."
+    off = build_redactor(RedactionSettings(email_obfuscations=False))
+    assert off.redact_text(text).text == "Write to jane at example dot com or <EMAIL_1>."
+    on = build_redactor(RedactionSettings())
+    assert on.redact_text(text).text == "Write to <EMAIL_1> or <EMAIL_2>."
