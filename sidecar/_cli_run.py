@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 from typing import IO, Any
@@ -80,7 +81,9 @@ async def _close_judge(pipeline: Pipeline) -> None:
 
 
 def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-              registry: CollectorRegistry, stop: threading.Event) -> None:
+              registry: CollectorRegistry, stop: threading.Event) -> int | None:
+    """Run the file source. Returns an exit code when a thread is still busy with an
+    abandoned record (the caller then exits at once), else None."""
     from sidecar.filesource import FileRunner
 
     path = settings.input.path or "-"
@@ -129,14 +132,20 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
                + (f", {abandoned} abandoned" if abandoned else ""), err=True)
     if abandoned:
-        raise click.ClickException(
-            f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but not "
-            "written (still in evaluation, or waiting behind one that was)")
+        message = (f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but "
+                   "not written (still in evaluation, or waiting behind one that was)")
+        if not finished:
+            click.echo(f"Error: {message}", err=True)
+            return 1
+        raise click.ClickException(message)
+    return None
 
 
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                registry: CollectorRegistry, stop: threading.Event,
-               tracer: Tracer | None = None) -> None:
+               tracer: Tracer | None = None) -> int | None:
+    """Run the Kafka consumer. Returns 0 when a worker thread is still busy with an
+    abandoned (uncommitted) record, so the caller exits at once; else None."""
     from kafka import KafkaConsumer, KafkaProducer
     from kafka.errors import KafkaConfigurationError, KafkaError
 
@@ -184,7 +193,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
                 f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
         if clients is None:
             logger.info("stopped before consuming anything")
-            return
+            return None
         producer, consumer = clients
         emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
                                dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
@@ -194,6 +203,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
         runner.run(stop)
     finally:
         server.close()
+    return 0 if runner.worker.alive() else None
 
 
 @click.command("run")
@@ -244,11 +254,26 @@ def run_command(config_file: str | None, **flags: Any) -> None:
         pipeline = build_pipeline(settings, judge_observer=metrics,
                                   on_stage=metrics.observe_stage, tracer=tracer)
         if settings.input.path is not None:
-            _run_file(settings, pipeline, metrics, registry, signals.event)
+            exit_now = _run_file(settings, pipeline, metrics, registry, signals.event)
         else:
-            _run_kafka(settings, pipeline, metrics, registry, signals.event, tracer)
+            exit_now = _run_kafka(settings, pipeline, metrics, registry, signals.event, tracer)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)
         if shutdown is not None:
             shutdown()  # flushes spans still queued for export
+    if exit_now is not None:
+        # A thread is still busy with an abandoned record. Everything else is closed and
+        # committed; skip the interpreter's teardown, which that thread would drag past the
+        # shutdown deadline.
+        _exit_now(exit_now)
+
+
+def _exit_now(code: int) -> None:
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
