@@ -81,10 +81,7 @@ class Runner:
         started = time.perf_counter()
         trace = decode_trace(payload, limits=self.limits)
         decoded = time.perf_counter()
-        if self.judge == "none":
-            record = self.pipeline.evaluate_deterministic(trace)
-        else:
-            record = asyncio.run(self.pipeline.evaluate(trace))
+        record = asyncio.run(self.pipeline.evaluate(trace))
         before = time.perf_counter()
         serialise_record(record)
         done = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 from typing import IO, Any
@@ -91,7 +92,9 @@ def _metrics_url(settings: Settings, server: MetricsServer) -> str:
 
 def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
               registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally, *,
-              append: bool) -> None:
+              append: bool) -> int | None:
+    """Run the file source. Returns an exit code when a thread is still busy with an
+    abandoned record (the caller then exits at once), else None."""
     from sidecar.filesource import FileRunner
 
     path = settings.input.path or "-"
@@ -147,11 +150,15 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                + (f", {abandoned} abandoned" if abandoned else ""), err=True)
     _echo_judge(settings, tally)
     if abandoned:
-        raise click.ClickException(
-            f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but not "
-            "written (still in evaluation, or waiting behind one that was)")
+        message = (f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but "
+                   "not written (still in evaluation, or waiting behind one that was)")
+        if not finished:
+            click.echo(f"Error: {message}", err=True)
+            return 1
+        raise click.ClickException(message)
     if tally.all_failed:
         raise SystemExit(EXIT_JUDGE_FAILED)
+    return None
 
 
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
@@ -161,7 +168,9 @@ def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
 
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally,
-               tracer: Tracer | None = None) -> None:
+               tracer: Tracer | None = None) -> int | None:
+    """Run the Kafka consumer. Returns 0 when a worker thread is still busy with an
+    abandoned (uncommitted) record, so the caller exits at once; else None."""
     from kafka import KafkaConsumer, KafkaProducer
     from kafka.errors import KafkaConfigurationError, KafkaError
 
@@ -212,7 +221,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
                 f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
         if clients is None:
             logger.info("stopped before consuming anything")
-            return
+            return None
         producer, consumer = clients
         emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
                                dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
@@ -224,6 +233,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
         server.close()
     # A service stopped by SIGTERM exits 0 whatever the judge did; the line says what it did.
     _echo_judge(settings, tally)
+    return 0 if runner.worker.alive() else None
 
 
 @click.command("run")
@@ -304,12 +314,28 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
                                   on_record=tally.add)
         _name_build(metrics, pipeline)
         if settings.input.path is not None:
-            _run_file(settings, pipeline, metrics, registry, signals.event, tally,
-                      append=bool(append))
+            exit_now = _run_file(settings, pipeline, metrics, registry, signals.event, tally,
+                                 append=bool(append))
         else:
-            _run_kafka(settings, pipeline, metrics, registry, signals.event, tally, tracer)
+            exit_now = _run_kafka(settings, pipeline, metrics, registry, signals.event, tally,
+                                  tracer)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)
         if shutdown is not None:
             shutdown()  # flushes spans still queued for export
+    if exit_now is not None:
+        # A thread is still busy with an abandoned record. Everything else is closed and
+        # committed; skip the interpreter's teardown, which that thread would drag past the
+        # shutdown deadline.
+        _exit_now(exit_now)
+
+
+def _exit_now(code: int) -> None:
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

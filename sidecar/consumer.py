@@ -529,8 +529,8 @@ class KafkaRunner:
         self._stopping.set()
         total = self.kafka.shutdown_deadline_seconds
         deadline = self.clock() + total
-        # Keep a share of the deadline for commit, flush and close.
-        reserve = min(5.0, total / 4)
+        # Keep a share of the deadline for commit, flush, close and the process's own exit.
+        reserve = min(5.0, total / 3)
         if self.assigned:
             self.consumer.pause(*self.assigned)
         logger.info("shutting down: %d records in flight", self.tracker.in_flight())
@@ -554,7 +554,7 @@ class KafkaRunner:
             logger.warning("deadline reached: %d records left uncommitted for replay", abandoned)
         self.slow.stop()
         # A stage that never yields cannot be cancelled; its daemon thread ends with us.
-        self.worker.stop(timeout=min(1.0, max(0.1, deadline - self.clock())))
+        self.worker.stop(timeout=0.2)
         try:
             self.emitter.flush(timeout=max(0.1, (deadline - self.clock()) / 2))
         except Exception as exc:

@@ -126,6 +126,10 @@ class AsyncWorker:
         """Tasks not finished yet (approximate when read from another thread)."""
         return sum(len(group) for group in list(self._tasks.values()))
 
+    def alive(self) -> bool:
+        """Whether the loop's thread still runs (after :meth:`stop`: a task never yielded)."""
+        return self._thread.is_alive()
+
     def stop(self, timeout: float = 5.0) -> None:
         """Cancel what is left, stop the loop and join its thread."""
         if not self._thread.is_alive():
