@@ -280,8 +280,9 @@ class NumberClassifier:
             ssn = _ssn(value, nearest in _SSN_WORDS)
             if ssn is not None:
                 return Entity("US_SSN", start, end, ssn)
-        if nearest in _SSN_WORDS and (value.isdigit() or _SSN.fullmatch(value)):
-            return None  # after "SSN": nine digits are a social security number or nothing
+            if nearest in _SSN_WORDS and (value.isdigit() or _SSN.fullmatch(value)):
+                # Recall first: nine digits after "SSN" are one even in a range never issued.
+                return Entity("US_SSN", start, end, digits)
         phone_context = nearest in _PHONE_WORDS
         international = value.lstrip("(").startswith(("+", "00"))
         card = (self.card and 12 <= count <= 19 and not ext and not international
