@@ -16,9 +16,12 @@ printed (the machine is shared: other load lowers single runs).
 
 What keeps concurrency 32 from the bound is the client's CPU on one event loop: the replies
 of a wave arrive together, and the next wave's requests go out only after the loop has
-parsed them, so each wave costs about latency + concurrency x CPU per trace. Most of that
-CPU is the openai client's (request building, and ``responses.parse`` turning the reply
-into its response models before our pydantic model validates the output text).
+parsed them, so each wave costs about latency + concurrency x CPU per trace. The backends
+read replies raw and validate only what they use (sidecar/judge/_openai_reply.py) and send
+the schema in ``extra_body``; what is left is mostly the HTTP stack's (httpx, httpcore, h11)
+and the openai client's request building. Profile the client side with::
+
+    py-spy record -o judge.svg -- python -m bench.judge_concurrency --levels 32 --traces 0
 """
 
 from __future__ import annotations

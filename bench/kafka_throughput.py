@@ -1,13 +1,24 @@
-"""Throughput of `citewatch run` (no judge) against a bare kafka-python consumer, same topic.
+"""Throughput of `citewatch run` (no judge) against a bare kafka-python consumer, same topic,
+and against the same work done in-process without Kafka.
 
     python bench/kafka_throughput.py [--count 10000] [--bootstrap HOST:PORT]
 
 Produces N traces of about 6 KB to a 3-partition topic (on a local broker started by
 scripts/kafka-local unless --bootstrap is given), then measures in the same run:
-  baseline  a bare KafkaConsumer that only polls and commits (explicit offsets) every batch
-  citewatch `citewatch run --judge none` over the same topic in its own group: decode,
-            checks, scoring, evaluation record produced with acks=all, commit after the ack
-Rates are records per second from the first to the last commit; the target ratio is >= 0.5.
+  baseline    a bare KafkaConsumer that only polls and commits (explicit offsets) every batch
+  in-process  the same N record values through what `citewatch run` does per record, in one
+              thread with no Kafka: decode, pipeline (checks, redaction, scoring), metrics,
+              the record's JSON
+  citewatch   `citewatch run --judge none` over the same topic in its own group: the above,
+              plus the evaluation record produced with acks=all and the commit after the ack
+Kafka rates are records per second from the first to the last commit. Targets: citewatch /
+baseline >= 0.5; citewatch / in-process >= 0.7 (the Kafka runtime's own cost: threads,
+hand-offs, producing, committing), printed also as microseconds per record.
+
+Profile the in-process path with py-spy (``pip install py-spy``), or the running service::
+
+    py-spy record -o inprocess.svg -- python bench/kafka_throughput.py --in-process-only
+    py-spy record -o run.svg --pid <pid of citewatch run>
 """
 
 from __future__ import annotations
@@ -116,6 +127,47 @@ def _committed(bootstrap: str, group: str, topic: str) -> int:
     return sum(m.offset for tp, m in offsets.items() if tp.topic == topic and m.offset > 0)
 
 
+def in_process(count: int, *, repeat: int = 3) -> float:
+    """Records per second of `citewatch run`'s per-record work without Kafka (best of
+    ``repeat``), with the settings `citewatch run --judge none` gets from an empty
+    environment."""
+    import asyncio
+
+    from prometheus_client import CollectorRegistry
+
+    from exporters.prometheus import CitewatchMetrics
+    from sidecar.assembly import build_pipeline
+    from sidecar.config import Settings
+    from sidecar.decode import decode_trace
+
+    env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("CITEWATCH_")}
+    try:
+        settings = Settings(judge={"backend": "none"})
+    finally:
+        os.environ.update(env)
+    metrics = CitewatchMetrics(registry=CollectorRegistry(), apps=settings.metrics.apps)
+    pipeline = build_pipeline(settings, judge_observer=metrics,
+                              on_stage=metrics.observe_stage)
+    values = [trace(i) for i in range(count)]
+
+    async def run_all() -> None:
+        for value in values:
+            started = time.perf_counter()
+            evaluated = decode_trace(value)
+            metrics.observe_stage("decode", time.perf_counter() - started)
+            record = await pipeline.evaluate(evaluated)
+            record.model_dump_json().encode("utf-8")
+            metrics.observe_record(record)
+            metrics.mark_processed(time.time())
+
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        asyncio.run(run_all())
+        best = min(best, time.perf_counter() - start)
+    return count / best
+
+
 def sidecar(bootstrap: str, topic: str, count: int, *, redaction: bool = True) -> float:
     group = f"{topic}-citewatch-{'r' if redaction else 'plain'}"
     with socket.socket() as sock:
@@ -154,7 +206,12 @@ def main() -> int:
     parser.add_argument("--bootstrap", default=None, help="use this broker instead")
     parser.add_argument("--no-redaction", action="store_true",
                         help="also measure citewatch with redaction off (the runtime's own cost)")
+    parser.add_argument("--in-process-only", action="store_true",
+                        help="measure only the in-process path (no broker; for profiling)")
     args = parser.parse_args()
+    if args.in_process_only:
+        print(f"in-process path: {in_process(args.count):9.0f} records/s")
+        return 0
     broker = None
     bootstrap = args.bootstrap
     if bootstrap is None:
@@ -171,9 +228,13 @@ def main() -> int:
         produce(bootstrap, topic, args.count)
         baseline = bare_consumer(bootstrap, topic, args.count)
         print(f"baseline  bare kafka-python consumer, poll+commit: {baseline:9.0f} records/s")
+        local = in_process(args.count)
+        print(f"in-process path (decode, evaluate, metrics, JSON):    {local:9.0f} records/s")
         rate = sidecar(bootstrap, topic, args.count)
         print(f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s")
         print(f"ratio citewatch/baseline: {rate / baseline:.2f} (target >= 0.50)")
+        print(f"ratio citewatch/in-process: {rate / local:.2f} (target >= 0.70); the Kafka "
+              f"runtime adds {(1 / rate - 1 / local) * 1e6:.0f} us per record")
         if args.no_redaction:
             plain = sidecar(bootstrap, topic, args.count, redaction=False)
             print(f"citewatch run --judge none, redaction off:             {plain:9.0f} records/s")

@@ -16,6 +16,7 @@ from typing import get_args
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
+from exporters._children import Children as _Children
 from schemas import CriticalReason, EvaluationRecord, JudgeBackendName
 
 __all__ = [
@@ -258,6 +259,25 @@ class CitewatchMetrics:
             "Always 1; labels name the running version, rubric version and judge model.",
             registry=registry,
         )
+        # Children of the metrics updated per record, resolved once per label set.
+        self._traces = _Children(self.traces)
+        self._dead_letters = _Children(self.dead_letters)
+        self._claims = _Children(self.claims)
+        self._claim_verdicts = _Children(self.claim_verdicts)
+        self._claims_abstained = _Children(self.claims_abstained)
+        self._critical_unsupported = _Children(self.critical_unsupported)
+        self._critical_unjudged = _Children(self.critical_unjudged)
+        self._findings = _Children(self.findings)
+        self._validity = _Children(self.validity)
+        self._correctness = _Children(self.correctness)
+        self._completeness = _Children(self.completeness)
+        self._invalid_citation_ids = _Children(self.invalid_citation_ids)
+        self._redactions = _Children(self.redactions)
+        self._judge_requests = _Children(self.judge_requests)
+        self._judge_latency = _Children(self.judge_latency)
+        self._judge_tokens = _Children(self.judge_tokens)
+        self._judge_skips = _Children(self.judge_skips)
+        self._stage_duration = _Children(self.stage_duration)
         self.set_build_info(version=version, rubric_version=rubric_version,
                             judge_model=judge_model)
         self.set_circuit_state("closed")
@@ -295,59 +315,59 @@ class CitewatchMetrics:
     def observe_record(self, record: EvaluationRecord) -> None:
         """Count one evaluated trace: claims, verdicts, ratios, critical findings, redactions."""
         app = self.app_label(record.app)
-        self.traces.labels(app=app, outcome="evaluated").inc()
+        self._traces(app, "evaluated").inc()
         judge = record.judge.judge if record.judge is not None else ""
         sampled_by = record.sampled_by or _UNSAMPLED
         unjudged_reason = _unjudged_reason(record)
         for claim in record.claims:
             importance = str(claim.importance)
-            self.claims.labels(app=app, importance=importance, status=claim.status).inc()
+            self._claims(app, importance, claim.status).inc()
             if claim.verdict is not None and record.judged:
-                self.claim_verdicts.labels(
-                    app=app,
-                    importance=importance,
-                    verdict=claim.verdict,
-                    judge=SCREEN_JUDGE if claim.resolved_by == "screen" else judge,
-                    sampled_by=sampled_by,
+                self._claim_verdicts(
+                    app,
+                    importance,
+                    claim.verdict,
+                    SCREEN_JUDGE if claim.resolved_by == "screen" else judge,
+                    sampled_by,
                 ).inc()
             if claim.not_judged == "abstained":
-                self.claims_abstained.labels(app=app, importance=importance).inc()
+                self._claims_abstained(app, importance).inc()
             if claim.critical_reason is not None:
-                self.critical_unsupported.labels(app=app, reason=claim.critical_reason).inc(
+                self._critical_unsupported(app, claim.critical_reason).inc(
                     exemplar={"trace_id": record.trace_id}
                 )
             if claim.critical_unjudged:
-                self.critical_unjudged.labels(app=app, reason=unjudged_reason).inc(
+                self._critical_unjudged(app, unjudged_reason).inc(
                     exemplar={"trace_id": record.trace_id}
                 )
         for finding in record.findings:
-            self.findings.labels(app=app, code=finding.code, severity=finding.severity).inc()
+            self._findings(app, finding.code, finding.severity).inc()
         scores = record.scores
-        self.validity.labels(app=app).observe(scores.validity)
+        self._validity(app).observe(scores.validity)
         if record.judged:
             if scores.correctness is not None:
-                self.correctness.labels(app=app, judge=judge, sampled_by=sampled_by).observe(
+                self._correctness(app, judge, sampled_by).observe(
                     scores.correctness
                 )
             if scores.completeness is not None:
-                self.completeness.labels(app=app, judge=judge, sampled_by=sampled_by).observe(
+                self._completeness(app, judge, sampled_by).observe(
                     scores.completeness
                 )
         if scores.invalid_citation_ids:
-            self.invalid_citation_ids.labels(app=app).inc(len(scores.invalid_citation_ids))
+            self._invalid_citation_ids(app).inc(len(scores.invalid_citation_ids))
         for entity_type, count in record.redactions.items():
             if count > 0:
-                self.redactions.labels(entity_type=entity_type).inc(count)
+                self._redactions(entity_type).inc(count)
 
     def trace_duplicate(self, app: str) -> None:
         """Count a replayed trace that was already counted."""
-        self.traces.labels(app=self.app_label(app), outcome="duplicate").inc()
+        self._traces(self.app_label(app), "duplicate").inc()
 
     def dead_letter(self, reason: str, app: str = UNKNOWN_APP) -> None:
         """Count a record sent to the dead-letter topic; ``app`` is ``unknown`` if unreadable."""
         label = UNKNOWN_APP if app == UNKNOWN_APP else self.app_label(app, admit=False)
-        self.dead_letters.labels(reason=reason).inc()
-        self.traces.labels(app=label, outcome="dead_lettered").inc()
+        self._dead_letters(reason).inc()
+        self._traces(label, "dead_lettered").inc()
 
     def judge_request(
         self,
@@ -359,16 +379,16 @@ class CitewatchMetrics:
         output_tokens: int,
     ) -> None:
         """Count one judge call with its outcome, latency and token usage."""
-        self.judge_requests.labels(model=model, outcome=outcome).inc()
-        self.judge_latency.labels(model=model).observe(latency_seconds)
+        self._judge_requests(model, outcome).inc()
+        self._judge_latency(model).observe(latency_seconds)
         if input_tokens > 0:
-            self.judge_tokens.labels(model=model, type="input").inc(input_tokens)
+            self._judge_tokens(model, "input").inc(input_tokens)
         if output_tokens > 0:
-            self.judge_tokens.labels(model=model, type="output").inc(output_tokens)
+            self._judge_tokens(model, "output").inc(output_tokens)
 
     def judge_skip(self, reason: str) -> None:
         """Count a trace the judge did not see, with the reason (sampling, budget, circuit)."""
-        self.judge_skips.labels(reason=reason).inc()
+        self._judge_skips(reason).inc()
 
     def judge_cache_hit(self, count: int = 1) -> None:
         """Count claim verdicts served from the cache."""
@@ -415,7 +435,7 @@ class CitewatchMetrics:
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         """Record the duration of one pipeline stage for one trace."""
-        self.stage_duration.labels(stage=stage).observe(seconds)
+        self._stage_duration(stage).observe(seconds)
 
 
 def _unjudged_reason(record: EvaluationRecord) -> str:

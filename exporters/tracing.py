@@ -19,7 +19,17 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
-from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace import (
+    INVALID_SPAN,
+    Link,
+    NoOpTracer,
+    Span,
+    SpanKind,
+    Status,
+    StatusCode,
+    Tracer,
+    TracerProvider,
+)
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from schemas import ClaimResult, EvaluationRecord
@@ -96,7 +106,12 @@ def consume_span(
     The span is a new root linked to the producer context (messaging conventions for
     process spans), so one slow evaluation does not stretch the producer's trace.
     An exception escaping the block is recorded and marks the span as an error.
+    With a no-op tracer (nothing exports spans) and no recording span around, the span
+    would be the invalid one: it is yielded without parsing headers or building attributes.
     """
+    if isinstance(tracer, NoOpTracer) and not trace.get_current_span().is_recording():
+        yield INVALID_SPAN
+        return
     link = producer_link(headers)
     attributes: dict[str, str | int] = {
         "messaging.system": "kafka",
@@ -189,6 +204,8 @@ def add_evaluation_events(span: Span, claims: Sequence[ClaimResult]) -> int:
 
 def record_evaluation(span: Span, record: EvaluationRecord) -> None:
     """Put an evaluation's IDs, scores and verdict events on the consumer span."""
+    if not span.is_recording():
+        return  # a non-recording span drops them anyway
     attributes: dict[str, str | int | float | bool] = {
         "citewatch.trace_id": record.trace_id,
         "citewatch.judged": record.judged,

@@ -15,15 +15,11 @@ from typing import Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
-    ClaimResult,
     EvaluationRecord,
-    FindingRecord,
     JudgeRun,
     NotJudgedReason,
     SampledBy,
-    Scores,
     Trace,
-    Versions,
 )
 from sidecar import __version__
 from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, default_checks
@@ -215,62 +211,62 @@ def build_record(
                 not_judged = "abstained"
             elif failed:
                 not_judged = "judge_failed"
-        claims.append(
-            ClaimResult(
-                claim_id=claim.id,
-                text=texts.get(claim.id, ""),
-                importance=claim.importance,
-                kind=claim.kind,
-                status=item.status,
-                citation_ids=list(claim.citation_ids),
-                invalid_citation_ids=list(item.invalid_ids),
-                prescreen_flags=list(item.prescreen),
-                verdict=verdict.verdict if verdict else None,
-                verdict_reason=verdict.reason if verdict else None,
-                evidence_quote=verdict.evidence_quote if verdict else None,
-                critical_reason=critical.get(claim.id),
-                resolved_by=verdict.resolved_by if verdict else None,
-                not_judged=not_judged,
-                critical_unjudged=claim.id in critical_unjudged,
-                derived=derived,
-            )
-        )
+        claims.append({
+            "claim_id": claim.id,
+            "text": texts.get(claim.id, ""),
+            "importance": claim.importance,
+            "kind": claim.kind,
+            "status": item.status,
+            "citation_ids": list(claim.citation_ids),
+            "invalid_citation_ids": list(item.invalid_ids),
+            "prescreen_flags": list(item.prescreen),
+            "verdict": verdict.verdict if verdict else None,
+            "verdict_reason": verdict.reason if verdict else None,
+            "evidence_quote": verdict.evidence_quote if verdict else None,
+            "critical_reason": critical.get(claim.id),
+            "resolved_by": verdict.resolved_by if verdict else None,
+            "not_judged": not_judged,
+            "critical_unjudged": claim.id in critical_unjudged,
+            "derived": derived,
+        })
     sampled_by = outcome.sampled_by if outcome.sampled_by in get_args(SampledBy) else None
-    return EvaluationRecord(
-        trace_id=trace.trace_id,
-        app=trace.app,
-        tenant=trace.tenant,
-        environment=trace.environment,
-        trace_timestamp=trace.timestamp,
-        evaluated_at=datetime.now(UTC),
-        generator=trace.generator,
-        findings=[
-            FindingRecord(code=f.code, severity=f.severity, claim_id=f.claim_id,
-                          source_id=f.source_id, detail=f.detail)
+    # One validation of the nested structure: the same checks as building each part as a
+    # model, without a Python-level __init__ per claim and finding.
+    return EvaluationRecord.model_validate({
+        "trace_id": trace.trace_id,
+        "app": trace.app,
+        "tenant": trace.tenant,
+        "environment": trace.environment,
+        "trace_timestamp": trace.timestamp,
+        "evaluated_at": datetime.now(UTC),
+        "generator": trace.generator,
+        "findings": [
+            {"code": f.code, "severity": f.severity, "claim_id": f.claim_id,
+             "source_id": f.source_id, "detail": f.detail}
             for f in findings
         ],
-        claims=claims,
-        scores=Scores(
-            validity=round(result.validity, 6),
-            correctness=_round(result.correctness),
-            completeness=_round(result.completeness),
-            overall=_round(result.overall),
-            marker_ids=list(analysis.marker_ids),
-            invalid_citation_ids=list(result.invalid_citation_ids),
-            critical_unsupported=len(result.critical),
-            critical_unjudged=len(result.critical_unjudged),
-        ),
-        judged=result.judged,
-        sampled_by=sampled_by,
-        skip_reason=outcome.skip_reason,
-        judge=outcome.run,
-        redactions=dict(redactions),
-        versions=Versions(
-            citewatch=__version__,
-            trace_schema=TRACE_SCHEMA_VERSION,
-            rubric=outcome.run.rubric_version if outcome.run else None,
-        ),
-    )
+        "claims": claims,
+        "scores": {
+            "validity": round(result.validity, 6),
+            "correctness": _round(result.correctness),
+            "completeness": _round(result.completeness),
+            "overall": _round(result.overall),
+            "marker_ids": list(analysis.marker_ids),
+            "invalid_citation_ids": list(result.invalid_citation_ids),
+            "critical_unsupported": len(result.critical),
+            "critical_unjudged": len(result.critical_unjudged),
+        },
+        "judged": result.judged,
+        "sampled_by": sampled_by,
+        "skip_reason": outcome.skip_reason,
+        "judge": outcome.run,
+        "redactions": dict(redactions),
+        "versions": {
+            "citewatch": __version__,
+            "trace_schema": TRACE_SCHEMA_VERSION,
+            "rubric": outcome.run.rubric_version if outcome.run else None,
+        },
+    })
 
 
 def _round(value: float | None) -> float | None:

@@ -89,14 +89,52 @@ _TRIGGERS: tuple[tuple[str, str, bool], ...] = (
 at the start of the literal's line rather than at the literal)."""
 
 
+def _is_word(literal: str) -> bool:
+    return all(char.isascii() and (char.isalnum() or char == "_") for char in literal)
+
+
+_WORDS = frozenset(lit.encode("ascii") for _, lit, _ in _TRIGGERS if _is_word(lit))
+_OTHERS = tuple(sorted({lit for _, lit, _ in _TRIGGERS if not _is_word(lit)}))
+_WORD_SPLIT = bytes(
+    byte if chr(byte).isalnum() or byte == ord("_") else ord(" ") for byte in range(128)
+).ljust(256, b" ")
+"""Maps every ASCII byte that is not a word character (as ``\\b`` sees them) to a space."""
+
+
+def _wanted(lower: str) -> tuple[tuple[str, str, bool], ...]:
+    """The triggers worth searching for in the lower-cased ``lower``.
+
+    Every word literal is matched with a word boundary before it and a non-word character
+    after it (``\\bignore\\b``, ``\\bmark[ \\t]``, a role name between the line start and
+    its colon), and so is any other alternative of its rule that can start where the literal
+    does: a rule can only match where the literal is a whole token. In ASCII text the tokens
+    come from one C-speed translate and split, so a text without any trigger word costs that
+    instead of one substring search per literal. Other literals start with punctuation: the
+    literal is searched for only when its first character occurs. Text with non-ASCII
+    characters searches for every literal.
+    """
+    if not lower.isascii():
+        return _TRIGGERS
+    tokens = lower.encode("ascii").translate(_WORD_SPLIT).split()
+    # A first-character test (memchr) spares most of the substring searches.
+    others = {lit for lit in _OTHERS if lit[0] in lower and lit in lower}
+    if not others and _WORDS.isdisjoint(tokens):
+        return ()  # the common case: nothing to search for
+    present = others.union(word.decode("ascii") for word in _WORDS.intersection(tokens))
+    return tuple(trigger for trigger in _TRIGGERS if trigger[1] in present)
+
+
 def _matches_everywhere(text: str) -> Iterator[tuple[str, int]]:
     for match in _COMBINED.finditer(text):
         assert match.lastgroup is not None
         yield match.lastgroup, match.start()
 
 
-def _matches(text: str) -> list[tuple[str, int]]:
-    """(rule, start) of rule matches, sorted by start."""
+def _matches(
+    text: str, triggers: tuple[tuple[str, str, bool], ...] | None = None
+) -> list[tuple[str, int]]:
+    """(rule, start) of rule matches, sorted by start; ``triggers`` (all of them, when
+    given) bypasses the choice of the triggers worth searching for."""
     # The letters that case-insensitive matching equates with an ASCII letter but lower()
     # leaves apart (long s, dotless i) are folded too, so a trigger cannot be dodged by them.
     lower = text.lower() if text.isascii() else text.lower().translate(_FOLD)
@@ -104,7 +142,7 @@ def _matches(text: str) -> list[tuple[str, int]]:
         # Lower-casing moved offsets (a few non-ASCII letters): the plain scan.
         return list(_matches_everywhere(text))
     found: set[tuple[str, int]] = set()
-    for rule, literal, at_line_start in _TRIGGERS:
+    for rule, literal, at_line_start in _wanted(lower) if triggers is None else triggers:
         pattern = _RULES[rule]
         line_start = scanned = 0
         tried = -1
@@ -167,6 +205,10 @@ class InjectionCheck:
 
     def run(self, analysis: Analysis) -> list[Finding]:
         trace = analysis.trace
+        whole = "\n".join((trace.question, trace.answer, *(s.text for s in trace.sources)))
+        lower = whole.lower()
+        if lower.isascii() and not _wanted(lower):
+            return []  # no trigger anywhere: one pass over the trace instead of one per text
         findings = []
         for field, text in (("question", trace.question), ("answer", trace.answer)):
             rules = injection_rules(text)

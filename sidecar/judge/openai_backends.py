@@ -8,14 +8,18 @@ count every attempt.
 The schema sent is the strict schema of :class:`JudgeResult` without titles and field
 descriptions (the rubric says what each field holds; a provider bills the schema as prompt
 tokens), built once per process: the client would otherwise rebuild it on every call
-(about a millisecond of CPU each). One client, with one connection pool sized for the
-configured concurrency, serves every call of a backend.
+(about a millisecond of CPU each). It travels in ``extra_body``, so the client does not walk
+it through its parameter transform on every call either. One client, with one connection
+pool sized for the configured concurrency, serves every call of a backend.
+
+Replies are read raw (``with_raw_response``) and validated by the lean models of
+``_openai_reply`` in one pydantic pass: building the client's full response models cost more
+CPU than anything else of a judge call (bench/judge_concurrency.py).
 """
 
 from __future__ import annotations
 
 import email.utils
-import inspect
 import os
 import time
 from collections.abc import Mapping
@@ -28,6 +32,7 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 
 from schemas import JudgeBackendName, JudgeResult
 from sidecar.config import JudgeSettings
+from sidecar.judge._openai_reply import ChatReply, ResponsesReply
 from sidecar.judge.backend import BackendReply, JudgeCallError
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rubric import Rubric
@@ -148,13 +153,6 @@ class _OpenAIBackend:
         await self._client.close()
 
 
-def _has_parse_as() -> bool:
-    from openai.resources.responses import AsyncResponses
-
-    return "parse_as" in inspect.signature(AsyncResponses.parse).parameters
-
-
-_HAS_PARSE_AS = _has_parse_as()
 _ANNOTATIONS = frozenset({"title", "description"})
 
 
@@ -200,51 +198,56 @@ CHAT_RESPONSE_FORMAT: ResponseFormatJSONSchema = {
 }
 """``response_format`` of a Chat Completions judge call."""
 
+_RESPONSES_EXTRA_BODY: dict[str, Any] = {"text": {"format": RESPONSES_TEXT_FORMAT}}
+_CHAT_EXTRA_BODY: dict[str, Any] = {"response_format": CHAT_RESPONSE_FORMAT}
+
 
 class OpenAIResponsesBackend(_OpenAIBackend):
-    """``client.responses.parse`` with :class:`JudgeResult` as the text format."""
+    """A Responses API call with :class:`JudgeResult`'s schema as the text format, its
+    final output text parsed as ``client.responses.parse`` would."""
 
     name: JudgeBackendName = "openai-responses"
-
-    def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
-        super().__init__(settings, client)
-        # Clients before 3.x have no ``parse_as``: they get ``text_format``, which sends the
-        # full schema (with descriptions), rebuilt on every call.
-        self._format_args: dict[str, Any] = (
-            {"text": {"format": RESPONSES_TEXT_FORMAT}, "parse_as": JudgeResult}
-            if _HAS_PARSE_AS else {"text_format": JudgeResult}
-        )
 
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Responses API call; raises :class:`JudgeCallError`."""
         try:
-            response = await self._client.responses.parse(
+            # The format goes in extra_body: the request is the same JSON, but the client
+            # does not walk the schema through its parameter transform on every call.
+            raw = await self._client.responses.with_raw_response.create(
                 model=self._model,
                 instructions=rubric.text,
                 input=packet.render(),
-                **self._format_args,
                 temperature=0,
                 max_output_tokens=self._max_output_tokens,
                 store=False,
                 timeout=timeout,
+                extra_body=_RESPONSES_EXTRA_BODY,
             )
+            reply = ResponsesReply.model_validate_json(raw.http_response.content)
+            # As the client's parse: every final output text is parsed (a bad one fails the
+            # call), and the first is the result.
+            parsed = [
+                JudgeResult.model_validate_json(content.text or "")
+                for item in reply.output or () if item.type == "message"
+                for content in item.content or () if content.type == "output_text"
+                and (item.phase is None or item.phase == "final_answer")
+            ]
         except (openai.OpenAIError, pydantic.ValidationError, ValueError, TimeoutError) as exc:
             raise translate_error(exc) from exc
-        usage = response.usage
+        usage = reply.usage
         input_tokens = usage.input_tokens if usage is not None else 0
         output_tokens = usage.output_tokens if usage is not None else 0
-        for item in response.output:
+        for item in reply.output or ():
             if item.type != "message":
                 continue
-            for content in item.content:
+            for content in item.content or ():
                 if content.type == "refusal":
                     raise JudgeCallError("judge refused", kind="refusal",
                                          input_tokens=input_tokens, output_tokens=output_tokens)
-        parsed = response.output_parsed
-        if parsed is None:
+        if not parsed:
             raise JudgeCallError("judge reply has no structured output", kind="parse_error",
                                  input_tokens=input_tokens, output_tokens=output_tokens)
-        return BackendReply(parsed, input_tokens, output_tokens)
+        return BackendReply(parsed[0], input_tokens, output_tokens)
 
 
 class OpenAIChatBackend(_OpenAIBackend):
@@ -253,7 +256,8 @@ class OpenAIChatBackend(_OpenAIBackend):
 
     The reply is parsed into :class:`JudgeResult` here, as ``chat.completions.parse``
     would, so the prebuilt lean schema can be sent (``parse`` takes only a type and
-    regenerates its schema on every call).
+    regenerates its schema on every call). A reply that is not a chat completion (not JSON,
+    wrong shapes) is a ``parse_error``.
     """
 
     name: JudgeBackendName = "openai-chat"
@@ -261,19 +265,23 @@ class OpenAIChatBackend(_OpenAIBackend):
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Chat Completions call; raises :class:`JudgeCallError`."""
         try:
-            completion = await self._client.chat.completions.create(
+            raw = await self._client.chat.completions.with_raw_response.create(
                 model=self._model,
                 messages=[
                     ChatCompletionSystemMessageParam(role="system", content=rubric.text),
                     ChatCompletionUserMessageParam(role="user", content=packet.render()),
                 ],
-                response_format=CHAT_RESPONSE_FORMAT,
                 temperature=0,
                 max_completion_tokens=self._max_output_tokens,
                 timeout=timeout,
+                extra_body=_CHAT_EXTRA_BODY,
             )
+            completion = ChatReply.model_validate_json(raw.http_response.content)
         except (openai.OpenAIError, TimeoutError) as exc:
             raise translate_error(exc) from exc
+        except pydantic.ValidationError:
+            raise JudgeCallError("judge reply is not a chat completion",
+                                 kind="parse_error") from None
         usage = completion.usage
         input_tokens = usage.prompt_tokens if usage is not None else 0
         output_tokens = usage.completion_tokens if usage is not None else 0

@@ -3,6 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sidecar.checks import Finding, MarkerParser, analyse, default_checks
 from sidecar.checks.prescreen import numbers_in
@@ -156,3 +158,15 @@ def test_findings_carry_no_trace_text() -> None:
     )
     assert found
     assert all(secret_words not in repr(f) for f in found)
+
+
+_PIECES = [*"0123456789.,; \x1c\n\u0663", "no", "not", "t", "can't", "NEVER"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_the_ascii_shortcuts_agree_with_the_regex_and_the_word_split(text: str) -> None:
+    from sidecar.checks import prescreen
+
+    assert prescreen._number_strings(text) == prescreen._NUMBER.findall(text)
+    words = text.lower().translate(prescreen._PUNCTUATION).split()
+    assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))

@@ -175,3 +175,14 @@ def test_the_literal_triggered_scan_finds_what_the_full_scan_finds(text: str) ->
     rules = dict(INJECTION_PATTERNS)
     assert all(re.compile(rules[rule], re.I | re.M).match(text, at) for rule, at in fast)
     assert fast == sorted(fast, key=lambda item: item[1])
+
+
+_LOOK_ALIKES = [*_FRAGMENTS, "remark ", "separate ", "subsystem: ", "Rate ", "these ", "\x1c",
+                "claim_id", "verdicts", "[/inst]", "<</SYS>>", "##", "label_", "_judge ", "\t"]
+
+
+@given(st.lists(st.sampled_from(_LOOK_ALIKES), max_size=30).map("".join))
+def test_skipping_absent_triggers_changes_no_match(text: str) -> None:
+    from sidecar.checks import injection
+
+    assert injection._matches(text) == injection._matches(text, injection._TRIGGERS)
