@@ -8,6 +8,8 @@ pom beside this file) into a cache folder; nothing else is downloaded and no Doc
     scripts/kafka-local stop  [--dir D]        stop the broker started in D, by its pid
     scripts/kafka-local status [--dir D]       print host:port if it is running
 
+The cache folder is .cache/kafka at the repository root, or KAFKA_LOCAL_CACHE.
+
 Used as a library by tests/integration: :class:`LocalKafka` starts, restarts and stops a
 broker and never touches a process it did not start.
 """
