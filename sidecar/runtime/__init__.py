@@ -1,9 +1,27 @@
-"""Building blocks shared by the Kafka consumer and the file source of `citewatch run`."""
+"""The runtimes of `citewatch run`: the Kafka consumer and the file source, and what they
+share (dedup, offsets, the failure policy, slow-record watch, shutdown, the worker thread)."""
 
 from __future__ import annotations
 
+from sidecar.runtime.consumer import KafkaRunner
 from sidecar.runtime.dedup import RecentIds
+from sidecar.runtime.filesource import FileRunner, FileSummary
+from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded
+from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.shutdown import ShutdownSignals
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
-__all__ = ["AsyncWorker", "RecentIds", "ShutdownSignals", "wait_kafka_future"]
+__all__ = [
+    "AsyncWorker",
+    "Evaluated",
+    "Failure",
+    "FileRunner",
+    "FileSummary",
+    "KafkaRunner",
+    "OffsetTracker",
+    "RecentIds",
+    "ShutdownSignals",
+    "decode_guarded",
+    "evaluate_guarded",
+    "wait_kafka_future",
+]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from sidecar.calibration import load_labels
 from sidecar.cli import cli
 from sidecar.judge import LEXICAL_MODEL, RUBRIC_VERSION
-from sidecar.replay import traces_from_labels
+from sidecar.quality.calibration import load_labels
+from sidecar.quality.replay import traces_from_labels
 
 REPLAY = Path(__file__).parents[1] / "fixtures" / "calibration" / "replay.jsonl"
 

@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from schemas import Claim, EvaluationRecord, Generator, Source, Trace
-from sidecar.calibration import (
+from sidecar.decode import decode_trace
+from sidecar.errors import TraceError
+from sidecar.pipeline import Pipeline
+from sidecar.quality.calibration import (
     CalibrationError,
     HumanLabel,
     LabelPair,
     join_evaluations,
     load_labels,
 )
-from sidecar.decode import decode_trace
-from sidecar.errors import TraceError
-from sidecar.pipeline import Pipeline
 
 __all__ = ["ReplayOutcome", "load_traces", "replay_labels", "traces_from_labels"]
 

@@ -15,7 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from rich.table import Table
 
 from schemas import EvaluationRecord
-from sidecar._cli_common import (
+from sidecar.assembly import build_pipeline
+from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
     config_option,
     one_line_errors,
@@ -23,8 +24,7 @@ from sidecar._cli_common import (
     output_option,
     settings_from,
 )
-from sidecar._cli_summary import JudgeTally
-from sidecar.assembly import build_pipeline
+from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline

@@ -35,10 +35,10 @@ from exporters.tracing import consume_span, record_evaluation
 from schemas import Trace
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
-from sidecar.offsets import OffsetTracker
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
 from sidecar.runtime.guard import Failure, decode_guarded, evaluate_guarded, where
+from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
