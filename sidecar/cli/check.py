@@ -28,7 +28,7 @@ from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded
+from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
 
 __all__ = ["check_command", "CheckSummary", "iter_lines"]
 
@@ -82,18 +82,15 @@ async def _evaluate_in_order(
     limits: DecodeLimits,
 ) -> AsyncIterator[tuple[int, Evaluated | Failure]]:
     # Every outcome is a value: a line that fails anywhere is reported, never raised.
-    window: list[tuple[int, asyncio.Task[Evaluated | Failure] | Failure]] = []
+    window: list[tuple[int, asyncio.Task[Evaluated | Failure]]] = []
     for number, line in lines:
-        trace = decode_guarded(line.rstrip(b"\r\n"), limits)
-        if isinstance(trace, Failure):
-            window.append((number, trace))
-        else:
-            window.append((number, asyncio.ensure_future(evaluate_guarded(pipeline, trace))))
-        while len(window) > concurrency or (window and not isinstance(window[0][1], asyncio.Task)):
+        window.append((number, asyncio.ensure_future(
+            evaluate_raw(pipeline, line.rstrip(b"\r\n"), limits))))
+        while len(window) > concurrency or (window and window[0][1].done()):
             head_number, head = window.pop(0)
-            yield head_number, (await head if isinstance(head, asyncio.Task) else head)
-    for number, item in window:
-        yield number, (await item if isinstance(item, asyncio.Task) else item)
+            yield head_number, await head
+    for number, task in window:
+        yield number, await task
 
 
 def _render_summary(console: Console, summary: CheckSummary, judge: JudgeTally) -> None:
