@@ -24,7 +24,7 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded, where
+from sidecar.runtime.guard import Evaluated, Failure, Skipped, evaluate_raw, where
 from sidecar.runtime.slow import SlowRecords
 
 __all__ = ["FileRunner", "FileSummary"]
@@ -51,8 +51,8 @@ class _Bad:
     app: str = UNKNOWN_APP
 
 
-_Outcome = Evaluated | Failure | None
-"""What one line's task ends with; None for a duplicate."""
+_Outcome = Evaluated | Failure | Skipped
+"""What one line's task ends with; Skipped for a duplicate."""
 
 
 class FileRunner:
@@ -127,7 +127,7 @@ class FileRunner:
     async def run(self, stop: threading.Event) -> FileSummary:
         """Read, evaluate and write until the input ends or ``stop`` is set."""
         concurrency = self.settings.input.concurrency
-        window: deque[tuple[int, asyncio.Task[_Outcome] | _Bad]] = deque()
+        window: deque[tuple[int, asyncio.Task[_Outcome]]] = deque()
         self.input_open = True
         self.slow.start()
         try:
@@ -151,43 +151,44 @@ class FileRunner:
             self.dead_letters.flush()
         return self.summary
 
-    def _start(self, number: int, line: bytes) -> asyncio.Task[_Outcome] | _Bad:
-        started = time.perf_counter()
-        trace = decode_guarded(line.rstrip(b"\r\n"), self.limits)
-        if isinstance(trace, Failure):
-            return _Bad(number, line, trace)
-        self.metrics.observe_stage("decode", time.perf_counter() - started)
-        if trace.trace_id in self.recent:
-            self.metrics.trace_duplicate(trace.app)
-            self.summary.duplicates += 1
-            return asyncio.ensure_future(_none())
-        self._values[number] = line  # kept for the dead letter, should evaluation fail
-        return asyncio.ensure_future(self._evaluate(number, trace))
+    def _start(self, number: int, line: bytes) -> asyncio.Task[_Outcome]:
+        self._values[number] = line  # kept for the dead letter, should the line fail
+        return asyncio.ensure_future(self._evaluate(number, line))
 
-    async def _evaluate(self, number: int, trace: Trace) -> _Outcome:
+    async def _evaluate(self, number: int, line: bytes) -> _Outcome:
+        started = time.perf_counter()
         token = self.slow.begin(f"line {number}")
-        self.slow.identify(token, trace.trace_id)
+
+        async def admit(trace: Trace) -> bool:
+            self.metrics.observe_stage("decode", time.perf_counter() - started)
+            self.slow.identify(token, trace.trace_id)
+            if trace.trace_id in self.recent:
+                self.metrics.trace_duplicate(trace.app)
+                self.summary.duplicates += 1
+                return False
+            return True
+
         try:
-            return await evaluate_guarded(self.pipeline, trace)
+            return await evaluate_raw(self.pipeline, line.rstrip(b"\r\n"), self.limits,
+                                      admit=admit)
         finally:
             self.slow.end(token)
 
-    async def _drain(self, window: deque[tuple[int, asyncio.Task[_Outcome] | _Bad]],
+    async def _drain(self, window: deque[tuple[int, asyncio.Task[_Outcome]]],
                      *, wait: bool) -> None:
         while window:
             number, head = window[0]
-            if isinstance(head, asyncio.Task):
-                if not head.done():
-                    if not wait:
-                        return
-                    await asyncio.wait([head])
-                wait = False
+            if not head.done():
+                if not wait:
+                    return
+                await asyncio.wait([head])
+            wait = False
             window.popleft()
             self._write(number, head)
 
-    async def _finish(self, window: deque[tuple[int, asyncio.Task[_Outcome] | _Bad]]
+    async def _finish(self, window: deque[tuple[int, asyncio.Task[_Outcome]]]
                       ) -> None:
-        tasks = [item for _, item in window if isinstance(item, asyncio.Task)]
+        tasks = [item for _, item in window]
         if tasks:
             # Most of the shutdown deadline: the caller stops waiting for this loop at the
             # deadline itself, and writing what finished takes a moment too.
@@ -200,11 +201,11 @@ class FileRunner:
                 logger.warning("deadline reached: %d traces abandoned", len(pending))
         while window:
             number, head = window.popleft()
-            if isinstance(head, asyncio.Task) and (head.cancelled() or not head.done()):
+            if head.cancelled() or not head.done():
                 continue
             self._write(number, head)
 
-    def _write(self, number: int, item: asyncio.Task[_Outcome] | _Bad) -> None:
+    def _write(self, number: int, item: asyncio.Task[_Outcome]) -> None:
         """Write one line's outcome; any failure here dead-letters the line instead."""
         try:
             self._write_unguarded(number, item)
@@ -214,15 +215,12 @@ class FileRunner:
             self._dead_letter(_Bad(number, self._values.pop(number, b""),
                                    Failure.of(exc, reason="emit_error", during="emitting")))
 
-    def _write_unguarded(self, number: int, item: asyncio.Task[_Outcome] | _Bad) -> None:
-        if isinstance(item, _Bad):
-            self._dead_letter(item)
-            return
+    def _write_unguarded(self, number: int, item: asyncio.Task[_Outcome]) -> None:
         value = self._values.pop(number, b"")
         error = item.exception()
         outcome = (Failure.of(error, reason="evaluation_error", during="evaluation")
                    if error is not None else item.result())
-        if outcome is None:
+        if isinstance(outcome, Skipped):
             return
         if isinstance(outcome, Failure):
             self._dead_letter(_Bad(number, value, outcome))
@@ -257,6 +255,3 @@ class FileRunner:
             logger.error("dead letter of line %d not written (%s)", bad.number,
                          type(exc).__name__)
 
-
-async def _none() -> None:
-    return None
