@@ -37,7 +37,7 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.guard import Failure, decode_guarded, evaluate_guarded, where
+from sidecar.runtime.guard import Evaluated, Failure, Skipped, evaluate_raw, where
 from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
@@ -404,32 +404,40 @@ class KafkaRunner:
 
     async def _process_unguarded(self, item: WorkItem, token: int) -> None:
         started = time.perf_counter()
-        trace = decode_guarded(item.value if item.value is not None else b"", self.limits)
-        if isinstance(trace, Failure):
-            await self._dead_letter(item, trace)
-            return
-        self.slow.identify(token, trace.trace_id)
-        self.metrics.observe_stage("decode", time.perf_counter() - started)
-        # A copy of this trace already in flight (a replay on another partition, a producer
-        # retry): wait for it, so the trace is evaluated and emitted once.
-        while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
-            await first.wait()
-        if trace.trace_id in self.recent:
-            self.metrics.trace_duplicate(trace.app)
-            self._done(item)
-            return
-        marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
-        try:
-            await self._evaluate_and_emit(item, trace)
-        finally:
-            del self._in_flight_ids[trace.trace_id]
-            marker.set()
+        decoded: Trace | None = None
+        marker: asyncio.Event | None = None
 
-    async def _evaluate_and_emit(self, item: WorkItem, trace: Trace) -> None:
-        outcome = await evaluate_guarded(self.pipeline, trace)
-        if isinstance(outcome, Failure):
-            await self._dead_letter(item, outcome, app=trace.app)
-            return
+        async def admit(trace: Trace) -> bool:
+            nonlocal decoded, marker
+            decoded = trace
+            self.slow.identify(token, trace.trace_id)
+            self.metrics.observe_stage("decode", time.perf_counter() - started)
+            # A copy of this trace already in flight (a replay on another partition, a
+            # producer retry): wait for it, so the trace is evaluated and emitted once.
+            while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
+                await first.wait()
+            if trace.trace_id in self.recent:
+                self.metrics.trace_duplicate(trace.app)
+                return False
+            marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
+            return True
+
+        try:
+            value = item.value if item.value is not None else b""
+            outcome = await evaluate_raw(self.pipeline, value, self.limits, admit=admit)
+            if isinstance(outcome, Skipped):
+                self._done(item)
+            elif isinstance(outcome, Failure):
+                app = decoded.app if decoded is not None else UNKNOWN_APP
+                await self._dead_letter(item, outcome, app=app)
+            else:
+                await self._emit(item, outcome)
+        finally:
+            if marker is not None and decoded is not None:
+                del self._in_flight_ids[decoded.trace_id]
+                marker.set()
+
+    async def _emit(self, item: WorkItem, outcome: Evaluated) -> None:
         record = outcome.record
         emit_started = time.perf_counter()
         refused = await self._send(
@@ -437,15 +445,15 @@ class KafkaRunner:
         if refused is not None:
             # The broker will never take this record (too large, say): set the trace aside.
             await self._dead_letter(item, Failure.of(refused, reason="emit_error",
-                                                     during="emitting"), app=trace.app)
+                                                     during="emitting"), app=record.app)
             return
         self._done(item)
         self.metrics.observe_stage("emit", time.perf_counter() - emit_started)
         record_evaluation(otel_trace.get_current_span(), record)
-        if self.recent.add(trace.trace_id):
+        if self.recent.add(record.trace_id):
             self.metrics.observe_record(record)
         else:
-            self.metrics.trace_duplicate(trace.app)
+            self.metrics.trace_duplicate(record.app)
         self.metrics.mark_processed(time.time())
 
     async def _dead_letter(self, item: WorkItem, failure: Failure,
