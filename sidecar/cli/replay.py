@@ -11,6 +11,7 @@ from sidecar.cli._common import config_option, one_line_errors, output_option
 from sidecar.cli._rejudge import close_pipeline, echo_judge, judge_options, judging_pipeline
 from sidecar.cli._summary import JudgeTally
 from sidecar.cli.calibrate import echo_headline, write_calibration
+from sidecar.decode import DecodeLimits
 from sidecar.quality.calibration import calibrate
 from sidecar.quality.replay import load_traces, replay_labels
 
@@ -50,7 +51,8 @@ def replay_command(labels: str, traces_path: str | None, out_dir: str, records_o
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
-    traces = load_traces(traces_path) if traces_path is not None else None
+    traces = (load_traces(traces_path, limits=DecodeLimits.from_settings(settings))
+              if traces_path is not None else None)
 
     async def run() -> Any:
         try:

@@ -11,6 +11,7 @@ import click
 from sidecar.cli._common import CliError, config_option, one_line_errors
 from sidecar.cli._rejudge import close_pipeline, echo_judge, judge_options, judging_pipeline
 from sidecar.cli._summary import JudgeTally
+from sidecar.decode import DecodeLimits
 from sidecar.quality.replay import load_traces
 from sidecar.quality.stability import measure_stability
 
@@ -44,7 +45,8 @@ def stability_command(traces_path: str, repeats: int, limit: int, judge: str | N
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
-    traces: Sequence[Any] = load_traces(traces_path)[:limit]
+    limits = DecodeLimits.from_settings(settings)
+    traces: Sequence[Any] = load_traces(traces_path, limits=limits)[:limit]
     if not traces:
         raise CliError(f"nothing to compare: {traces_path} holds no traces")
 
