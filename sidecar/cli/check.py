@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -27,8 +27,8 @@ from sidecar.cli._common import (
 from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.judge import JUDGE_CHOICES
-from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
+from sidecar.runtime.ordered import Outcome, evaluate_in_order
 
 __all__ = ["check_command", "CheckSummary", "iter_lines"]
 
@@ -74,23 +74,28 @@ def iter_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-async def _evaluate_in_order(
-    pipeline: Pipeline,
-    lines: Iterator[tuple[int, bytes]],
-    *,
-    concurrency: int,
-    limits: DecodeLimits,
-) -> AsyncIterator[tuple[int, Evaluated | Failure]]:
-    # Every outcome is a value: a line that fails anywhere is reported, never raised.
-    window: list[tuple[int, asyncio.Task[Evaluated | Failure]]] = []
-    for number, line in lines:
-        window.append((number, asyncio.ensure_future(
-            evaluate_raw(pipeline, line.rstrip(b"\r\n"), limits))))
-        while len(window) > concurrency or (window and window[0][1].done()):
-            head_number, head = window.pop(0)
-            yield head_number, await head
-    for number, task in window:
-        yield number, await task
+class _CheckSink:
+    """Evaluation records to the output stream, bad lines to stderr, both in line order."""
+
+    def __init__(self, summary: CheckSummary, out: IO[str], err: Console,
+                 progress: Callable[[int], None]) -> None:
+        self.summary = summary
+        self.out = out
+        self.err = err
+        self.progress = progress
+
+    def write(self, position: int, outcome: Outcome) -> None:
+        if isinstance(outcome, Failure):
+            self.summary.bad[outcome.reason] += 1
+            self.err.print(f"line {position}: {outcome.reason}: {outcome.message}",
+                           markup=False, highlight=False)
+        elif isinstance(outcome, Evaluated):
+            self.summary.add(outcome.record)
+            self.out.write(outcome.payload.decode("utf-8") + "\n")
+        self.progress(position)
+
+    def flush(self) -> None:
+        self.out.flush()
 
 
 def _render_summary(console: Console, summary: CheckSummary, judge: JudgeTally) -> None:
@@ -171,25 +176,22 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int,
     in_stream: IO[bytes] = sys.stdin.buffer if source == "-" else open(source, "rb")
     out_stream: IO[str] = sys.stdout if out_path == "-" else open_output(out_path, append=append)
 
+    limits = DecodeLimits.from_settings(settings)
+
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
-        def counted() -> Iterator[tuple[int, bytes]]:
+        async def records() -> AsyncGenerator[tuple[int, bytes], None]:
             for number, line in iter_lines(in_stream):
                 summary.lines = number
-                yield number, line
+                yield number, line.rstrip(b"\r\n")
 
-        async for number, outcome in _evaluate_in_order(
-            pipeline, counted(), concurrency=concurrency,
-            limits=DecodeLimits.from_settings(settings),
-        ):
-            if isinstance(outcome, Failure):
-                summary.bad[outcome.reason] += 1
-                err.print(f"line {number}: {outcome.reason}: {outcome.message}", markup=False,
-                          highlight=False)
-            else:
-                summary.add(outcome.record)
-                out_stream.write(outcome.payload.decode("utf-8") + "\n")
+        def progress(number: int) -> None:
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
+
+        sink = _CheckSink(summary, out_stream, err, progress)
+        await evaluate_in_order(records(),
+                                lambda _, value: evaluate_raw(pipeline, value, limits),
+                                sink, concurrency=concurrency)
         if pipeline.judge is not None:
             await pipeline.judge.aclose(5.0)
 

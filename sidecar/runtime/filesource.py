@@ -13,8 +13,7 @@ import json
 import logging
 import threading
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -24,7 +23,8 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.guard import Evaluated, Failure, Skipped, evaluate_raw, where
+from sidecar.runtime.guard import Failure, Skipped, evaluate_raw, where
+from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
 from sidecar.runtime.slow import SlowRecords
 
 __all__ = ["FileRunner", "FileSummary"]
@@ -51,8 +51,7 @@ class _Bad:
     app: str = UNKNOWN_APP
 
 
-_Outcome = Evaluated | Failure | Skipped
-"""What one line's task ends with; Skipped for a duplicate."""
+_Outcome = Outcome
 
 
 class FileRunner:
@@ -119,41 +118,43 @@ class FileRunner:
                 continue
             if not self.follow:
                 break
-            yield 0, b""  # idle: the caller writes out what has finished meanwhile
+            yield IDLE, b""  # idle: the loop writes out what has finished meanwhile
             await asyncio.sleep(interval)
         if partial.strip() and not stop.is_set():
             yield number + 1, partial
 
     async def run(self, stop: threading.Event) -> FileSummary:
         """Read, evaluate and write until the input ends or ``stop`` is set."""
-        concurrency = self.settings.input.concurrency
-        window: deque[tuple[int, asyncio.Task[_Outcome]]] = deque()
         self.input_open = True
         self.slow.start()
         try:
-            async for number, line in self._lines(stop):
-                if number == 0:
-                    while window:
-                        await self._drain(window, wait=True)
-                    self.output.flush()
-                    continue
-                self.summary.lines = number
-                window.append((number, self._start(number, line)))
-                await self._drain(window, wait=len(window) >= concurrency)
+            # Most of the shutdown deadline: the caller stops waiting for this loop at the
+            # deadline itself, and writing what finished takes a moment too.
+            self.summary.abandoned += await evaluate_in_order(
+                self._records(stop), self._start, self,
+                concurrency=self.settings.input.concurrency,
+                finish_timeout=0.6 * self.settings.kafka.shutdown_deadline_seconds)
         finally:
             self.input_open = False
-        try:
-            await self._finish(window)
-        finally:
             self.slow.stop()
         self.output.flush()
         if self.dead_letters is not None:
             self.dead_letters.flush()
         return self.summary
 
-    def _start(self, number: int, line: bytes) -> asyncio.Task[_Outcome]:
+    async def _records(self, stop: threading.Event
+                       ) -> AsyncGenerator[tuple[int, bytes], None]:
+        try:
+            async for number, line in self._lines(stop):
+                if number != IDLE:
+                    self.summary.lines = number
+                yield number, line
+        finally:
+            self.input_open = False
+
+    def _start(self, number: int, line: bytes) -> Awaitable[_Outcome]:
         self._values[number] = line  # kept for the dead letter, should the line fail
-        return asyncio.ensure_future(self._evaluate(number, line))
+        return self._evaluate(number, line)
 
     async def _evaluate(self, number: int, line: bytes) -> _Outcome:
         started = time.perf_counter()
@@ -174,52 +175,22 @@ class FileRunner:
         finally:
             self.slow.end(token)
 
-    async def _drain(self, window: deque[tuple[int, asyncio.Task[_Outcome]]],
-                     *, wait: bool) -> None:
-        while window:
-            number, head = window[0]
-            if not head.done():
-                if not wait:
-                    return
-                await asyncio.wait([head])
-            wait = False
-            window.popleft()
-            self._write(number, head)
-
-    async def _finish(self, window: deque[tuple[int, asyncio.Task[_Outcome]]]
-                      ) -> None:
-        tasks = [item for _, item in window]
-        if tasks:
-            # Most of the shutdown deadline: the caller stops waiting for this loop at the
-            # deadline itself, and writing what finished takes a moment too.
-            _, pending = await asyncio.wait(
-                tasks, timeout=0.6 * self.settings.kafka.shutdown_deadline_seconds)
-            for task in pending:
-                task.cancel()
-            self.summary.abandoned += len(pending)
-            if pending:
-                logger.warning("deadline reached: %d traces abandoned", len(pending))
-        while window:
-            number, head = window.popleft()
-            if head.cancelled() or not head.done():
-                continue
-            self._write(number, head)
-
-    def _write(self, number: int, item: asyncio.Task[_Outcome]) -> None:
+    def write(self, position: int, outcome: _Outcome) -> None:
         """Write one line's outcome; any failure here dead-letters the line instead."""
         try:
-            self._write_unguarded(number, item)
+            self._write_unguarded(position, outcome)
         except Exception as exc:
-            logger.error("writing the outcome of line %d raised %s at %s", number,
+            logger.error("writing the outcome of line %d raised %s at %s", position,
                          type(exc).__name__, where(exc))
-            self._dead_letter(_Bad(number, self._values.pop(number, b""),
+            self._dead_letter(_Bad(position, self._values.pop(position, b""),
                                    Failure.of(exc, reason="emit_error", during="emitting")))
 
-    def _write_unguarded(self, number: int, item: asyncio.Task[_Outcome]) -> None:
+    def flush(self) -> None:
+        """The input went idle: make the records written so far visible."""
+        self.output.flush()
+
+    def _write_unguarded(self, number: int, outcome: _Outcome) -> None:
         value = self._values.pop(number, b"")
-        error = item.exception()
-        outcome = (Failure.of(error, reason="evaluation_error", during="evaluation")
-                   if error is not None else item.result())
         if isinstance(outcome, Skipped):
             return
         if isinstance(outcome, Failure):
