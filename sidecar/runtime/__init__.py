@@ -6,8 +6,17 @@ from __future__ import annotations
 from sidecar.runtime.consumer import KafkaRunner
 from sidecar.runtime.dedup import RecentIds
 from sidecar.runtime.filesource import FileRunner, FileSummary
-from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded
+from sidecar.runtime.guard import (
+    Evaluated,
+    Failure,
+    Skipped,
+    decode_guarded,
+    evaluate_guarded,
+    evaluate_raw,
+)
 from sidecar.runtime.offsets import OffsetTracker
+from sidecar.runtime.ordered import Sink, evaluate_in_order
+from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.shutdown import ShutdownSignals
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
@@ -20,8 +29,13 @@ __all__ = [
     "KafkaRunner",
     "OffsetTracker",
     "RecentIds",
+    "RecordProcessor",
     "ShutdownSignals",
+    "Sink",
+    "Skipped",
     "decode_guarded",
     "evaluate_guarded",
+    "evaluate_in_order",
+    "evaluate_raw",
     "wait_kafka_future",
 ]

@@ -36,9 +36,9 @@ from schemas import Trace
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.guard import Evaluated, Failure, Skipped, evaluate_raw, where
+from sidecar.runtime.guard import Evaluated, Failure, Skipped, where
 from sidecar.runtime.offsets import OffsetTracker
+from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
@@ -166,12 +166,14 @@ class KafkaRunner:
         self._oam = offset_and_metadata or _kafka_offset_and_metadata
         self._listener = listener
         self.tracker = OffsetTracker()
-        self.limits = DecodeLimits.from_settings(settings)
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
                                 on_slow=metrics.slow_record,
                                 on_change=metrics.set_slow_in_progress, clock=clock)
+        self.records = RecordProcessor(pipeline=pipeline,
+                                       limits=DecodeLimits.from_settings(settings),
+                                       metrics=metrics, slow=self.slow,
+                                       dedup_window=self.kafka.dedup_window)
         self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
-        self.recent = RecentIds(self.kafka.dedup_window)
         self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
         self.worker = AsyncWorker()
         self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
@@ -403,28 +405,25 @@ class KafkaRunner:
             self.slow.end(token)
 
     async def _process_unguarded(self, item: WorkItem, token: int) -> None:
-        started = time.perf_counter()
         decoded: Trace | None = None
         marker: asyncio.Event | None = None
 
-        async def admit(trace: Trace) -> bool:
-            nonlocal decoded, marker
+        async def wait_for(trace: Trace) -> None:
+            nonlocal decoded
             decoded = trace
-            self.slow.identify(token, trace.trace_id)
-            self.metrics.observe_stage("decode", time.perf_counter() - started)
             # A copy of this trace already in flight (a replay on another partition, a
             # producer retry): wait for it, so the trace is evaluated and emitted once.
             while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
                 await first.wait()
-            if trace.trace_id in self.recent:
-                self.metrics.trace_duplicate(trace.app)
-                return False
+
+        def on_admit(trace: Trace) -> None:
+            nonlocal marker
             marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
-            return True
 
         try:
             value = item.value if item.value is not None else b""
-            outcome = await evaluate_raw(self.pipeline, value, self.limits, admit=admit)
+            outcome = await self.records.evaluate(value, token=token, wait_for=wait_for,
+                                                  on_admit=on_admit)
             if isinstance(outcome, Skipped):
                 self._done(item)
             elif isinstance(outcome, Failure):
@@ -448,13 +447,10 @@ class KafkaRunner:
                                                      during="emitting"), app=record.app)
             return
         self._done(item)
-        self.metrics.observe_stage("emit", time.perf_counter() - emit_started)
+        emit_seconds = time.perf_counter() - emit_started
         record_evaluation(otel_trace.get_current_span(), record)
-        if self.recent.add(record.trace_id):
-            self.metrics.observe_record(record)
-        else:
-            self.metrics.trace_duplicate(record.app)
-        self.metrics.mark_processed(time.time())
+        self.records.emitted(record, emit_seconds=emit_seconds,
+                             new=self.records.is_new(record))
 
     async def _dead_letter(self, item: WorkItem, failure: Failure,
                            app: str = UNKNOWN_APP) -> None:
@@ -478,7 +474,7 @@ class KafkaRunner:
         self._done(item)
         logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
                      failure.reason)
-        self.metrics.dead_letter(failure.reason, app)
+        self.records.dead_lettered(failure, app)
         span = otel_trace.get_current_span()
         span.set_attribute("error.type", failure.reason)
         span.set_status(Status(StatusCode.ERROR))

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from typing import IO
 
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
-from schemas import Trace
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.guard import Failure, Skipped, evaluate_raw, where
+from sidecar.runtime.guard import Failure, Skipped, where
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
 
 __all__ = ["FileRunner", "FileSummary"]
@@ -80,11 +79,13 @@ class FileRunner:
         self.follow = follow and not once
         self.clock = clock
         self.summary = FileSummary()
-        self.recent = RecentIds(settings.kafka.dedup_window)
-        self.limits = DecodeLimits.from_settings(settings)
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
                                 on_slow=metrics.slow_record,
                                 on_change=metrics.set_slow_in_progress)
+        self.records = RecordProcessor(pipeline=pipeline,
+                                       limits=DecodeLimits.from_settings(settings),
+                                       metrics=metrics, slow=self.slow,
+                                       dedup_window=settings.kafka.dedup_window)
         self.input_open = False
         self._values: dict[int, bytes] = {}
         self._last_read = clock()
@@ -157,21 +158,9 @@ class FileRunner:
         return self._evaluate(number, line)
 
     async def _evaluate(self, number: int, line: bytes) -> _Outcome:
-        started = time.perf_counter()
         token = self.slow.begin(f"line {number}")
-
-        async def admit(trace: Trace) -> bool:
-            self.metrics.observe_stage("decode", time.perf_counter() - started)
-            self.slow.identify(token, trace.trace_id)
-            if trace.trace_id in self.recent:
-                self.metrics.trace_duplicate(trace.app)
-                self.summary.duplicates += 1
-                return False
-            return True
-
         try:
-            return await evaluate_raw(self.pipeline, line.rstrip(b"\r\n"), self.limits,
-                                      admit=admit)
+            return await self.records.evaluate(line.rstrip(b"\r\n"), token=token)
         finally:
             self.slow.end(token)
 
@@ -191,26 +180,24 @@ class FileRunner:
 
     def _write_unguarded(self, number: int, outcome: _Outcome) -> None:
         value = self._values.pop(number, b"")
-        if isinstance(outcome, Skipped):
+        if isinstance(outcome, Skipped):  # a duplicate, counted in the metrics already
+            self.summary.duplicates += 1
             return
         if isinstance(outcome, Failure):
             self._dead_letter(_Bad(number, value, outcome))
             return
         record = outcome.record
         started = time.perf_counter()
-        if not self.recent.add(record.trace_id):
-            self.metrics.trace_duplicate(record.app)
+        if not self.records.is_new(record):
             self.summary.duplicates += 1
             return
         self.output.write(outcome.payload.decode("utf-8") + "\n")
-        self.metrics.observe_stage("emit", time.perf_counter() - started)
-        self.metrics.observe_record(record)
-        self.metrics.mark_processed(time.time())
+        self.records.emitted(record, emit_seconds=time.perf_counter() - started, new=True)
         self.summary.evaluated += 1
 
     def _dead_letter(self, bad: _Bad) -> None:
         self.summary.dead_lettered += 1
-        self.metrics.dead_letter(bad.failure.reason, bad.app)
+        self.records.dead_lettered(bad.failure, bad.app)
         logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
         if self.dead_letters is None:
             return
