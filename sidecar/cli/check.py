@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import Counter
-from collections.abc import AsyncGenerator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -28,9 +28,10 @@ from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
+from sidecar.runtime.lines import LineSource
 from sidecar.runtime.ordered import Outcome, evaluate_in_order
 
-__all__ = ["check_command", "CheckSummary", "iter_lines"]
+__all__ = ["check_command", "CheckSummary"]
 
 PROGRESS_MIN_LINES = 2000
 _FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate"}
@@ -64,14 +65,6 @@ class CheckSummary:
                 self.correctness.append(record.scores.correctness)
             if record.scores.completeness is not None:
                 self.completeness.append(record.scores.completeness)
-
-
-def iter_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """Non-blank lines with their 1-based line numbers, as bytes: decoding (UTF-8, a
-    byte-order mark) is the decoder's job, so every runtime judges a line the same way."""
-    for number, line in enumerate(stream, start=1):
-        if line.strip():
-            yield number, line
 
 
 class _CheckSink:
@@ -180,9 +173,9 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int,
 
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
         async def records() -> AsyncGenerator[tuple[int, bytes], None]:
-            for number, line in iter_lines(in_stream):
+            async for number, line in LineSource(in_stream).records():
                 summary.lines = number
-                yield number, line.rstrip(b"\r\n")
+                yield number, line
 
         def progress(number: int) -> None:
             if progress_bar is not None:

@@ -14,6 +14,7 @@ from sidecar.runtime.guard import (
     evaluate_guarded,
     evaluate_raw,
 )
+from sidecar.runtime.lines import LineSource, TraceSource
 from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.ordered import Sink, evaluate_in_order
 from sidecar.runtime.records import RecordProcessor
@@ -27,12 +28,14 @@ __all__ = [
     "FileRunner",
     "FileSummary",
     "KafkaRunner",
+    "LineSource",
     "OffsetTracker",
     "RecentIds",
     "RecordProcessor",
     "ShutdownSignals",
     "Sink",
     "Skipped",
+    "TraceSource",
     "decode_guarded",
     "evaluate_guarded",
     "evaluate_in_order",

@@ -8,12 +8,11 @@ file is followed as it grows (standard input ends when it closes).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -22,6 +21,7 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Failure, Skipped, where
+from sidecar.runtime.lines import LineSource
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
@@ -88,41 +88,13 @@ class FileRunner:
                                        dedup_window=settings.kafka.dedup_window)
         self.input_open = False
         self._values: dict[int, bytes] = {}
-        self._last_read = clock()
-        try:
-            self._blocking = not source.seekable()
-        except (AttributeError, ValueError):
-            self._blocking = True
+        self.lines = LineSource(source, follow=self.follow,
+                                interval=settings.input.follow_interval_seconds)
 
     def ready(self) -> bool:
         """The input is open (a followed file stays ready while waiting for lines) and no
         record has been in evaluation longer than runtime.slow_record_seconds."""
         return self.input_open and not self.slow.any_slow()
-
-    async def _lines(self, stop: threading.Event) -> AsyncIterator[tuple[int, bytes]]:
-        interval = self.settings.input.follow_interval_seconds
-        number = 0
-        partial = b""
-        while not stop.is_set():
-            # A pipe or terminal blocks in readline(); a regular file never does.
-            line = (await asyncio.to_thread(self.source.readline) if self._blocking
-                    else self.source.readline())
-            if line:
-                self._last_read = self.clock()
-                if not line.endswith(b"\n") and self.follow:
-                    partial += line  # the writer is mid-line: wait for the rest
-                    continue
-                number += 1
-                line, partial = partial + line, b""
-                if line.strip():
-                    yield number, line
-                continue
-            if not self.follow:
-                break
-            yield IDLE, b""  # idle: the loop writes out what has finished meanwhile
-            await asyncio.sleep(interval)
-        if partial.strip() and not stop.is_set():
-            yield number + 1, partial
 
     async def run(self, stop: threading.Event) -> FileSummary:
         """Read, evaluate and write until the input ends or ``stop`` is set."""
@@ -146,7 +118,7 @@ class FileRunner:
     async def _records(self, stop: threading.Event
                        ) -> AsyncGenerator[tuple[int, bytes], None]:
         try:
-            async for number, line in self._lines(stop):
+            async for number, line in self.lines.records(stop):
                 if number != IDLE:
                     self.summary.lines = number
                 yield number, line
@@ -160,7 +132,7 @@ class FileRunner:
     async def _evaluate(self, number: int, line: bytes) -> _Outcome:
         token = self.slow.begin(f"line {number}")
         try:
-            return await self.records.evaluate(line.rstrip(b"\r\n"), token=token)
+            return await self.records.evaluate(line, token=token)
         finally:
             self.slow.end(token)
 
