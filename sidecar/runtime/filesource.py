@@ -12,7 +12,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import dataclass
 from typing import IO
 
@@ -50,8 +50,6 @@ class _Bad:
     app: str = UNKNOWN_APP
 
 
-_Outcome = Outcome
-
 
 class FileRunner:
     """Evaluates the traces of one JSON Lines stream (opened in binary mode)."""
@@ -67,7 +65,6 @@ class FileRunner:
         dead_letters: IO[str] | None = None,
         once: bool = True,
         follow: bool = True,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
         self.pipeline = pipeline
@@ -77,7 +74,6 @@ class FileRunner:
         self.dead_letters = dead_letters
         self.once = once
         self.follow = follow and not once
-        self.clock = clock
         self.summary = FileSummary()
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
                                 on_slow=metrics.slow_record,
@@ -125,18 +121,18 @@ class FileRunner:
         finally:
             self.input_open = False
 
-    def _start(self, number: int, line: bytes) -> Awaitable[_Outcome]:
+    def _start(self, number: int, line: bytes) -> Awaitable[Outcome]:
         self._values[number] = line  # kept for the dead letter, should the line fail
         return self._evaluate(number, line)
 
-    async def _evaluate(self, number: int, line: bytes) -> _Outcome:
+    async def _evaluate(self, number: int, line: bytes) -> Outcome:
         token = self.slow.begin(f"line {number}")
         try:
             return await self.records.evaluate(line, token=token)
         finally:
             self.slow.end(token)
 
-    def write(self, position: int, outcome: _Outcome) -> None:
+    def write(self, position: int, outcome: Outcome) -> None:
         """Write one line's outcome; any failure here dead-letters the line instead."""
         try:
             self._write_unguarded(position, outcome)
@@ -150,7 +146,7 @@ class FileRunner:
         """The input went idle: make the records written so far visible."""
         self.output.flush()
 
-    def _write_unguarded(self, number: int, outcome: _Outcome) -> None:
+    def _write_unguarded(self, number: int, outcome: Outcome) -> None:
         value = self._values.pop(number, b"")
         if isinstance(outcome, Skipped):  # a duplicate, counted in the metrics already
             self.summary.duplicates += 1
