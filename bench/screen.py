@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from bench._lexical_baseline import lexical_verdict, overlap
-from sidecar._report_stats import cohen_kappa
 from sidecar.judge.screen import clear_passage_cache, screen_claim
+from sidecar.quality._stats import cohen_kappa
 
 LABELLED = Path(__file__).parents[1] / "tests" / "fixtures" / "screen" / "labelled.jsonl"
 LABELS = ("supported", "partial", "unsupported")

@@ -11,10 +11,10 @@
      │    │                     refusal, id_mismatch, circuit_open)
      │    └── JudgeCallError    one failed backend call (sidecar.judge.backend), with
      │                          Retry-After and token counts
-     ├── CalibrationError       labels that cannot be calibrated (sidecar.calibration)
-     ├── GateError              a baseline or candidate the gate cannot read (sidecar.gate)
-     ├── RecordReadError        unreadable evaluation records (sidecar._report_io)
-     └── PrometheusError        the Prometheus HTTP API failed (sidecar._report_prometheus)
+     ├── CalibrationError       labels that cannot be calibrated (sidecar.quality.calibration)
+     ├── GateError              a baseline or candidate the gate cannot read (sidecar.quality.gate)
+     ├── RecordReadError        unreadable evaluation records (sidecar.quality._io)
+     └── PrometheusError        the Prometheus HTTP API failed (sidecar.quality._prometheus)
 
 The last five live beside the code that raises them; the CLI turns every one of them into a
 one-line error.

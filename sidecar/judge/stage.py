@@ -42,10 +42,10 @@ from sidecar.judge.observer import JudgeObserver, NullObserver
 from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_key
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
+from sidecar.judge.sampling import Budget, Reservation, SampledBy, Sampler
 from sidecar.judge.screen import find_support, screen_claim
 from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
 from sidecar.pipeline import JudgeIdentity, JudgeOutcome
-from sidecar.sampling import Budget, Reservation, SampledBy, Sampler
 from sidecar.scoring import ClaimVerdict
 
 __all__ = ["JudgeStageImpl", "estimate_tokens"]

@@ -1,17 +1,19 @@
 """The one failure policy of every runtime: whatever goes wrong with one record is a value.
 
-`citewatch check`, the file source and the Kafka consumer all go through these functions:
-decoding, the pipeline (checks, redaction, judge, scoring) and serialisation of one record
-either produce an :class:`Evaluated` or a :class:`Failure` (reason code, error class and a
-message without trace text), never an exception. The runtime then dead-letters the failure,
-counts it and goes on with the neighbours.
+`citewatch check`, the file source and the Kafka consumer all go through
+:func:`evaluate_raw`: decoding, the pipeline (checks, redaction, judge, scoring) and
+serialisation of one record either produce an :class:`Evaluated` or a :class:`Failure`
+(reason code, error class and a message without trace text), never an exception. The
+runtime then dead-letters the failure, counts it and goes on with the neighbours.
 """
 
 from __future__ import annotations
 
 import logging
 import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import overload
 
 from schemas import EvaluationRecord, Trace
 from sidecar.decode import DecodeLimits, decode_trace
@@ -19,10 +21,13 @@ from sidecar.errors import CitewatchError
 from sidecar.pipeline import Pipeline
 
 __all__ = [
+    "Admit",
     "Evaluated",
     "Failure",
+    "Skipped",
     "decode_guarded",
     "evaluate_guarded",
+    "evaluate_raw",
     "serialise_record",
     "where",
 ]
@@ -58,6 +63,17 @@ class Evaluated:
     payload: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A record that decoded but that the caller chose not to evaluate (a duplicate)."""
+
+    trace: Trace
+
+
+Admit = Callable[[Trace], Awaitable[bool]]
+"""Asked once a record has decoded: evaluate it (True) or skip it (False)."""
+
+
 def decode_guarded(value: bytes | str, limits: DecodeLimits) -> Trace | Failure:
     """:func:`decode_trace`, with every exception turned into a :class:`Failure`."""
     try:
@@ -91,6 +107,33 @@ async def evaluate_guarded(pipeline: Pipeline, trace: Trace) -> Evaluated | Fail
         logger.error("evaluation record of trace %s cannot be serialised (%s)", trace.trace_id,
                      type(exc).__name__)
         return Failure.of(exc, reason="serialisation_error", during="serialisation")
+
+
+@overload
+async def evaluate_raw(pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *,
+                       admit: None = None) -> Evaluated | Failure: ...
+
+
+@overload
+async def evaluate_raw(pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *,
+                       admit: Admit) -> Evaluated | Failure | Skipped: ...
+
+
+async def evaluate_raw(pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *,
+                       admit: Admit | None = None) -> Evaluated | Failure | Skipped:
+    """One raw record, decoded under ``limits`` and evaluated under the failure policy.
+
+    ``admit`` sees the decoded trace before anything is evaluated: the runtimes use it to
+    skip duplicates, wait for a copy already in flight, and note the trace ID. Whatever goes
+    wrong in decoding, evaluating or serialising is a :class:`Failure`; an exception
+    raised by ``admit`` itself, or a cancellation, propagates.
+    """
+    trace = decode_guarded(value, limits)
+    if isinstance(trace, Failure):
+        return trace
+    if admit is not None and not await admit(trace):
+        return Skipped(trace)
+    return await evaluate_guarded(pipeline, trace)
 
 
 def where(exc: BaseException) -> str:

@@ -339,7 +339,7 @@ def _local_copies(stage: Stage) -> list[tuple[str, str]]:
     ("path", "expected"),
     [
         pytest.param("pyproject.toml", True, id="pyproject"),
-        pytest.param("sidecar/cli.py", True, id="package-source"),
+        pytest.param("sidecar/cli/_app.py", True, id="package-source"),
         pytest.param("schemas/trace.v1.json", True, id="json-schema"),
         pytest.param("deploy/docker/citewatch.yaml", True, id="default-settings"),
         pytest.param(".git/config", False, id="git"),

@@ -36,9 +36,9 @@ import yaml
 from click.testing import CliRunner
 
 from exporters.prometheus import RATIO_BUCKETS
-from sidecar._report_prometheus import PrometheusClient, weekly_from_prometheus
 from sidecar.cli import cli
-from sidecar.report import CRITICAL_ORDER, WeeklyReport, week_days
+from sidecar.quality._prometheus import PrometheusClient, weekly_from_prometheus
+from sidecar.quality.report import CRITICAL_ORDER, WeeklyReport, week_days
 from tests.integration._servers import free_port, get_json, stop, wait_for
 
 pytestmark = pytest.mark.integration

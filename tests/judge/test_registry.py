@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from prometheus_client import CollectorRegistry
 
 from schemas import JudgeBackendName, JudgeChoice
-from sidecar import __version__, _cli_run
+from sidecar import __version__
 from sidecar.cli import cli
+from sidecar.cli import run as _cli_run
 from sidecar.config import JudgeSettings, Settings
 from sidecar.errors import ConfigError
 from sidecar.judge import (

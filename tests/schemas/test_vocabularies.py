@@ -20,9 +20,9 @@ from sidecar.checks import ClaimStatus as ChecksClaimStatus
 from sidecar.checks import Severity as ChecksSeverity
 from sidecar.config import RedactionSettings
 from sidecar.judge.resilience import CircuitState
+from sidecar.judge.sampling import SampledBy as SamplerSampledBy
+from sidecar.quality.report import CRITICAL_ORDER
 from sidecar.redaction._base import BUILTIN_TYPES
-from sidecar.report import CRITICAL_ORDER
-from sidecar.sampling import SampledBy as SamplerSampledBy
 
 
 def _enum(model: type, field: str) -> set[str]:

@@ -13,8 +13,9 @@ from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
 from schemas import EvaluationRecord
-from sidecar._report_stats import cohen_kappa, mean_interval, wilson_interval
-from sidecar.calibration import (
+from sidecar.cli import cli
+from sidecar.quality._stats import cohen_kappa, mean_interval, wilson_interval
+from sidecar.quality.calibration import (
     LABELS,
     CalibrationError,
     LabelPair,
@@ -26,7 +27,6 @@ from sidecar.calibration import (
     load_labels,
     pairs_from_labels,
 )
-from sidecar.cli import cli
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 LABELS_CSV = FIXTURES / "calibration" / "labels.csv"

@@ -272,7 +272,7 @@ def test_an_allow_list_admits_nothing_else() -> None:
 
 
 def test_run_labels_the_first_apps_it_sees(tmp_path: Path) -> None:
-    from sidecar._cli_run import _metrics
+    from sidecar.cli.run import _metrics
 
     _, metrics = _metrics(load_settings(overrides={"judge.backend": "none"}))
     assert metrics.app_label("support") == "support"

@@ -17,8 +17,8 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import Trace
 from sidecar.checks import Analysis
 from sidecar.config import Settings
-from sidecar.consumer import KafkaRunner
 from sidecar.pipeline import JudgeOutcome, Pipeline
+from sidecar.runtime.consumer import KafkaRunner
 from tests.factories import trace_dict
 
 TOPIC = "rag.traces"
@@ -413,9 +413,9 @@ class FlakyPollConsumer(FakeConsumer):
 
 
 def test_retriable_poll_errors_do_not_end_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sidecar.consumer
+    import sidecar.runtime.consumer
 
-    monkeypatch.setattr(sidecar.consumer, "RETRY_PAUSE_SECONDS", 0.01)
+    monkeypatch.setattr(sidecar.runtime.consumer, "RETRY_PAUSE_SECONDS", 0.01)
     consumer = FlakyPollConsumer({0: [_trace(i) for i in range(3)]}, failures=3)
     runner, _ = _runner(consumer, FakeProducer())
     runner.worker.stop()  # run() starts its own worker

@@ -12,8 +12,8 @@ from exporters.kafka import KafkaEmitter
 from exporters.prometheus import CitewatchMetrics
 from exporters.tracing import get_tracer
 from sidecar.config import Settings
-from sidecar.consumer import KafkaRunner
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.consumer import KafkaRunner
 from tests.factories import trace_dict
 from tests.sidecar.test_consumer import TOPIC, TP, FakeConsumer, FakeProducer, _spin, _trace
 

@@ -19,9 +19,9 @@ from exporters.kafka import KafkaEmitter
 from exporters.prometheus import CitewatchMetrics
 from schemas import Trace
 from sidecar.config import Settings
-from sidecar.consumer import KafkaRunner
-from sidecar.filesource import FileRunner
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.consumer import KafkaRunner
+from sidecar.runtime.filesource import FileRunner
 from tests.factories import trace_dict
 from tests.sidecar.test_consumer import TOPIC, TP, FakeConsumer, FakeFuture, FakeProducer, _spin
 
@@ -52,7 +52,7 @@ EXPECTED_IDS = [f"{i + 1:032x}" for i in (0, 2, 4)]
 
 def test_check_reports_stage_failures_as_bad_lines(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Any) -> None:
-    import sidecar._cli_check as cli_check
+    import sidecar.cli.check as cli_check
     from sidecar.cli import cli
 
     monkeypatch.setattr(cli_check, "build_pipeline",

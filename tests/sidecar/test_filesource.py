@@ -12,8 +12,8 @@ from prometheus_client import CollectorRegistry
 
 from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
-from sidecar.filesource import FileRunner, FileSummary
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.filesource import FileRunner, FileSummary
 from tests.factories import trace_dict
 
 

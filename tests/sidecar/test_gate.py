@@ -22,8 +22,8 @@ from schemas import (
 )
 from sidecar.cli import cli
 from sidecar.config import Settings
-from sidecar.gate import GateError, GateSummary, decide, load_summary, summarise
 from sidecar.pipeline import Pipeline
+from sidecar.quality.gate import GateError, GateSummary, decide, load_summary, summarise
 
 WHEN = datetime(2025, 3, 3, 9, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sidecar.offsets import OffsetTracker
+from sidecar.runtime.offsets import OffsetTracker
 
 TP = ("traces", 0)
 

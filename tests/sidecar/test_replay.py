@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
-from sidecar.calibration import load_labels
 from sidecar.cli import cli
+from sidecar.decode import DecodeLimits
 from sidecar.judge import LEXICAL_MODEL, RUBRIC_VERSION
-from sidecar.replay import traces_from_labels
+from sidecar.quality.calibration import CalibrationError, load_labels
+from sidecar.quality.replay import load_traces, traces_from_labels
 
 REPLAY = Path(__file__).parents[1] / "fixtures" / "calibration" / "replay.jsonl"
 
@@ -71,3 +73,28 @@ def test_cli_replay_without_passages_is_a_one_line_error(tmp_path: Path) -> None
                                       "--out-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert result.output.startswith("Error: ") and "claim_text is required" in result.output
+
+
+def test_replay_traces_are_decoded_under_the_settings_limits(tmp_path: Path) -> None:
+    traces = traces_from_labels(load_labels(REPLAY))
+    traces_path = tmp_path / "traces.jsonl"
+    traces_path.write_text("".join(t.model_dump_json() + "\n" for t in traces), "utf-8")
+    config = tmp_path / "citewatch.yaml"
+    config.write_text("limits:\n  max_text_chars: 20\n", "utf-8")
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"case_id,claim_id,human_label\n{traces[0].trace_id},c1,supported\n",
+                      "utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(labels), "--traces", str(traces_path),
+                                      "--judge", "lexical", "--out-dir", str(tmp_path / "out"),
+                                      "--config", str(config)])
+    assert result.exit_code == 2
+    assert result.output == f"Error: {traces_path}:1: not a trace (text_too_long)\n"
+
+
+def test_load_traces_applies_the_given_limits(tmp_path: Path) -> None:
+    traces = traces_from_labels(load_labels(REPLAY))
+    path = tmp_path / "traces.jsonl"
+    path.write_bytes(b"".join(t.model_dump_json().encode() + b"\r\n" for t in traces))
+    assert load_traces(path) == traces
+    with pytest.raises(CalibrationError, match=r":1: not a trace \(too_large\)$"):
+        load_traces(path, limits=DecodeLimits(max_bytes=100))

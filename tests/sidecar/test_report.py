@@ -20,11 +20,11 @@ import pytest
 from click.testing import CliRunner
 
 from schemas import EvaluationRecord
-from sidecar._report_io import read_records, record_files
-from sidecar._report_prometheus import PrometheusClient, PrometheusError, weekly_from_prometheus
-from sidecar._report_render import weekly_html, weekly_markdown
 from sidecar.cli import cli
-from sidecar.report import WeeklyReport, weekly_from_records
+from sidecar.quality._io import read_records, record_files
+from sidecar.quality._prometheus import PrometheusClient, PrometheusError, weekly_from_prometheus
+from sidecar.quality._render import weekly_html, weekly_markdown
+from sidecar.quality.report import WeeklyReport, weekly_from_records
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 WEEK_DIR = FIXTURES / "evaluations" / "week"

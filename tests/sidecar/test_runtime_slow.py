@@ -15,8 +15,8 @@ from prometheus_client import CollectorRegistry
 
 from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
-from sidecar.filesource import FileRunner
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.filesource import FileRunner
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.startup import build_until_stopped
 from tests.factories import trace_dict

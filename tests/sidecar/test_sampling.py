@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from sidecar.config import SamplingSettings
-from sidecar.sampling import Budget, Reservation, Sampler, hash_fraction
+from sidecar.judge.sampling import Budget, Reservation, Sampler, hash_fraction
 from tests.factories import claim, make_trace, source
 from tests.judge.traces import analysed, refund_trace, trace_id
 

@@ -12,14 +12,14 @@ from click.testing import CliRunner
 
 from schemas import JudgeRun, Trace
 from sidecar.assembly import build_pipeline
-from sidecar.calibration import load_labels
 from sidecar.checks.analysis import Analysis
 from sidecar.cli import cli
 from sidecar.config import Settings, load_settings
 from sidecar.pipeline import JudgeOutcome, Pipeline
-from sidecar.replay import traces_from_labels
+from sidecar.quality.calibration import load_labels
+from sidecar.quality.replay import traces_from_labels
+from sidecar.quality.stability import measure_stability
 from sidecar.scoring import ClaimVerdict
-from sidecar.stability import measure_stability
 
 REPLAY = Path(__file__).parents[1] / "fixtures" / "calibration" / "replay.jsonl"
 

@@ -22,9 +22,9 @@ from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sidecar._report_stats import Z95, Estimate, wilson_interval
 from sidecar.errors import CitewatchError
-from sidecar.report import (
+from sidecar.quality._stats import Z95, Estimate, wilson_interval
+from sidecar.quality.report import (
     CRITICAL_ORDER,
     AppSection,
     DayFigure,

@@ -11,7 +11,7 @@ from typing import IO, Any
 
 import click
 
-from sidecar._cli_common import (
+from sidecar.cli._common import (
     CliError,
     config_option,
     one_line_errors,

@@ -4,7 +4,9 @@ Threads and who owns what:
 
     poll thread (the caller of run())   consumer: poll, pause/resume, commit, end_offsets;
                                         the OffsetTracker; applies events from the queue
+                                        (this module: KafkaRunner)
     worker thread (AsyncWorker)         decode, pipeline.evaluate (the judge), produce
+                                        (runtime/kafka_records.py: KafkaRecordHandler)
     producer IO thread                  acks -> worker loop -> completion events
     consumer IO thread                  rebalance callbacks -> events (never a commit there)
 
@@ -17,30 +19,25 @@ poll thread keeps calling poll() with a short timeout so the group never drops i
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from opentelemetry import trace as otel_trace
-from opentelemetry.trace import Status, StatusCode, Tracer
+from opentelemetry.trace import Tracer
 
-from exporters.kafka import DeadLetter, KafkaEmitter
-from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
-from exporters.tracing import consume_span, record_evaluation
-from schemas import Trace
+from exporters.kafka import KafkaEmitter
+from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
-from sidecar.offsets import OffsetTracker
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.guard import Failure, decode_guarded, evaluate_guarded, where
+from sidecar.runtime.kafka_records import KafkaRecordHandler, WorkItem
+from sidecar.runtime.offsets import OffsetTracker
+from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
-from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
+from sidecar.runtime.worker import AsyncWorker
 
 __all__ = [
     "Consumer",
@@ -56,8 +53,7 @@ logger = logging.getLogger(__name__)
 RETRY_PAUSE_SECONDS = 1.0
 """Pause of the poll loop after a retriable Kafka error (broker restarting, unreachable)."""
 
-SEND_BACKOFF_START = 0.5
-SEND_BACKOFF_MAX = 10.0
+
 
 
 class Consumer(Protocol):
@@ -89,21 +85,6 @@ def security_config(settings: Settings) -> dict[str, Any]:
     if kafka.sasl_plain_password is not None:
         options["sasl_plain_password"] = kafka.sasl_plain_password.get_secret_value()
     return options
-
-
-@dataclass(frozen=True)
-class WorkItem:
-    """One consumed record on its way through the pipeline."""
-
-    tp: Hashable
-    topic: str
-    partition: int
-    offset: int
-    epoch: int
-    timestamp: int | None
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...]
 
 
 class RebalanceEvents:
@@ -166,19 +147,23 @@ class KafkaRunner:
         self._oam = offset_and_metadata or _kafka_offset_and_metadata
         self._listener = listener
         self.tracker = OffsetTracker()
-        self.limits = DecodeLimits.from_settings(settings)
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
                                 on_slow=metrics.slow_record,
                                 on_change=metrics.set_slow_in_progress, clock=clock)
-        self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
-        self.recent = RecentIds(self.kafka.dedup_window)
-        self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
+        self.records = RecordProcessor(pipeline=pipeline,
+                                       limits=DecodeLimits.from_settings(settings),
+                                       metrics=metrics, slow=self.slow,
+                                       dedup_window=self.kafka.dedup_window)
         self.worker = AsyncWorker()
         self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self.assigned: set[Any] = set()
         self._resume_at: dict[Any, int] = {}  # first unfinished offset of revoked partitions
         self._paused = False
         self._stopping = threading.Event()
+        self.handler = KafkaRecordHandler(
+            emitter=emitter, records=self.records, metrics=metrics, slow=self.slow,
+            events=self.events, stopping=self._stopping, group_id=self.kafka.group_id,
+            tracer=tracer)
         self._last_commit = 0.0
         self._last_lag = 0.0
         self._last_poll = clock()
@@ -266,7 +251,7 @@ class KafkaRunner:
                         key=record.key, value=record.value, headers=headers)
 
     def _factory(self, item: WorkItem) -> Callable[[], Any]:
-        return lambda: self._process(item)
+        return lambda: self.handler.process(item)
 
     # -- events from other threads ---------------------------------------------------------
 
@@ -364,162 +349,6 @@ class KafkaRunner:
         except Exception as exc:
             logger.warning("lag sample failed (%s)", type(exc).__name__)
 
-    # -- one record on the worker loop -----------------------------------------------------
-
-    async def _process(self, item: WorkItem) -> None:
-        if self.tracer is None:
-            await self._process_record(item)
-            return
-        # The CONSUMER span is current in this task, so judge calls become its children.
-        with consume_span(self.tracer, topic=item.topic, partition=item.partition,
-                          offset=item.offset, consumer_group=self.kafka.group_id,
-                          headers=item.headers):
-            await self._process_record(item)
-
-    async def _process_record(self, item: WorkItem) -> None:
-        """The runtime boundary of one record: whatever happens, its offset finishes
-        (evaluated, dead-lettered, or a duplicate), unless the runner stops first."""
-        token = self.slow.begin(f"{item.topic}[{item.partition}]@{item.offset}")
-        try:
-            await self._process_unguarded(item, token)
-        except asyncio.CancelledError:
-            raise
-        except _Abandoned:
-            logger.info("%s[%d]@%d left uncommitted for replay", item.topic, item.partition,
-                        item.offset)
-        except Exception as exc:
-            # A failure outside the guarded steps (metrics, tracing, a sink): never a poison
-            # pill. Dead-letter the record unless its outcome was already acknowledged.
-            logger.error("record %s[%d]@%d raised %s at %s", item.topic, item.partition,
-                         item.offset, type(exc).__name__, where(exc))
-            if not self._is_done(item):
-                try:
-                    await self._dead_letter(item, Failure.of(exc, reason="runtime_error",
-                                                             during="processing"))
-                except _Abandoned:
-                    pass
-        finally:
-            self._finished_items.discard((item.tp, item.offset, item.epoch))
-            self.slow.end(token)
-
-    async def _process_unguarded(self, item: WorkItem, token: int) -> None:
-        started = time.perf_counter()
-        trace = decode_guarded(item.value if item.value is not None else b"", self.limits)
-        if isinstance(trace, Failure):
-            await self._dead_letter(item, trace)
-            return
-        self.slow.identify(token, trace.trace_id)
-        self.metrics.observe_stage("decode", time.perf_counter() - started)
-        # A copy of this trace already in flight (a replay on another partition, a producer
-        # retry): wait for it, so the trace is evaluated and emitted once.
-        while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
-            await first.wait()
-        if trace.trace_id in self.recent:
-            self.metrics.trace_duplicate(trace.app)
-            self._done(item)
-            return
-        marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
-        try:
-            await self._evaluate_and_emit(item, trace)
-        finally:
-            del self._in_flight_ids[trace.trace_id]
-            marker.set()
-
-    async def _evaluate_and_emit(self, item: WorkItem, trace: Trace) -> None:
-        outcome = await evaluate_guarded(self.pipeline, trace)
-        if isinstance(outcome, Failure):
-            await self._dead_letter(item, outcome, app=trace.app)
-            return
-        record = outcome.record
-        emit_started = time.perf_counter()
-        refused = await self._send(
-            lambda: self.emitter.send_evaluation(record, payload=outcome.payload), "evaluation")
-        if refused is not None:
-            # The broker will never take this record (too large, say): set the trace aside.
-            await self._dead_letter(item, Failure.of(refused, reason="emit_error",
-                                                     during="emitting"), app=trace.app)
-            return
-        self._done(item)
-        self.metrics.observe_stage("emit", time.perf_counter() - emit_started)
-        record_evaluation(otel_trace.get_current_span(), record)
-        if self.recent.add(trace.trace_id):
-            self.metrics.observe_record(record)
-        else:
-            self.metrics.trace_duplicate(trace.app)
-        self.metrics.mark_processed(time.time())
-
-    async def _dead_letter(self, item: WorkItem, failure: Failure,
-                           app: str = UNKNOWN_APP) -> None:
-        letter = DeadLetter(
-            topic=item.topic, partition=item.partition, offset=item.offset,
-            timestamp=item.timestamp, key=item.key, value=item.value, headers=item.headers,
-            error_class=failure.error_class, error_message=failure.message,
-            reason=failure.reason,
-        )
-        refused = await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
-        if refused is not None:
-            # Even the dead letter is refused (a value over the producer's limit): send its
-            # headers alone, so the record is still accounted for and the partition moves on.
-            logger.warning("dead letter of %s[%d]@%d refused (%s); sending it without its value",
-                           item.topic, item.partition, item.offset, type(refused).__name__)
-            bare = dataclasses.replace(letter, value=None, headers=())
-            again = await self._send(lambda: self.emitter.send_dead_letter(bare), "dead letter")
-            if again is not None:
-                logger.error("dead letter of %s[%d]@%d refused twice (%s); skipped", item.topic,
-                             item.partition, item.offset, type(again).__name__)
-        self._done(item)
-        logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
-                     failure.reason)
-        self.metrics.dead_letter(failure.reason, app)
-        span = otel_trace.get_current_span()
-        span.set_attribute("error.type", failure.reason)
-        span.set_status(Status(StatusCode.ERROR))
-        self.metrics.mark_processed(time.time())
-
-    async def _send(self, send: Callable[[], Any], what: str) -> BaseException | None:
-        """Send and wait for the ack, retrying retriable failures with backoff until it
-        succeeds. Returns the error when the producer refuses the record for good (it will
-        never succeed: too large, not serialisable); raises :class:`_Abandoned` when the
-        runner stops first (the record stays uncommitted and is replayed later)."""
-        delay = SEND_BACKOFF_START
-        while True:
-            error = await self._send_once(send)
-            if error is None:
-                return None
-            if _refused_for_good(error):
-                cause = error.cause if isinstance(error, _Refused) else error
-                logger.warning("%s refused by the producer (%s)", what, type(cause).__name__)
-                return cause
-            if self._stopping.is_set():
-                raise _Abandoned()
-            logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
-                           type(error).__name__, delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, SEND_BACKOFF_MAX)
-
-    @staticmethod
-    async def _send_once(send: Callable[[], Any]) -> BaseException | None:
-        try:
-            future = send()
-        except Exception as exc:
-            # Raised before reaching the producer's queue: too large, not serialisable. Only
-            # a Kafka error that says it is retriable (metadata not there yet) is retried.
-            return exc if getattr(exc, "retriable", False) else _Refused(exc)
-        try:
-            await wait_kafka_future(future)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return exc
-        return None
-
-    def _done(self, item: WorkItem) -> None:
-        self._finished_items.add((item.tp, item.offset, item.epoch))
-        self.events.put(("done", item.tp, item.offset, item.epoch))
-
-    def _is_done(self, item: WorkItem) -> bool:
-        return (item.tp, item.offset, item.epoch) in self._finished_items
-
     # -- shutdown --------------------------------------------------------------------------
 
     def shutdown(self) -> None:
@@ -564,28 +393,6 @@ class KafkaRunner:
         finally:
             self.emitter.close(timeout=max(0.1, deadline - self.clock()))
         logger.info("stopped after %d records", self.finished)
-
-
-class _Abandoned(Exception):
-    """The runner stopped while an outcome waited for its ack: left for replay."""
-
-
-_RECORD_ERRORS = ("MessageSizeTooLargeError", "RecordTooLargeError", "InvalidRecordError",
-                  "CorruptRecordError")
-
-
-class _Refused(Exception):
-    """send() itself raised a non-retriable error (wraps it, keeps its class name)."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(f"{type(cause).__name__} raised by send()")
-        self.cause = cause
-
-
-def _refused_for_good(exc: BaseException) -> bool:
-    """Errors about the record itself, which no retry can fix. Anything else (broker away,
-    leader moving, authorisation) is waited out: the offset stays uncommitted meanwhile."""
-    return isinstance(exc, _Refused) or type(exc).__name__ in _RECORD_ERRORS
 
 
 def _kafka_offset_and_metadata(position: int) -> Any:

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from schemas import ClaimResult, EvaluationRecord, VerdictLabel
-from sidecar._report_io import RecordReadError, read_records
-from sidecar._report_stats import Estimate, cohen_kappa, wilson_interval
 from sidecar.errors import CitewatchError
+from sidecar.quality._io import RecordReadError, read_records
+from sidecar.quality._stats import Estimate, cohen_kappa, wilson_interval
 
 __all__ = [
     "LABELS",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sidecar._report_stats import Estimate
-from sidecar._report_svg import ChartPoint, ChartSeries, esc, html_page, line_chart_svg
-from sidecar.report import AppSection, WeeklyReport
+from sidecar.quality._stats import Estimate
+from sidecar.quality._svg import ChartPoint, ChartSeries, esc, html_page, line_chart_svg
+from sidecar.quality.report import AppSection, WeeklyReport
 
 __all__ = ["weekly_html", "weekly_markdown"]
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from sidecar._cli_common import (
+from sidecar.cli._common import (
     EXIT_FAILED,
     config_option,
     one_line_errors,
     output_option,
     settings_from,
 )
-from sidecar.gate import decide, load_summary
+from sidecar.quality.gate import decide, load_summary
 
 __all__ = ["gate_command"]
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from sidecar._cli_common import one_line_errors, output_option
-from sidecar._report_calibration import (
+from sidecar.cli._common import one_line_errors, output_option
+from sidecar.quality._calibration_render import (
     calibration_html,
     calibration_json,
     calibration_markdown,
     fmt_estimate,
 )
-from sidecar._report_io import record_files
-from sidecar.calibration import (
+from sidecar.quality._io import record_files
+from sidecar.quality.calibration import (
     CalibrationReport,
     calibrate,
     join_evaluations,

@@ -17,7 +17,8 @@ from exporters.http import MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
 from exporters.tracing import configure_tracing, get_tracer
 from sidecar import __version__
-from sidecar._cli_common import (
+from sidecar.assembly import build_pipeline
+from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
     CliError,
     config_option,
@@ -25,8 +26,7 @@ from sidecar._cli_common import (
     open_output,
     settings_from,
 )
-from sidecar._cli_summary import JudgeTally, judge_description
-from sidecar.assembly import build_pipeline
+from sidecar.cli._summary import JudgeTally, judge_description
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
@@ -95,7 +95,7 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
               append: bool) -> int | None:
     """Run the file source. Returns an exit code when a thread is still busy with an
     abandoned record (the caller then exits at once), else None."""
-    from sidecar.filesource import FileRunner
+    from sidecar.runtime.filesource import FileRunner
 
     path = settings.input.path or "-"
     try:
@@ -175,7 +175,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     from kafka.errors import KafkaConfigurationError, KafkaError
 
     from exporters.kafka import KafkaEmitter, producer_config
-    from sidecar.consumer import KafkaRunner, kafka_listener, security_config
+    from sidecar.runtime.consumer import KafkaRunner, kafka_listener, security_config
     from sidecar.runtime.startup import build_until_stopped
 
     kafka = settings.kafka

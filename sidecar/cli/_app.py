@@ -1,4 +1,4 @@
-"""The `citewatch` command line. Only this module (and its `_cli_*` siblings) prints or exits."""
+"""The `citewatch` click group: every command of `sidecar.cli` registered on it."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from typing import Any
 import click
 
 from sidecar import __version__
-from sidecar._cli_calibrate import calibrate_command
-from sidecar._cli_check import check_command
-from sidecar._cli_config import config_group
-from sidecar._cli_gate import gate_command
-from sidecar._cli_redact import redact_command
-from sidecar._cli_replay import replay_command, stability_command
-from sidecar._cli_report import report_command
-from sidecar._cli_run import run_command
+from sidecar.cli.calibrate import calibrate_command
+from sidecar.cli.check import check_command
+from sidecar.cli.config import config_group
+from sidecar.cli.gate import gate_command
+from sidecar.cli.redact import redact_command
+from sidecar.cli.replay import replay_command
+from sidecar.cli.report import report_command
+from sidecar.cli.run import run_command
+from sidecar.cli.stability import stability_command
 
 __all__ = ["cli", "main"]
 
@@ -61,6 +62,3 @@ def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="citewatch")
 
-
-if __name__ == "__main__":
-    main()

@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from schemas import Claim, EvaluationRecord, Generator, Source, Trace
-from sidecar.calibration import (
+from sidecar.decode import DecodeLimits, decode_trace
+from sidecar.errors import TraceError
+from sidecar.pipeline import Pipeline
+from sidecar.quality.calibration import (
     CalibrationError,
     HumanLabel,
     LabelPair,
     join_evaluations,
     load_labels,
 )
-from sidecar.decode import decode_trace
-from sidecar.errors import TraceError
-from sidecar.pipeline import Pipeline
 
 __all__ = ["ReplayOutcome", "load_traces", "replay_labels", "traces_from_labels"]
 
@@ -46,15 +46,18 @@ class ReplayOutcome:
     unmatched: int
 
 
-def load_traces(path: str | Path) -> list[Trace]:
-    """Traces from a JSON Lines file. Raises CalibrationError naming the first bad line."""
+def load_traces(path: str | Path, *, limits: DecodeLimits | None = None) -> list[Trace]:
+    """Traces from a JSON Lines file, each decoded under ``limits`` (the settings' limits,
+    as every runtime applies them; the defaults without). Raises CalibrationError naming
+    the first bad line."""
+    limits = limits if limits is not None else DecodeLimits()
     traces = []
-    with open(path, encoding="utf-8") as handle:
+    with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                traces.append(decode_trace(line))
+                traces.append(decode_trace(line.rstrip(b"\r\n"), limits=limits))
             except TraceError as exc:
                 raise CalibrationError(f"{path}:{number}: not a trace ({exc.reason})") from None
     return traces

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from sidecar._cli_common import config_option, settings_from
+from sidecar.cli._common import config_option, settings_from
 
 __all__ = ["config_group"]
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas import EvaluationRecord
-from sidecar._report_io import read_records, record_files
 from sidecar.errors import CitewatchError, describe_validation_error
+from sidecar.quality._io import read_records, record_files
 
 __all__ = [
     "CriticalClaimRef",

@@ -11,13 +11,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from schemas import EvaluationRecord
-from sidecar._cli_common import CliError, one_line_errors, output_option
-from sidecar._report_io import read_records, record_files
-from sidecar._report_prometheus import PrometheusClient, weekly_from_prometheus
-from sidecar._report_render import weekly_html, weekly_markdown
+from sidecar.cli._common import CliError, one_line_errors, output_option
 from sidecar.decode import decode_trace
 from sidecar.errors import TraceError
-from sidecar.report import WeeklyReport, weekly_from_records
+from sidecar.quality._io import read_records, record_files
+from sidecar.quality._prometheus import PrometheusClient, weekly_from_prometheus
+from sidecar.quality._render import weekly_html, weekly_markdown
+from sidecar.quality.report import WeeklyReport, weekly_from_records
 
 __all__ = ["report_command"]
 

@@ -6,9 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sidecar._report_stats import Estimate
-from sidecar._report_svg import confusion_svg, esc, html_page
-from sidecar.calibration import LABELS, CalibrationReport, GroupMetrics
+from sidecar.quality._stats import Estimate
+from sidecar.quality._svg import confusion_svg, esc, html_page
+from sidecar.quality.calibration import LABELS, CalibrationReport, GroupMetrics
 
 __all__ = ["calibration_html", "calibration_json", "calibration_markdown", "fmt_estimate"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -15,7 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from rich.table import Table
 
 from schemas import EvaluationRecord
-from sidecar._cli_common import (
+from sidecar.assembly import build_pipeline
+from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
     config_option,
     one_line_errors,
@@ -23,14 +24,14 @@ from sidecar._cli_common import (
     output_option,
     settings_from,
 )
-from sidecar._cli_summary import JudgeTally
-from sidecar.assembly import build_pipeline
+from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.judge import JUDGE_CHOICES
-from sidecar.pipeline import Pipeline
-from sidecar.runtime.guard import Evaluated, Failure, decode_guarded, evaluate_guarded
+from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
+from sidecar.runtime.lines import LineSource
+from sidecar.runtime.ordered import Outcome, evaluate_in_order
 
-__all__ = ["check_command", "CheckSummary", "iter_lines"]
+__all__ = ["check_command", "CheckSummary"]
 
 PROGRESS_MIN_LINES = 2000
 _FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate"}
@@ -66,34 +67,28 @@ class CheckSummary:
                 self.completeness.append(record.scores.completeness)
 
 
-def iter_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """Non-blank lines with their 1-based line numbers, as bytes: decoding (UTF-8, a
-    byte-order mark) is the decoder's job, so every runtime judges a line the same way."""
-    for number, line in enumerate(stream, start=1):
-        if line.strip():
-            yield number, line
+class _CheckSink:
+    """Evaluation records to the output stream, bad lines to stderr, both in line order."""
 
+    def __init__(self, summary: CheckSummary, out: IO[str], err: Console,
+                 progress: Callable[[int], None]) -> None:
+        self.summary = summary
+        self.out = out
+        self.err = err
+        self.progress = progress
 
-async def _evaluate_in_order(
-    pipeline: Pipeline,
-    lines: Iterator[tuple[int, bytes]],
-    *,
-    concurrency: int,
-    limits: DecodeLimits,
-) -> AsyncIterator[tuple[int, Evaluated | Failure]]:
-    # Every outcome is a value: a line that fails anywhere is reported, never raised.
-    window: list[tuple[int, asyncio.Task[Evaluated | Failure] | Failure]] = []
-    for number, line in lines:
-        trace = decode_guarded(line.rstrip(b"\r\n"), limits)
-        if isinstance(trace, Failure):
-            window.append((number, trace))
-        else:
-            window.append((number, asyncio.ensure_future(evaluate_guarded(pipeline, trace))))
-        while len(window) > concurrency or (window and not isinstance(window[0][1], asyncio.Task)):
-            head_number, head = window.pop(0)
-            yield head_number, (await head if isinstance(head, asyncio.Task) else head)
-    for number, item in window:
-        yield number, (await item if isinstance(item, asyncio.Task) else item)
+    def write(self, position: int, outcome: Outcome) -> None:
+        if isinstance(outcome, Failure):
+            self.summary.bad[outcome.reason] += 1
+            self.err.print(f"line {position}: {outcome.reason}: {outcome.message}",
+                           markup=False, highlight=False)
+        elif isinstance(outcome, Evaluated):
+            self.summary.add(outcome.record)
+            self.out.write(outcome.payload.decode("utf-8") + "\n")
+        self.progress(position)
+
+    def flush(self) -> None:
+        self.out.flush()
 
 
 def _render_summary(console: Console, summary: CheckSummary, judge: JudgeTally) -> None:
@@ -174,25 +169,22 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int,
     in_stream: IO[bytes] = sys.stdin.buffer if source == "-" else open(source, "rb")
     out_stream: IO[str] = sys.stdout if out_path == "-" else open_output(out_path, append=append)
 
+    limits = DecodeLimits.from_settings(settings)
+
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
-        def counted() -> Iterator[tuple[int, bytes]]:
-            for number, line in iter_lines(in_stream):
+        async def records() -> AsyncGenerator[tuple[int, bytes], None]:
+            async for number, line in LineSource(in_stream).records():
                 summary.lines = number
                 yield number, line
 
-        async for number, outcome in _evaluate_in_order(
-            pipeline, counted(), concurrency=concurrency,
-            limits=DecodeLimits.from_settings(settings),
-        ):
-            if isinstance(outcome, Failure):
-                summary.bad[outcome.reason] += 1
-                err.print(f"line {number}: {outcome.reason}: {outcome.message}", markup=False,
-                          highlight=False)
-            else:
-                summary.add(outcome.record)
-                out_stream.write(outcome.payload.decode("utf-8") + "\n")
+        def progress(number: int) -> None:
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
+
+        sink = _CheckSink(summary, out_stream, err, progress)
+        await evaluate_in_order(records(),
+                                lambda _, value: evaluate_raw(pipeline, value, limits),
+                                sink, concurrency=concurrency)
         if pipeline.judge is not None:
             await pipeline.judge.aclose(5.0)
 

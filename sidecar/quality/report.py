@@ -2,8 +2,8 @@
 
 Built from evaluation records (a JSON Lines file or a directory of them) by
 :func:`weekly_from_records`, or from the Prometheus HTTP API by
-``sidecar._report_prometheus.weekly_from_prometheus``; rendered to self-contained HTML
-(inline SVG plots) and Markdown by ``sidecar._report_render``.
+``sidecar.quality._prometheus.weekly_from_prometheus``; rendered to self-contained HTML
+(inline SVG plots) and Markdown by ``sidecar.quality._render``.
 
 Population figures (correctness, completeness) use the base sample only: priority-sampled
 traces were chosen because they looked suspicious and would bias them. Series of different
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, timedelta
 
 from schemas import EvaluationRecord
-from sidecar._report_stats import Estimate, mean_interval, wilson_interval
+from sidecar.quality._stats import Estimate, mean_interval, wilson_interval
 
 __all__ = [
     "CRITICAL_ORDER",

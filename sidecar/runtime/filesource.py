@@ -1,0 +1,183 @@
+"""The embedded default of `citewatch run`: traces from a JSON Lines file or stdin, no Kafka.
+
+The same pipeline and metrics as the Kafka runtime; evaluation records are written in input
+order to a stream, bad lines are counted and written with their line number and reason to an
+optional dead-letter stream. With ``once`` the run ends at the end of the input; otherwise a
+file is followed as it grows (standard input ends when it closes).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncGenerator, Awaitable
+from dataclasses import dataclass
+from typing import IO
+
+from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
+from sidecar.config import Settings
+from sidecar.decode import DecodeLimits
+from sidecar.pipeline import Pipeline
+from sidecar.runtime.guard import Failure, Skipped, where
+from sidecar.runtime.lines import LineSource
+from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from sidecar.runtime.records import RecordProcessor
+from sidecar.runtime.slow import SlowRecords
+
+__all__ = ["FileRunner", "FileSummary"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class FileSummary:
+    """Totals of one file run."""
+
+    lines: int = 0
+    evaluated: int = 0
+    dead_lettered: int = 0
+    duplicates: int = 0
+    abandoned: int = 0
+
+
+@dataclass
+class _Bad:
+    number: int
+    value: bytes
+    failure: Failure
+    app: str = UNKNOWN_APP
+
+
+
+class FileRunner:
+    """Evaluates the traces of one JSON Lines stream (opened in binary mode)."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        pipeline: Pipeline,
+        metrics: CitewatchMetrics,
+        source: IO[bytes],
+        output: IO[str],
+        dead_letters: IO[str] | None = None,
+        once: bool = True,
+        follow: bool = True,
+    ) -> None:
+        self.settings = settings
+        self.pipeline = pipeline
+        self.metrics = metrics
+        self.source = source
+        self.output = output
+        self.dead_letters = dead_letters
+        self.once = once
+        self.follow = follow and not once
+        self.summary = FileSummary()
+        self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
+                                on_slow=metrics.slow_record,
+                                on_change=metrics.set_slow_in_progress)
+        self.records = RecordProcessor(pipeline=pipeline,
+                                       limits=DecodeLimits.from_settings(settings),
+                                       metrics=metrics, slow=self.slow,
+                                       dedup_window=settings.kafka.dedup_window)
+        self.input_open = False
+        self._values: dict[int, bytes] = {}
+        self.lines = LineSource(source, follow=self.follow,
+                                interval=settings.input.follow_interval_seconds)
+
+    def ready(self) -> bool:
+        """The input is open (a followed file stays ready while waiting for lines) and no
+        record has been in evaluation longer than runtime.slow_record_seconds."""
+        return self.input_open and not self.slow.any_slow()
+
+    async def run(self, stop: threading.Event) -> FileSummary:
+        """Read, evaluate and write until the input ends or ``stop`` is set."""
+        self.input_open = True
+        self.slow.start()
+        try:
+            # Most of the shutdown deadline: the caller stops waiting for this loop at the
+            # deadline itself, and writing what finished takes a moment too.
+            self.summary.abandoned += await evaluate_in_order(
+                self._records(stop), self._start, self,
+                concurrency=self.settings.input.concurrency,
+                finish_timeout=0.6 * self.settings.kafka.shutdown_deadline_seconds)
+        finally:
+            self.input_open = False
+            self.slow.stop()
+        self.output.flush()
+        if self.dead_letters is not None:
+            self.dead_letters.flush()
+        return self.summary
+
+    async def _records(self, stop: threading.Event
+                       ) -> AsyncGenerator[tuple[int, bytes], None]:
+        try:
+            async for number, line in self.lines.records(stop):
+                if number != IDLE:
+                    self.summary.lines = number
+                yield number, line
+        finally:
+            self.input_open = False
+
+    def _start(self, number: int, line: bytes) -> Awaitable[Outcome]:
+        self._values[number] = line  # kept for the dead letter, should the line fail
+        return self._evaluate(number, line)
+
+    async def _evaluate(self, number: int, line: bytes) -> Outcome:
+        token = self.slow.begin(f"line {number}")
+        try:
+            return await self.records.evaluate(line, token=token)
+        finally:
+            self.slow.end(token)
+
+    def write(self, position: int, outcome: Outcome) -> None:
+        """Write one line's outcome; any failure here dead-letters the line instead."""
+        try:
+            self._write_unguarded(position, outcome)
+        except Exception as exc:
+            logger.error("writing the outcome of line %d raised %s at %s", position,
+                         type(exc).__name__, where(exc))
+            self._dead_letter(_Bad(position, self._values.pop(position, b""),
+                                   Failure.of(exc, reason="emit_error", during="emitting")))
+
+    def flush(self) -> None:
+        """The input went idle: make the records written so far visible."""
+        self.output.flush()
+
+    def _write_unguarded(self, number: int, outcome: Outcome) -> None:
+        value = self._values.pop(number, b"")
+        if isinstance(outcome, Skipped):  # a duplicate, counted in the metrics already
+            self.summary.duplicates += 1
+            return
+        if isinstance(outcome, Failure):
+            self._dead_letter(_Bad(number, value, outcome))
+            return
+        record = outcome.record
+        started = time.perf_counter()
+        if not self.records.is_new(record):
+            self.summary.duplicates += 1
+            return
+        self.output.write(outcome.payload.decode("utf-8") + "\n")
+        self.records.emitted(record, emit_seconds=time.perf_counter() - started, new=True)
+        self.summary.evaluated += 1
+
+    def _dead_letter(self, bad: _Bad) -> None:
+        self.summary.dead_lettered += 1
+        self.records.dead_lettered(bad.failure, bad.app)
+        logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
+        if self.dead_letters is None:
+            return
+        try:
+            self.dead_letters.write(json.dumps({
+                "line": bad.number,
+                "reason": bad.failure.reason,
+                "error_class": bad.failure.error_class,
+                "error": bad.failure.message,
+                "value": bad.value.rstrip(b"\r\n").decode("utf-8", errors="replace"),
+            }) + "\n")
+        except Exception as exc:  # a full disk must not end the run either; it is counted
+            logger.error("dead letter of line %d not written (%s)", bad.number,
+                         type(exc).__name__)
+

@@ -1,0 +1,253 @@
+"""The worker-thread side of the Kafka consumer: one record from its value to an
+acknowledged outcome.
+
+:class:`KafkaRecordHandler` runs on the worker's event loop (`runtime/worker.py`). For each
+record it evaluates through the record processor, produces the evaluation record or a dead
+letter, waits for the broker's ack (retrying what can be retried), and reports the offset
+as done to the poll thread through the event queue; the poll thread (`runtime/consumer.py`)
+commits. Nothing here touches the consumer client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace as otel_trace
+from opentelemetry.trace import Status, StatusCode, Tracer
+
+from exporters.kafka import DeadLetter, KafkaEmitter
+from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
+from exporters.tracing import consume_span, record_evaluation
+from schemas import Trace
+from sidecar.runtime.guard import Evaluated, Failure, Skipped, where
+from sidecar.runtime.records import RecordProcessor
+from sidecar.runtime.slow import SlowRecords
+from sidecar.runtime.worker import wait_kafka_future
+
+__all__ = ["SEND_BACKOFF_MAX", "SEND_BACKOFF_START", "KafkaRecordHandler", "WorkItem"]
+
+logger = logging.getLogger(__name__)
+
+SEND_BACKOFF_START = 0.5
+SEND_BACKOFF_MAX = 10.0
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One consumed record on its way through the pipeline."""
+
+    tp: Hashable
+    topic: str
+    partition: int
+    offset: int
+    epoch: int
+    timestamp: int | None
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+
+
+class KafkaRecordHandler:
+    """Processes records on the worker loop and tells the poll thread which are done."""
+
+    def __init__(self, *, emitter: KafkaEmitter, records: RecordProcessor,
+                 metrics: CitewatchMetrics, slow: SlowRecords,
+                 events: queue.SimpleQueue[tuple[Any, ...]], stopping: threading.Event,
+                 group_id: str, tracer: Tracer | None = None) -> None:
+        self.emitter = emitter
+        self.records = records
+        self.metrics = metrics
+        self.slow = slow
+        self.events = events
+        self._stopping = stopping
+        self.group_id = group_id
+        self.tracer = tracer
+        self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
+        self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
+
+    async def process(self, item: WorkItem) -> None:
+        """Evaluate one record and emit its outcome; its offset then finishes."""
+        if self.tracer is None:
+            await self._process_record(item)
+            return
+        # The CONSUMER span is current in this task, so judge calls become its children.
+        with consume_span(self.tracer, topic=item.topic, partition=item.partition,
+                          offset=item.offset, consumer_group=self.group_id,
+                          headers=item.headers):
+            await self._process_record(item)
+
+    async def _process_record(self, item: WorkItem) -> None:
+        """The runtime boundary of one record: whatever happens, its offset finishes
+        (evaluated, dead-lettered, or a duplicate), unless the runner stops first."""
+        token = self.slow.begin(f"{item.topic}[{item.partition}]@{item.offset}")
+        try:
+            await self._process_unguarded(item, token)
+        except asyncio.CancelledError:
+            raise
+        except _Abandoned:
+            logger.info("%s[%d]@%d left uncommitted for replay", item.topic, item.partition,
+                        item.offset)
+        except Exception as exc:
+            # A failure outside the guarded steps (metrics, tracing, a sink): never a poison
+            # pill. Dead-letter the record unless its outcome was already acknowledged.
+            logger.error("record %s[%d]@%d raised %s at %s", item.topic, item.partition,
+                         item.offset, type(exc).__name__, where(exc))
+            if not self._is_done(item):
+                try:
+                    await self._dead_letter(item, Failure.of(exc, reason="runtime_error",
+                                                             during="processing"))
+                except _Abandoned:
+                    pass
+        finally:
+            self._finished_items.discard((item.tp, item.offset, item.epoch))
+            self.slow.end(token)
+
+    async def _process_unguarded(self, item: WorkItem, token: int) -> None:
+        decoded: Trace | None = None
+        marker: asyncio.Event | None = None
+
+        async def wait_for(trace: Trace) -> None:
+            nonlocal decoded
+            decoded = trace
+            # A copy of this trace already in flight (a replay on another partition, a
+            # producer retry): wait for it, so the trace is evaluated and emitted once.
+            while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
+                await first.wait()
+
+        def on_admit(trace: Trace) -> None:
+            nonlocal marker
+            marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
+
+        try:
+            value = item.value if item.value is not None else b""
+            outcome = await self.records.evaluate(value, token=token, wait_for=wait_for,
+                                                  on_admit=on_admit)
+            if isinstance(outcome, Skipped):
+                self._done(item)
+            elif isinstance(outcome, Failure):
+                app = decoded.app if decoded is not None else UNKNOWN_APP
+                await self._dead_letter(item, outcome, app=app)
+            else:
+                await self._emit(item, outcome)
+        finally:
+            if marker is not None and decoded is not None:
+                del self._in_flight_ids[decoded.trace_id]
+                marker.set()
+
+    async def _emit(self, item: WorkItem, outcome: Evaluated) -> None:
+        record = outcome.record
+        emit_started = time.perf_counter()
+        refused = await self._send(
+            lambda: self.emitter.send_evaluation(record, payload=outcome.payload), "evaluation")
+        if refused is not None:
+            # The broker will never take this record (too large, say): set the trace aside.
+            await self._dead_letter(item, Failure.of(refused, reason="emit_error",
+                                                     during="emitting"), app=record.app)
+            return
+        self._done(item)
+        emit_seconds = time.perf_counter() - emit_started
+        record_evaluation(otel_trace.get_current_span(), record)
+        self.records.emitted(record, emit_seconds=emit_seconds,
+                             new=self.records.is_new(record))
+
+    async def _dead_letter(self, item: WorkItem, failure: Failure,
+                           app: str = UNKNOWN_APP) -> None:
+        letter = DeadLetter(
+            topic=item.topic, partition=item.partition, offset=item.offset,
+            timestamp=item.timestamp, key=item.key, value=item.value, headers=item.headers,
+            error_class=failure.error_class, error_message=failure.message,
+            reason=failure.reason,
+        )
+        refused = await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
+        if refused is not None:
+            # Even the dead letter is refused (a value over the producer's limit): send its
+            # headers alone, so the record is still accounted for and the partition moves on.
+            logger.warning("dead letter of %s[%d]@%d refused (%s); sending it without its value",
+                           item.topic, item.partition, item.offset, type(refused).__name__)
+            bare = dataclasses.replace(letter, value=None, headers=())
+            again = await self._send(lambda: self.emitter.send_dead_letter(bare), "dead letter")
+            if again is not None:
+                logger.error("dead letter of %s[%d]@%d refused twice (%s); skipped", item.topic,
+                             item.partition, item.offset, type(again).__name__)
+        self._done(item)
+        logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
+                     failure.reason)
+        self.records.dead_lettered(failure, app)
+        span = otel_trace.get_current_span()
+        span.set_attribute("error.type", failure.reason)
+        span.set_status(Status(StatusCode.ERROR))
+        self.metrics.mark_processed(time.time())
+
+    async def _send(self, send: Callable[[], Any], what: str) -> BaseException | None:
+        """Send and wait for the ack, retrying retriable failures with backoff until it
+        succeeds. Returns the error when the producer refuses the record for good (it will
+        never succeed: too large, not serialisable); raises :class:`_Abandoned` when the
+        runner stops first (the record stays uncommitted and is replayed later)."""
+        delay = SEND_BACKOFF_START
+        while True:
+            error = await self._send_once(send)
+            if error is None:
+                return None
+            if _refused_for_good(error):
+                cause = error.cause if isinstance(error, _Refused) else error
+                logger.warning("%s refused by the producer (%s)", what, type(cause).__name__)
+                return cause
+            if self._stopping.is_set():
+                raise _Abandoned()
+            logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
+                           type(error).__name__, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, SEND_BACKOFF_MAX)
+
+    @staticmethod
+    async def _send_once(send: Callable[[], Any]) -> BaseException | None:
+        try:
+            future = send()
+        except Exception as exc:
+            # Raised before reaching the producer's queue: too large, not serialisable. Only
+            # a Kafka error that says it is retriable (metadata not there yet) is retried.
+            return exc if getattr(exc, "retriable", False) else _Refused(exc)
+        try:
+            await wait_kafka_future(future)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return exc
+        return None
+
+    def _done(self, item: WorkItem) -> None:
+        self._finished_items.add((item.tp, item.offset, item.epoch))
+        self.events.put(("done", item.tp, item.offset, item.epoch))
+
+    def _is_done(self, item: WorkItem) -> bool:
+        return (item.tp, item.offset, item.epoch) in self._finished_items
+
+
+class _Abandoned(Exception):
+    """The runner stopped while an outcome waited for its ack: left for replay."""
+
+
+_RECORD_ERRORS = ("MessageSizeTooLargeError", "RecordTooLargeError", "InvalidRecordError",
+                  "CorruptRecordError")
+
+
+class _Refused(Exception):
+    """send() itself raised a non-retriable error (wraps it, keeps its class name)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(f"{type(cause).__name__} raised by send()")
+        self.cause = cause
+
+
+def _refused_for_good(exc: BaseException) -> bool:
+    """Errors about the record itself, which no retry can fix. Anything else (broker away,
+    leader moving, authorisation) is waited out: the offset stays uncommitted meanwhile."""
+    return isinstance(exc, _Refused) or type(exc).__name__ in _RECORD_ERRORS

@@ -1,0 +1,73 @@
+"""Trace sources: where raw records come from, one Protocol for the ordered loop.
+
+A :class:`TraceSource` yields numbered raw records (bytes, not yet decoded: decoding is
+:func:`~sidecar.runtime.guard.evaluate_raw`'s job, so every runtime judges a record the
+same way) and :data:`~sidecar.runtime.ordered.IDLE` when it is waiting for more.
+:class:`LineSource` is the JSON Lines one, for a file or stdin, used by `citewatch check`
+and the file source of `citewatch run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncGenerator
+from typing import IO, Protocol
+
+from sidecar.runtime.ordered import IDLE
+
+__all__ = ["LineSource", "TraceSource"]
+
+
+class TraceSource(Protocol):
+    """Numbered raw records, in order, until the source ends or ``stop`` is set."""
+
+    def records(self, stop: threading.Event) -> AsyncGenerator[tuple[int, bytes], None]:
+        """Yield ``(position, raw record)``; ``(IDLE, b"")`` while waiting for more."""
+        ...
+
+
+class LineSource:
+    """The non-blank lines of a JSON Lines stream opened in binary mode, numbered from 1
+    (blank lines count), without their line ending.
+
+    With ``follow``, the end of the stream is not the end: the source yields IDLE, waits
+    ``interval`` seconds and reads on; a line still being written (no newline yet) waits
+    for the rest.
+    """
+
+    def __init__(self, stream: IO[bytes], *, follow: bool = False,
+                 interval: float = 1.0) -> None:
+        self.stream = stream
+        self.follow = follow
+        self.interval = interval
+        try:
+            self._blocking = not stream.seekable()
+        except (AttributeError, ValueError):
+            self._blocking = True
+
+    async def records(self, stop: threading.Event | None = None
+                      ) -> AsyncGenerator[tuple[int, bytes], None]:
+        """Yield ``(line number, line)`` until the stream ends (or, following, ``stop``)."""
+        stop = stop if stop is not None else threading.Event()
+        number = 0
+        partial = b""
+        while not stop.is_set():
+            # A pipe or terminal blocks in readline(); a regular file never does.
+            line = (await asyncio.to_thread(self.stream.readline) if self._blocking
+                    else self.stream.readline())
+            if line:
+                if not line.endswith(b"\n") and self.follow:
+                    partial += line  # the writer is mid-line: wait for the rest
+                    continue
+                number += 1
+                line, partial = partial + line, b""
+                if line.strip():
+                    yield number, line.rstrip(b"\r\n")
+                continue
+            if not self.follow:
+                break
+            yield IDLE, b""  # idle: the loop writes out what has finished meanwhile
+            await asyncio.sleep(self.interval)
+        if partial.strip() and not stop.is_set():
+            yield number + 1, partial.rstrip(b"\r\n")

@@ -1,0 +1,105 @@
+"""The one ordered, windowed loop: records evaluated concurrently, outcomes written in order.
+
+`citewatch check` and the file source of `citewatch run` both read numbered records, start
+one evaluation per record, keep at most ``concurrency`` of them in flight, and hand each
+outcome to a :class:`Sink` in input order, whatever order the evaluations finish in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Protocol
+
+from sidecar.runtime.guard import Evaluated, Failure, Skipped
+
+__all__ = ["IDLE", "Outcome", "Sink", "evaluate_in_order"]
+
+logger = logging.getLogger(__name__)
+
+Outcome = Evaluated | Failure | Skipped
+"""What one record ends with: a record to write, a dead letter, or a skip (a duplicate)."""
+
+IDLE = 0
+"""A position that carries no record: the source is idle (a followed file at its end), so
+everything in flight is finished and written, and the sink flushed, before waiting on."""
+
+
+class Sink(Protocol):
+    """Where outcomes go, in input order (evaluation records, dead letters, counts)."""
+
+    def write(self, position: int, outcome: Outcome) -> None:
+        """Write the outcome of the record at ``position``; must not raise."""
+        ...
+
+    def flush(self) -> None:
+        """Make what was written so far visible (the source went idle)."""
+        ...
+
+
+async def evaluate_in_order(
+    records: AsyncGenerator[tuple[int, bytes], None],
+    start: Callable[[int, bytes], Awaitable[Outcome]],
+    sink: Sink,
+    *,
+    concurrency: int,
+    finish_timeout: float | None = None,
+) -> int:
+    """Evaluate ``records`` with ``start``, at most ``concurrency`` at once, and write each
+    outcome to ``sink`` in order. When the records end, what is in flight gets
+    ``finish_timeout`` seconds (None: as long as it takes); the rest is cancelled, not
+    written. Returns how many records were abandoned so.
+    """
+    window: deque[tuple[int, asyncio.Task[Outcome]]] = deque()
+    async with contextlib.aclosing(records):
+        async for position, value in records:
+            if position == IDLE:
+                while window:
+                    await _write_ready(window, sink, wait=True)
+                sink.flush()
+                continue
+            window.append((position, asyncio.ensure_future(start(position, value))))
+            await _write_ready(window, sink, wait=len(window) >= concurrency)
+    return await _finish(window, sink, finish_timeout)
+
+
+async def _write_ready(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink, *,
+                       wait: bool) -> None:
+    """Write the finished head of the window; with ``wait``, wait for the head first."""
+    while window:
+        position, head = window[0]
+        if not head.done():
+            if not wait:
+                return
+            await asyncio.wait([head])
+        wait = False
+        window.popleft()
+        sink.write(position, _outcome(head))
+
+
+async def _finish(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink,
+                  timeout: float | None) -> int:
+    pending: set[asyncio.Task[Outcome]] = set()
+    if window:
+        _, pending = await asyncio.wait([task for _, task in window], timeout=timeout)
+        for task in pending:
+            task.cancel()
+        if pending:
+            logger.warning("deadline reached: %d traces abandoned", len(pending))
+    while window:
+        position, head = window.popleft()
+        if head.cancelled() or not head.done():
+            continue
+        sink.write(position, _outcome(head))
+    return len(pending)
+
+
+def _outcome(task: asyncio.Task[Outcome]) -> Outcome:
+    # evaluate_raw returns failures as values; an exception here came from around it.
+    error = task.exception()
+    if error is not None:
+        return Failure.of(error, reason="evaluation_error", during="evaluation")
+    return task.result()

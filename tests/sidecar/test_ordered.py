@@ -1,0 +1,93 @@
+"""The one ordered, windowed loop of `citewatch check` and the file source."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Sequence
+
+from schemas import EvaluationRecord
+from sidecar.config import Settings
+from sidecar.pipeline import Pipeline
+from sidecar.runtime.guard import Evaluated, Failure
+from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from tests.factories import make_trace
+
+
+class ListSink:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, str]] = []
+
+    def write(self, position: int, outcome: Outcome) -> None:
+        label = outcome.reason if isinstance(outcome, Failure) else type(outcome).__name__
+        self.events.append(("write", position, label))
+
+    def flush(self) -> None:
+        self.events.append(("flush", 0, ""))
+
+
+async def _records(positions: Sequence[int]) -> AsyncGenerator[tuple[int, bytes], None]:
+    for position in positions:
+        yield position, b""
+
+
+def _record() -> EvaluationRecord:
+    return asyncio.run(Pipeline(Settings()).evaluate(make_trace()))
+
+
+RECORD = _record()
+
+
+def test_outcomes_are_written_in_input_order_with_at_most_concurrency_in_flight() -> None:
+    in_flight = 0
+    most = 0
+
+    async def start(position: int, value: bytes) -> Outcome:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.001 * (10 - position))  # later records finish first
+        in_flight -= 1
+        return Evaluated(RECORD, b"{}")
+
+    sink = ListSink()
+    abandoned = asyncio.run(evaluate_in_order(_records(range(1, 10)), start, sink,
+                                              concurrency=3))
+    assert abandoned == 0
+    assert sink.events == [("write", n, "Evaluated") for n in range(1, 10)]
+    assert most == 3
+
+
+def test_idle_writes_everything_in_flight_then_flushes() -> None:
+    async def start(position: int, value: bytes) -> Outcome:
+        await asyncio.sleep(0.001)
+        return Evaluated(RECORD, b"{}")
+
+    sink = ListSink()
+    asyncio.run(evaluate_in_order(_records([1, 2, IDLE, 3]), start, sink, concurrency=8))
+    assert sink.events == [("write", 1, "Evaluated"), ("write", 2, "Evaluated"),
+                           ("flush", 0, ""), ("write", 3, "Evaluated")]
+
+
+def test_an_exception_around_the_evaluation_is_a_failure_for_that_record_only() -> None:
+    async def start(position: int, value: bytes) -> Outcome:
+        if position == 2:
+            raise RuntimeError("boom")
+        return Evaluated(RECORD, b"{}")
+
+    sink = ListSink()
+    asyncio.run(evaluate_in_order(_records([1, 2, 3]), start, sink, concurrency=2))
+    assert sink.events == [("write", 1, "Evaluated"), ("write", 2, "evaluation_error"),
+                           ("write", 3, "Evaluated")]
+
+
+def test_records_still_in_flight_at_the_finish_timeout_are_abandoned_unwritten() -> None:
+    async def start(position: int, value: bytes) -> Outcome:
+        if position == 2:
+            await asyncio.sleep(60)
+        return Evaluated(RECORD, b"{}")
+
+    sink = ListSink()
+    abandoned = asyncio.run(evaluate_in_order(_records([1, 2, 3]), start, sink,
+                                              concurrency=8, finish_timeout=0.05))
+    assert abandoned == 1
+    assert sink.events == [("write", 1, "Evaluated"), ("write", 3, "Evaluated")]

@@ -1,0 +1,70 @@
+"""The packages import one way: schemas <- exporters <- sidecar, and inside sidecar the
+trust tools (quality) and the CLI sit on top; the trust tools never reach into the runtime."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at any depth of the file (lazy imports count too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _modules(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def _offenders(folder: str, forbidden: tuple[str, ...],
+               allowed_in: tuple[str, ...] = ()) -> list[str]:
+    found = []
+    for path in _modules(folder):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith(allowed_in):
+            continue
+        for name in _imports(path):
+            if name in forbidden or name.startswith(tuple(f + "." for f in forbidden)):
+                found.append(f"{relative} imports {name}")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden", "allowed_in"),
+    [
+        pytest.param("schemas", ("exporters", "sidecar"), (), id="schemas-import-nothing"),
+        pytest.param("exporters", ("sidecar",), (), id="exporters-below-sidecar"),
+        pytest.param("sidecar", ("sidecar.cli",), ("sidecar/cli/",), id="cli-on-top"),
+        pytest.param("sidecar", ("sidecar.quality",), ("sidecar/cli/", "sidecar/quality/"),
+                     id="quality-below-cli-only"),
+        pytest.param("sidecar/quality", ("sidecar.runtime",), (), id="quality-not-runtime"),
+        pytest.param("sidecar", ("sidecar.runtime",), ("sidecar/cli/", "sidecar/runtime/"),
+                     id="runtime-below-cli-only"),
+    ],
+)
+def test_imports_point_one_way(folder: str, forbidden: tuple[str, ...],
+                               allowed_in: tuple[str, ...]) -> None:
+    assert _offenders(folder, forbidden, allowed_in) == []
+
+
+def test_only_the_agreed_modules_sit_at_the_top_of_sidecar() -> None:
+    top = sorted(p.name for p in (ROOT / "sidecar").glob("*.py"))
+    assert top == ["__init__.py", "_regex.py", "assembly.py", "config.py", "decode.py",
+                   "errors.py", "pipeline.py", "scoring.py"]
+
+
+def test_every_package_has_an_explicit_front() -> None:
+    inits = sorted(ROOT.glob("sidecar/**/__init__.py"))
+    missing = [init.relative_to(ROOT).as_posix() for init in inits
+               if "__all__" not in init.read_text(encoding="utf-8")]
+    assert missing == []
