@@ -17,6 +17,7 @@ DEFAULT_MARKER_PATTERN = (
     rf"(?:\[\^?|【)\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*(?:†[^】\]\n]{{0,64}})?(?:\]|】)"
 )
 _SPLIT = re.compile(r"\s*[,;]\s*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Marker(NamedTuple):
@@ -44,6 +45,10 @@ class MarkerParser:
     def markers(self, text: str) -> list[Marker]:
         """Every marker in order of appearance."""
         found = []
+        if _SURROGATE.search(text):
+            # RE2 matches UTF-8, which has no lone surrogates; the same-length stand-in keeps
+            # every offset valid for the text as given.
+            text = _SURROGATE.sub("\ufffd", text)
         for match in self._regex.finditer(text):
             inner = (match.group(1) or "").strip()
             if "," in inner or ";" in inner:

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.checks import MarkerParser
+from sidecar.checks.markers import Marker
 
 
 @pytest.mark.parametrize(
@@ -65,3 +66,9 @@ def test_parsing_never_raises_on_any_text(text: str) -> None:
 def test_every_inserted_marker_is_found(ids: list[str], filler: str) -> None:
     text = filler.join(f"[{i}]" for i in ids)
     assert MarkerParser().ids(text) == list(dict.fromkeys(ids))
+
+
+def test_a_lone_surrogate_does_not_stop_the_parse() -> None:
+    # RE2 matches UTF-8; offsets still point into the text as given.
+    text = "a \ud800 [S1]"
+    assert MarkerParser().markers(text) == [Marker(4, 8, ("S1",))]
