@@ -214,13 +214,13 @@ def _memoized(group: str, validate: Validator, text: str,
     then decided a handful of times, not a million."""
     memo: dict[tuple[str, tuple[int, ...]], list[Entity]] = {}
     found: list[Entity] = []
+    append = found.append
     before, after = _REACH.get(group, (0, 0))
+    email = group == "email"
     for match in scan(group, data):
         start, end = match[0]
-        back = before
-        if group == "email" and ":" in text[max(0, start - 1):end]:
-            back = _EMAIL_URL_REACH
-        base = max(0, start - back)
+        back = _EMAIL_URL_REACH if email and ":" in text[start - 1 if start else 0:end] else before
+        base = start - back if start > back else 0
         spans = (start - base, end - base) if len(match) == 1 else tuple(
             s - base if s >= 0 else -1 for span in match for s in span)
         key = (text[base:end + after], spans)
@@ -232,8 +232,8 @@ def _memoized(group: str, validate: Validator, text: str,
                              for e in entities]
             found.extend(entities)
         else:
-            found.extend([Entity(e.type, e.start + base, e.end + base, e.key)
-                          for e in entities])
+            for e in entities:
+                append(Entity(e.type, e.start + base, e.end + base, e.key))
     return found
 
 
