@@ -177,7 +177,10 @@ class NumberClassifier:
             if ssn and segments[-1]:
                 segments.append([])  # "30 536-22-1234": an SSN stands on its own
             elif value[0] == "(" and segments[-1] and not (
-                    len(segments[-1]) == 1 and text[segments[-1][0].start] == "+"
+                    len(segments[-1]) == 1 and (
+                        text[segments[-1][0].start] == "+"
+                        # the North American trunk prefix: 1 (415) 555-2671
+                        or text[segments[-1][0].start:segments[-1][0].end] == "1")
                     or text.startswith("00", segments[-1][0].start)):
                 segments.append([])  # "30 (415) 555-2671": an area code starts a number
             segments[-1].append(token)

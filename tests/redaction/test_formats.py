@@ -26,6 +26,7 @@ REDACTOR = Redactor([PatternDetector()])
     pytest.param("+44 (0)20 7946 0958", "PHONE", id="trunk-zero"),
     pytest.param("030/901820", "PHONE", id="de-slash"),
     pytest.param("+7 (914) 177-76-31", "PHONE", id="ru"),
+    pytest.param("1 (392) 381-9082", "PHONE", id="us-trunk-1-and-area-code"),
     pytest.param("080-9141-7776", "PHONE", id="jp"),
     pytest.param("+55 61 9141-7776", "PHONE", id="br"),
     pytest.param("5018 6466 7909", "CREDIT_CARD", id="maestro-12"),
