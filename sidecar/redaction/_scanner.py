@@ -82,8 +82,12 @@ class PatternDetector:
 
     def detect(self, text: str) -> list[Entity]:
         """Entities of the enabled types in ``text`` (they may overlap)."""
-        data: str | bytes = text.encode() if text.isascii() else text
-        digits = sum(map(text.count, "0123456789"))
+        if text.isascii():
+            data: str | bytes = text.encode()
+            digits = len(data) - len(data.translate(None, b"0123456789"))
+        else:
+            data = text
+            digits = sum(map(text.count, "0123456789"))
         found: list[Entity] = []
         long = len(text) > _MEMO_MIN_CHARS
         for group, validate in self._groups:
