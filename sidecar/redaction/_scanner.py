@@ -82,9 +82,11 @@ class PatternDetector:
 
     def detect(self, text: str) -> list[Entity]:
         """Entities of the enabled types in ``text`` (they may overlap)."""
+        data: str | bytes
         if text.isascii():
-            data: str | bytes = text.encode()
-            digits = len(data) - len(data.translate(None, b"0123456789"))
+            encoded = text.encode()
+            data = encoded
+            digits = len(encoded) - len(encoded.translate(None, b"0123456789"))
         else:
             data = text
             digits = sum(map(text.count, "0123456789"))
