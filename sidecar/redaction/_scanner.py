@@ -94,7 +94,7 @@ class PatternDetector:
         long = len(text) > _MEMO_MIN_CHARS
         for group, validate in self._groups:
             if _may_hold(group, text, data, digits):
-                if long:
+                if long and group != "tokens":  # tokens: a check cheaper than the memo
                     found.extend(_memoized(group, validate, text, data))
                     continue
                 for match in scan(group, data):
