@@ -98,3 +98,18 @@ def test_obfuscated_addresses_are_a_setting() -> None:
     assert off.redact_text(text).text == "Write to jane at example dot com or <EMAIL_1>."
     on = build_redactor(RedactionSettings())
     assert on.redact_text(text).text == "Write to <EMAIL_1> or <EMAIL_2>."
+
+
+@pytest.mark.parametrize("token", [
+    pytest.param("ghp_" + "a" * 36, id="github"),
+    pytest.param("AC" + "ab12" * 8, id="twilio-account"),
+    pytest.param("SK" + "0f" * 16, id="twilio-key"),
+    pytest.param("key-" + "ab" * 16, id="mailgun"),
+    pytest.param("sk_live_" + "a" * 20, id="stripe"),
+    pytest.param("shpat_" + "a1" * 16, id="shopify"),
+    pytest.param("sq0atp-" + "a" * 22, id="square"),
+    pytest.param("12345678:AA" + "b" * 33, id="telegram"),
+])
+def test_provider_tokens_behind_a_patterned_trigger_are_found(token: str) -> None:
+    # Their trigger is more than a literal (gh is in "though"): it must still let them in.
+    assert REDACTOR.redact_text(f"use {token} here, though").text == "use <SECRET_1> here, though"
