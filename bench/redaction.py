@@ -10,7 +10,16 @@ the hard negatives. Presidio runs its AnalyzerEngine with its predefined recogni
 blank spaCy English pipeline (spacy.blank("en"), no model download), so its NER-based
 recognizers find nothing and only its pattern and checksum recognizers count.
 
-    python bench/redaction.py [--rounds N] [--min-seconds S]
+Then repeated triggers: each detector's trigger repeated to 1 MB (``--trigger-mb``), redacted
+whole by Redactor.redact_text (detection, replacement and the fixed-point pass), in MB/s next
+to 1 MB of ordinary prose measured in the same rounds, and the ratio prose / shape (1.0: a
+repeated trigger costs what prose does).
+
+    python bench/redaction.py [--rounds N] [--min-seconds S] [--trigger-mb MB] [--triggers-only]
+
+Profile with:
+
+    python -m cProfile -s tottime bench/redaction.py --triggers-only --rounds 1 | head -40
 
 presidio-analyzer and spacy are in the test extra (`pip install -e .[test]`).
 """
@@ -98,6 +107,50 @@ def throughputs(detectors: dict[str, Callable[[str], Any]], texts: list[str], *,
     return {name: size / seconds / 1e6 for name, seconds in best.items()}
 
 
+PROSE = ("The refund policy was updated last spring: customers who cancel within the first "
+         "month get their money back, and the support team answers questions in the order "
+         "they arrive. ")
+# One trigger per detector, each a value or the start of one, with its separator.
+TRIGGERS: dict[str, str] = {
+    "number: 1 1 1": "1 ",
+    "number: 1234567": "1234567 ",
+    "phone": "+1 415 555 2671 ",
+    "card": "4111 1111 1111 1111 ",
+    "ssn": "SSN 536-22-1234 ",
+    "email": "a@b.co ",
+    "obfuscated email": "jane at example dot com ",
+    "iban": "DE89 3704 0044 0532 0130 00 ",
+    "ipv4": "10.0.0.1 ",
+    "ipv6": "fe80::1 ",
+    "pem header": "-----BEGIN RSA PRIVATE KEY-----\n",
+    "key = value": "api_key=Zx8s9Qw2Lk4n ",
+    "provider key": "sk-abcdefghijklmnopqrstuvwx ",
+    "jwt prefix": "eyJhbGciOiJIUzI1NiJ9. ",
+}
+
+
+def repeated(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def trigger_table(*, rounds: int, size: int) -> None:
+    """MB/s of redact_text on each trigger repeated to ``size`` bytes and on prose of the
+    same size, taking turns, the best of ``rounds`` each."""
+    redactor = build_redactor(RedactionSettings())
+    prose = repeated(PROSE, size)
+
+    print(f"\nrepeated triggers: {size / 1e6:g} MB each, redact_text, best of {rounds}")
+    print(f"  {'shape':<18} {'MB/s':>8} {'prose MB/s':>11} {'prose/shape':>12}")
+    for name, unit in TRIGGERS.items():
+        text = repeated(unit, size)
+        shape_s, prose_s = math.inf, math.inf
+        for _ in range(rounds):  # taking turns with prose: a slow spell hits both
+            shape_s = min(shape_s, timed_pass(redactor.redact_text, [text], 1))
+            prose_s = min(prose_s, timed_pass(redactor.redact_text, [prose], 1))
+        print(f"  {name:<18} {size / shape_s / 1e6:8.2f} {size / prose_s / 1e6:11.2f} "
+              f"{shape_s / prose_s:11.1f}x")
+
+
 def table(name: str, scores: dict[str, TypeScore], types: Iterable[str]) -> None:
     print(f"\n{name}: precision / recall per type")
     for entity_type in types:
@@ -112,7 +165,14 @@ def main() -> None:
                         help="Timed rounds per detector, taking turns; the best counts.")
     parser.add_argument("--min-seconds", type=float, default=0.5,
                         help="Least duration of one round (more passes for the faster one).")
+    parser.add_argument("--trigger-mb", type=float, default=1.0,
+                        help="Size of each repeated-trigger text, in MB.")
+    parser.add_argument("--triggers-only", action="store_true",
+                        help="Only the repeated-trigger table (no corpus, no Presidio).")
     args = parser.parse_args()
+    if args.triggers_only:
+        trigger_table(rounds=args.rounds, size=int(args.trigger_mb * 1e6))
+        return
     lines = load_corpus("dev")
     heldout = load_corpus("heldout")
     dense = [line["text"] for line in lines if line["kind"] == "positive"]
@@ -142,6 +202,7 @@ def main() -> None:
     for name in detectors:
         print(f"  {name:<10} texts with PII {speed[name]:8.3f} MB/s   "
               f"hard negatives {clean_speed[name]:8.3f} MB/s")
+    trigger_table(rounds=min(args.rounds, 3), size=int(args.trigger_mb * 1e6))
     if "presidio" not in detectors:
         return
     ratio = speed["citewatch"] / speed["presidio"]

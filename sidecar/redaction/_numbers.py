@@ -75,6 +75,7 @@ _SSN = re.compile(r"(\d{3})([- ])(\d{2})\2(\d{4})")
 _SEPARATORS = " \u00a0./()-"
 _STRIP = str.maketrans("", "", _SEPARATORS + "+")
 _EXT_MARKS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ#. \u00a0"
+_TO_BLANK = str.maketrans(dict.fromkeys("\u00a0./()+-", " "))
 _GROUP_SPLIT = re.compile(r"[ \u00a0./()+-]+")
 _STRENGTH = {"CREDIT_CARD": 0, "US_SSN": 1, "PHONE": 2}
 _MAX_GROUPS = 7  # blank-separated groups of one number: +33 6 12 34 56 78 x12
@@ -177,7 +178,10 @@ class NumberClassifier:
             if ssn and segments[-1]:
                 segments.append([])  # "30 536-22-1234": an SSN stands on its own
             elif value[0] == "(" and segments[-1] and not (
-                    len(segments[-1]) == 1 and text[segments[-1][0].start] == "+"
+                    len(segments[-1]) == 1 and (
+                        text[segments[-1][0].start] == "+"
+                        # the North American trunk prefix: 1 (415) 555-2671
+                        or text[segments[-1][0].start:segments[-1][0].end] == "1")
                     or text.startswith("00", segments[-1][0].start)):
                 segments.append([])  # "30 (415) 555-2671": an area code starts a number
             segments[-1].append(token)
@@ -304,7 +308,7 @@ class NumberClassifier:
              and _DATE.fullmatch(value)) or (value.count(".") == 3 and _IPV4.fullmatch(value))
                 or (len(digits) == 13 and _isbn(digits))):
             return False
-        groups = [g for g in _GROUP_SPLIT.split(value) if g]
+        groups = value.translate(_TO_BLANK).split()  # split on every separator
         if sum(len(g) == 1 for g in groups) > 2:
             return False  # single digits in a row ("1 2 3 4 5 6 7") are no phone number
         grouped = len(groups) > 1 or not value.isdigit()

@@ -102,12 +102,15 @@ INDEX: dict[str, int] = {name: index for regex in _COMPILED.values()
 # A literal every candidate of a group holds, for groups whose candidates are rare: a text
 # without one skips the group's scan.
 TRIGGERS: dict[str, str] = {
-    "tokens": "|".join(re.escape(literal) for literal in (
-        "-----BEGIN", "://", "eyJ", "sk-", "k_", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
-        "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "gh", "github_pat_", "glpat-", "xox",
+    # Literals, and the start of the formats whose first letters are common in prose
+    # ("gh" in "though", "AC" in "ACME"): each a prefix of what its pattern requires.
+    "tokens": "|".join([re.escape(literal) for literal in (
+        "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+        "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
         "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_", "dop_v1_",
-        "shp", "sq0", "AC", "SK", "ATATT", "glsa_", "lin_api_", "key-", "AccountKey=", ":AA",
-        "hooks.slack.com", "discord")),
+        "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com", "discord")] + [
+        r"[rsp]k_(?:live|test)_", r"gh[pousr]_", r"(?:AC|SK)[a-f0-9]{32}",
+        r"shp(?:at|ss|ca|pa)_", r"sq0(?:atp|csp)-", r"key-[a-f0-9]{32}", r"\d:AA"]),
     "kv": r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)",
     "obfuscated": r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)",
 }

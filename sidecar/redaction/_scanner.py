@@ -40,6 +40,17 @@ _TLDS = frozenset(
 
 Validator = Callable[[str, Spans], list[Entity]]
 
+# How far before a candidate's start and after its end each group's validator reads the
+# text (_numbers reads four words within 48 characters before and one word within 16
+# after; an IP address looks at 12 characters before and 2 after; an e-mail address after
+# ':' looks up to 300 characters back for a URL's scheme). Groups not listed read only
+# their candidate. Keep in step with the validators: the memo of long texts relies on it.
+_REACH: dict[str, tuple[int, int]] = {
+    "number": (48, 16), "ipv4": (12, 2), "ipv6": (12, 2), "email": (1, 0)}
+_EMAIL_URL_REACH = 301
+_MEMO_MIN_CHARS = 2048  # shorter texts rarely repeat a candidate: the memo would only cost
+_MEMO_MAX_ENTRIES = 4096  # distinct neighbourhoods remembered per text (bounded memory)
+
 
 class PatternDetector:
     """The built-in entity types (see BUILTIN_TYPES).
@@ -71,11 +82,21 @@ class PatternDetector:
 
     def detect(self, text: str) -> list[Entity]:
         """Entities of the enabled types in ``text`` (they may overlap)."""
-        data: str | bytes = text.encode() if text.isascii() else text
-        digits = sum(map(text.count, "0123456789"))
+        data: str | bytes
+        if text.isascii():
+            encoded = text.encode()
+            data = encoded
+            digits = len(encoded) - len(encoded.translate(None, b"0123456789"))
+        else:
+            data = text
+            digits = sum(map(text.count, "0123456789"))
         found: list[Entity] = []
+        long = len(text) > _MEMO_MIN_CHARS
         for group, validate in self._groups:
             if _may_hold(group, text, data, digits):
+                if long and group != "tokens":  # tokens: a check cheaper than the memo
+                    found.extend(_memoized(group, validate, text, data))
+                    continue
                 for match in scan(group, data):
                     found.extend(validate(text, match))
         return found
@@ -188,6 +209,38 @@ class PatternDetector:
     def _number(self, text: str, match: Spans) -> list[Entity]:
         start, end = match[0]
         return self._numbers.classify(text, start, end)
+
+
+def _memoized(group: str, validate: Validator, text: str,
+              data: str | bytes) -> list[Entity]:
+    """``validate`` on each candidate of ``group``, deciding a candidate only once per
+    distinct neighbourhood: a validator reads nothing of the text outside the candidate's
+    reach (_reach), so two candidates with the same text in reach and the same spans
+    relative to it get the same entities, shifted. A trigger repeated a million times is
+    then decided a handful of times, not a million."""
+    memo: dict[tuple[str, tuple[int, ...]], list[Entity]] = {}
+    found: list[Entity] = []
+    append = found.append
+    before, after = _REACH.get(group, (0, 0))
+    email = group == "email"
+    for match in scan(group, data):
+        start, end = match[0]
+        back = _EMAIL_URL_REACH if email and ":" in text[start - 1 if start else 0:end] else before
+        base = start - back if start > back else 0
+        spans = (start - base, end - base) if len(match) == 1 else tuple(
+            s - base if s >= 0 else -1 for span in match for s in span)
+        key = (text[base:end + after], spans)
+        entities = memo.get(key)
+        if entities is None:
+            entities = validate(text, match)
+            if len(memo) < _MEMO_MAX_ENTRIES:
+                memo[key] = [Entity(e.type, e.start - base, e.end - base, e.key)
+                             for e in entities]
+            found.extend(entities)
+        else:
+            for e in entities:
+                append(Entity(e.type, e.start + base, e.end + base, e.key))
+    return found
 
 
 def _may_hold(group: str, text: str, data: str | bytes, digits: int) -> bool:

@@ -26,6 +26,7 @@ REDACTOR = Redactor([PatternDetector()])
     pytest.param("+44 (0)20 7946 0958", "PHONE", id="trunk-zero"),
     pytest.param("030/901820", "PHONE", id="de-slash"),
     pytest.param("+7 (914) 177-76-31", "PHONE", id="ru"),
+    pytest.param("1 (392) 381-9082", "PHONE", id="us-trunk-1-and-area-code"),
     pytest.param("080-9141-7776", "PHONE", id="jp"),
     pytest.param("+55 61 9141-7776", "PHONE", id="br"),
     pytest.param("5018 6466 7909", "CREDIT_CARD", id="maestro-12"),
@@ -97,3 +98,18 @@ def test_obfuscated_addresses_are_a_setting() -> None:
     assert off.redact_text(text).text == "Write to jane at example dot com or <EMAIL_1>."
     on = build_redactor(RedactionSettings())
     assert on.redact_text(text).text == "Write to <EMAIL_1> or <EMAIL_2>."
+
+
+@pytest.mark.parametrize("token", [
+    pytest.param("ghp_" + "a" * 36, id="github"),
+    pytest.param("AC" + "ab12" * 8, id="twilio-account"),
+    pytest.param("SK" + "0f" * 16, id="twilio-key"),
+    pytest.param("key-" + "ab" * 16, id="mailgun"),
+    pytest.param("sk_live_" + "a" * 20, id="stripe"),
+    pytest.param("shpat_" + "a1" * 16, id="shopify"),
+    pytest.param("sq0atp-" + "a" * 22, id="square"),
+    pytest.param("12345678:AA" + "b" * 33, id="telegram"),
+])
+def test_provider_tokens_behind_a_patterned_trigger_are_found(token: str) -> None:
+    # Their trigger is more than a literal (gh is in "though"): it must still let them in.
+    assert REDACTOR.redact_text(f"use {token} here, though").text == "use <SECRET_1> here, though"

@@ -106,3 +106,31 @@ def test_texts_without_pii_come_back_byte_for_byte(text: str) -> None:
     redacted = REDACTOR.redact_text(text)
     assert redacted.entities == ()
     assert redacted.text is text or redacted.text == text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), min_size=1, max_size=4),
+       st.integers(0, 2**32))
+def test_the_memo_of_long_texts_finds_what_deciding_each_candidate_finds(
+    seeded: list[tuple[str, int]], seed: int
+) -> None:
+    # Texts over 2 KB decide a candidate once per neighbourhood; the entities must be those
+    # of deciding every candidate on its own, whatever words come before and after it.
+    from sidecar.redaction import _scanner
+
+    rng = random.Random(seed)
+    pieces = [_value(t, s) for t, s in seeded] + [
+        "order", "SSN", "call", "version", "card", "days", "at", "token", ":", "\n", "#",
+        "v1.2", "30", "$", "1", "DE89", "https://a:"]
+    text = ""
+    while len(text) < 2100:
+        text += rng.choice(pieces) + rng.choice([" ", "", ", "])
+    detector = PatternDetector()
+    memoized = detector.detect(text)
+    limit = _scanner._MEMO_MIN_CHARS
+    _scanner._MEMO_MIN_CHARS = len(text) + 1
+    try:
+        plain = detector.detect(text)
+    finally:
+        _scanner._MEMO_MIN_CHARS = limit
+    assert sorted(memoized) == sorted(plain)
