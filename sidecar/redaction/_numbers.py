@@ -66,6 +66,7 @@ _UNITS = frozenset(
     " tons t".split())
 _CONTEXT_WORDS = _PHONE_WORDS | _ID_WORDS | _AMOUNT_WORDS | _SSN_WORDS | _CARD_WORDS
 _CURRENCY = "$€£¥₹₽₩"
+_TRUNKS = frozenset({"0", "1", "8"})
 _DATE = re.compile(r"\(?(?:(?:19|20)\d\d([-./])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])"
                    r"|(?:0?[1-9]|[12]\d|3[01])([-./])(?:0?[1-9]|1[0-2])\2(?:19|20)?\d\d"
                    r"|(?:0?[1-9]|1[0-2])([-./])(?:0?[1-9]|[12]\d|3[01])\3(?:19|20)\d\d)\)?")
@@ -180,8 +181,8 @@ class NumberClassifier:
             elif value[0] == "(" and segments[-1] and not (
                     len(segments[-1]) == 1 and (
                         text[segments[-1][0].start] == "+"
-                        # the North American trunk prefix: 1 (415) 555-2671
-                        or text[segments[-1][0].start:segments[-1][0].end] == "1")
+                        # a trunk prefix: 1 (415) 555-2671, 8 (912) 345-40-83, 0 (30) 901820
+                        or text[segments[-1][0].start:segments[-1][0].end] in _TRUNKS)
                     or text.startswith("00", segments[-1][0].start)):
                 segments.append([])  # "30 (415) 555-2671": an area code starts a number
             segments[-1].append(token)
@@ -323,8 +324,11 @@ class NumberClassifier:
             if int(groups[0]) < int(groups[1]):
                 return False  # a range (1200-1450)
         if len(groups) >= 3 and len(groups[0]) <= 2 and groups[0][0] != "0" and all(
-                len(g) == 3 for g in groups[1:]) and len(set(value) - set(digits)) == 1:
-            return False  # thousands separators: 1 234 567, 12.345.678
+                len(g) == 3 for g in groups[1:]) and set(value) - set(digits) <= {".", ","}:
+            return False  # thousands separators: 12.345.678, 12,345,678
+        # Space-grouped (21 238 158) stays phone-shaped: without a unit, currency or count
+        # word after it nothing clearly makes it a quantity, and many numbering plans group
+        # their digits so.
         return True
 
     def _phone_key(self, value: str, digits: str, ext: str) -> str:

@@ -57,7 +57,12 @@ def test_a_seeded_value_never_survives(
     text = f"{before} {value}, {after}"
     redacted = REDACTOR.redact_text(text)
     assert value not in redacted.text
-    assert entity_type in {entity.type for entity in redacted.entities}
+    start = len(before) + 1
+    end = start + len(value)
+    covering = [e for e in redacted.entities if e.start < end and e.end > start]
+    # Typed as what it is, unless the words before it made a longer value of another type
+    # with it ("DE89 DE89 " before a card number can pass an IBAN checksum).
+    assert any(e.type == entity_type or e.start < start or e.end > end for e in covering)
 
 
 @SETTINGS
