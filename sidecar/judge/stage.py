@@ -43,7 +43,7 @@ from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
 from sidecar.judge.sampling import Budget, Reservation, SampledBy, Sampler
-from sidecar.judge.screen import find_support, screen_claim
+from sidecar.judge.screen import PreparedPassage, find_support, prepare_passage, screen_claim
 from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
 from sidecar.pipeline import JudgeIdentity, JudgeOutcome
 from sidecar.scoring import ClaimVerdict
@@ -54,6 +54,8 @@ logger = logging.getLogger(__name__)
 
 _OUTPUT_TOKENS_PER_CLAIM = 150
 _MISATTRIBUTION_CLAIMS = 32
+
+FindSupportFn = Callable[[str, Sequence[tuple[str, str | PreparedPassage]]], str | None]
 """Unsupported claims per trace looked up in the other sources: each lookup reads every
 other source, so a bound keeps the per-trace cost linear in the trace's size."""
 
@@ -87,7 +89,7 @@ class JudgeStageImpl:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         tracer: Tracer | None = None,
         screen: ScreenFn = screen_claim,
-        find_support: Callable[[str, Sequence[tuple[str, str]]], str | None] = find_support,
+        find_support: FindSupportFn = find_support,
     ) -> None:
         self.backend = backend
         self.tracer = tracer
@@ -303,6 +305,8 @@ class JudgeStageImpl:
         retrieved source does, by the screen."""
         found: list[tuple[str, str]] = []
         looked = 0
+        # Each other source is prepared once per trace, not once per claim that looks at it.
+        prepared: dict[str, PreparedPassage] = {}
         for claim in packet.claims:
             verdict = verdicts.get(claim.claim_id)
             if verdict is None or verdict.verdict != "unsupported":
@@ -313,7 +317,12 @@ class JudgeStageImpl:
                 break
             looked += 1
             cited = {passage.passage_id for passage in claim.passages}
-            others = [(s.id, s.text) for s in trace.sources if s.id not in cited]
+            others: list[tuple[str, str | PreparedPassage]] = []
+            for source in trace.sources:
+                if source.id not in cited:
+                    if source.id not in prepared:
+                        prepared[source.id] = prepare_passage(source.text)
+                    others.append((source.id, prepared[source.id]))
             if not others:
                 continue
             source_id = self._find_support(claim.text, others)
