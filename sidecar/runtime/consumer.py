@@ -50,6 +50,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+_LAG_BUDGET_SECONDS = 1.0
+_LAG_BUDGET_MS = int(_LAG_BUDGET_SECONDS * 1000)
+
 RETRY_PAUSE_SECONDS = 1.0
 """Pause of the poll loop after a retriable Kafka error (broker restarting, unreachable)."""
 
@@ -68,8 +71,9 @@ class Consumer(Protocol):
     def paused(self) -> set[Any]: ...
     def seek(self, partition: Any, offset: int) -> None: ...
     def assignment(self) -> set[Any]: ...
-    def end_offsets(self, partitions: list[Any]) -> dict[Any, int]: ...
-    def committed(self, partition: Any) -> int | None: ...
+    def end_offsets(self, partitions: list[Any], timeout_ms: int | None = None,
+                    ) -> dict[Any, int]: ...
+    def committed(self, partition: Any, timeout_ms: int | None = None) -> int | None: ...
     def close(self, autocommit: bool = True) -> None: ...
 
 
@@ -338,10 +342,17 @@ class KafkaRunner:
     def sample_lag(self) -> None:
         """Set the lag gauge of every assigned partition: end offset minus committed."""
         partitions = sorted(self.assigned, key=str)
+        # The poll thread waits for these calls: with the broker down, kafka-python's own
+        # request timeout (30 s) would keep a SIGTERM waiting, so the sample gets a budget.
+        until = self.clock() + _LAG_BUDGET_SECONDS
         try:
-            ends = self.consumer.end_offsets(partitions)
+            ends = self.consumer.end_offsets(partitions, timeout_ms=_LAG_BUDGET_MS)
             for tp in partitions:
-                committed = self.consumer.committed(tp)
+                left_ms = int((until - self.clock()) * 1000)
+                if left_ms <= 0:
+                    logger.debug("lag sample cut short by its time budget")
+                    break
+                committed = self.consumer.committed(tp, timeout_ms=left_ms)
                 end = ends.get(tp)
                 if end is None:
                     continue

@@ -108,10 +108,10 @@ class FakeConsumer:
     def assignment(self) -> set[TP]:
         return set(self.assigned)
 
-    def end_offsets(self, partitions: list[TP]) -> dict[TP, int]:
+    def end_offsets(self, partitions: list[TP], timeout_ms: int | None = None) -> dict[TP, int]:
         return {tp: len(self.logs[tp]) for tp in partitions}
 
-    def committed(self, partition: TP) -> int | None:
+    def committed(self, partition: TP, timeout_ms: int | None = None) -> int | None:
         return self.committed_positions().get(partition)
 
     def close(self, autocommit: bool = True) -> None:
