@@ -277,7 +277,8 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
     and /readyz are served on the metrics port. A first line on stderr says what is read,
     where metrics are served and which judge runs.
 
-    Exit codes: 0 done (or stopped by SIGTERM); 2 usage error, bad settings, unreadable
+    Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) the shutdown deadline
+    abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
     input or unreachable Kafka; 3 (with --input) the judge failed on every trace it was
     asked about.
 
