@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from schemas import Claim, Generator, Source, Trace
-from sidecar.errors import TraceDecodeError, TraceInvalidError
+from sidecar.errors import TraceDecodeError, TraceInvalidError, describe_validation_error
 
 if TYPE_CHECKING:
     from sidecar.config import Settings
@@ -234,30 +234,12 @@ def parse_trace_object(obj: Any, *, max_depth: int | None = None,
     try:
         return Trace.model_validate(obj)
     except ValidationError as exc:
-        raise TraceInvalidError(_describe(exc)) from None
+        # Unknown keys came from the record: they are not repeated.
+        raise TraceInvalidError(describe_validation_error(
+            exc, root="trace", limit=5, known_names=_KNOWN_NAMES)) from None
     except (ValueError, TypeError, RecursionError) as exc:
         # A validator that trips over an odd value outside pydantic's own error handling.
         raise TraceInvalidError(f"not a trace v1: {type(exc).__name__}") from None
-
-
-def _describe(exc: ValidationError) -> str:
-    # Locations and messages only: pydantic's default text would echo the input values.
-    parts = []
-    for error in exc.errors(include_input=False, include_url=False)[:5]:
-        loc = ".".join(_location(p) for p in error["loc"]) or "trace"
-        parts.append(f"{loc}: {error['msg']}")
-    more = exc.error_count() - len(parts)
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
-
-
-def _location(part: str | int) -> str:
-    # Locations of known fields are field names and indexes; anything else came from the
-    # record (an unknown key) and is not repeated.
-    if isinstance(part, int) or part in _KNOWN_NAMES:
-        return str(part)
-    return "<key>"
 
 
 _KNOWN_NAMES = frozenset(

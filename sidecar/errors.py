@@ -99,17 +99,26 @@ def describe_validation_error(
     limit: int | None = None,
     messages: bool = True,
     separator: str = "; ",
+    known_names: frozenset[str] | None = None,
 ) -> str:
     """One line naming each invalid field (``loc: message``), never echoing input values.
 
     ``root`` names a whole-object error (empty location); ``limit`` keeps the first errors
     and says how many more there are; ``messages=False`` names the fields only. pydantic's
-    own text would repeat the offending input, which may be trace text or a secret.
+    own text would repeat the offending input, which may be trace text or a secret. With
+    ``known_names``, a location part that is neither an index nor one of those names came
+    from the input (an unknown key) and is written ``<key>``.
     """
+
+    def part(name: str | int) -> str:
+        if known_names is None or isinstance(name, int) or name in known_names:
+            return str(name)
+        return "<key>"
+
     parts = []
     errors = exc.errors(include_input=False, include_url=False)
     for error in errors if limit is None else errors[:limit]:
-        loc = ".".join(str(p) for p in error["loc"]) or root
+        loc = ".".join(part(p) for p in error["loc"]) or root
         parts.append(f"{loc}: {error['msg']}" if messages else loc)
     more = len(errors) - len(parts)
     if more > 0:
