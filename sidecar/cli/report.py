@@ -52,6 +52,7 @@ def _no_records(path: str, bad: list[tuple[Path, int]]) -> CliError:
 def _from_records(path: str, end: date | None, top: int, progress: bool | None) -> WeeklyReport:
     files = record_files(path)
     bad: list[tuple[Path, int]] = []
+    duplicates: list[tuple[Path, int]] = []
     read = 0
     err = Console(stderr=True)
     show = progress if progress is not None else len(files) >= PROGRESS_MIN_FILES
@@ -64,7 +65,8 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
 
     if not show:
         report = weekly_from_records(
-            counted(read_records(files, on_bad_line=lambda f, n: bad.append((f, n)))),
+            counted(read_records(files, on_bad_line=lambda f, n: bad.append((f, n)),
+                                 on_duplicate=lambda f, n: duplicates.append((f, n)))),
             end=end, top=top)
     else:
         columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn(),
@@ -72,7 +74,8 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
         with Progress(*columns, console=err, transient=True) as bar:
             task = bar.add_task("reading evaluation records", total=len(files))
             records = read_records(files, on_bad_line=lambda f, n: bad.append((f, n)),
-                                   on_file_done=lambda _f: bar.advance(task))
+                                   on_file_done=lambda _f: bar.advance(task),
+                                   on_duplicate=lambda f, n: duplicates.append((f, n)))
             report = weekly_from_records(counted(records), end=end, top=top)
     if read == 0:
         raise _no_records(path, bad)
@@ -81,6 +84,12 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
         err.print(f"skipped {len(bad)} lines that are not evaluation records (first: "
                   f"{first_file}:{first_line})", markup=False, highlight=False)
         report.notes.append(f"{len(bad)} unreadable lines were skipped")
+    if duplicates:
+        first_file, first_line = duplicates[0]
+        err.print(f"skipped {len(duplicates)} records of traces already counted (first: "
+                  f"{first_file}:{first_line})", markup=False, highlight=False)
+        report.notes.append(f"{len(duplicates)} records of traces already counted were "
+                            "skipped (each trace counts once)")
     return report
 
 

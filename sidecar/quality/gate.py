@@ -79,6 +79,8 @@ class GateSummary(BaseModel):
     overall: float | None = Field(description="Mean overall score of the judged traces.")
     traces: int = Field(default=0, ge=0, description="Traces evaluated.")
     judged: int = Field(default=0, ge=0, description="Traces with an overall score.")
+    duplicates: int = Field(default=0, ge=0, description=(
+        "Records skipped because their trace (app, trace_id) was already counted."))
     unresolved_citations: list[UnresolvedCitation] = Field(default_factory=list)
     critical_claims: list[CriticalClaimRef] = Field(default_factory=list)
     rubric_versions: list[str] = Field(default_factory=list)
@@ -169,7 +171,10 @@ def load_summary(path: str | Path) -> GateSummary:
     except CitewatchError as exc:
         raise GateError(str(exc)) from None
     bad: list[int] = []
-    summary = summarise(read_records(files, on_bad_line=lambda _f, n: bad.append(n)))
+    duplicates: list[int] = []
+    summary = summarise(read_records(files, on_bad_line=lambda _f, n: bad.append(n),
+                                     on_duplicate=lambda _f, n: duplicates.append(n)))
+    summary.duplicates = len(duplicates)
     if summary.traces == 0:
         raise GateError(f"{target}: no evaluation records and not a gate summary")
     if bad:
@@ -207,6 +212,10 @@ def decide(baseline: GateSummary, candidate: GateSummary, *, tolerance: float) -
                   for c in candidate.critical_claims]
         reasons.append(f"{len(candidate.critical_claims)} critical unsupported claim(s): "
                        f"{_listed(claims)}")
+    for name, side in (("baseline", baseline), ("candidate", candidate)):
+        if side.duplicates:
+            notes.append(f"{name}: {side.duplicates} record(s) of traces already counted were "
+                         "skipped (each trace counts once)")
     for name, base, cand in (("rubric version", baseline.rubric_versions,
                               candidate.rubric_versions),
                              ("judge model", baseline.judge_models, candidate.judge_models)):

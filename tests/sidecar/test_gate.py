@@ -182,3 +182,21 @@ def test_unreadable_inputs_are_one_line_errors(tmp_path: Path) -> None:
     empty_judged = _write(tmp_path / "unjudged.jsonl", [])
     empty_judged.write_text("", encoding="utf-8")
     assert _gate("--baseline", str(bad), "--candidate", str(empty_judged))[0] == 2
+
+
+def test_a_trace_written_twice_counts_once(tmp_path: Path) -> None:
+    """The evaluations topic is at-least-once: a dump may hold a record twice. Counted twice,
+    one failing trace would weigh double in the mean and be listed twice."""
+    records = [_record(0, 0.2, critical="judged_unsupported"), _record(1, 1.0)]
+    once = load_summary(_write(tmp_path / "once.jsonl", records))
+    twice = load_summary(_write(tmp_path / "twice.jsonl", [*records, records[0]]))
+    assert (twice.traces, twice.overall) == (once.traces, once.overall) == (2, 0.6)
+    assert len(twice.critical_claims) == 1
+    assert (once.duplicates, twice.duplicates) == (0, 1)
+    # the same trace_id in another app is another trace
+    other = records[0].model_copy(update={"app": "billing"})
+    assert load_summary(_write(tmp_path / "apps.jsonl", [*records, other])).traces == 3
+    code, output = _gate("--baseline", str(tmp_path / "once.jsonl"),
+                         "--candidate", str(tmp_path / "twice.jsonl"), "--tolerance", "0.5")
+    assert "note: candidate: 1 record(s) of traces already counted were skipped" in output
+    assert code == 1 and output.count("critical unsupported claim(s)") == 1, output

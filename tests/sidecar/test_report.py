@@ -274,3 +274,27 @@ def test_html_reports_open_in_headless_chromium(tmp_path: Path) -> None:
         assert console == ""
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert shot.stat().st_size > 20_000  # a rendered page, not a blank canvas
+
+
+def test_cli_report_counts_a_trace_written_twice_once(tmp_path: Path) -> None:
+    files = record_files(WEEK_DIR)
+    doubled = tmp_path / "doubled"
+    doubled.mkdir()
+    for file in files:  # every record twice: once in its file, once in a copy
+        shutil.copy(file, doubled / file.name)
+        shutil.copy(file, doubled / f"again-{file.name}")
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["report", "--weekly", "--records", str(WEEK_DIR),
+                                "--out-dir", str(tmp_path / "plain"), "--no-progress"])
+    again = runner.invoke(cli, ["report", "--weekly", "--records", str(doubled),
+                                "--out-dir", str(tmp_path / "again"), "--no-progress"])
+    assert plain.exit_code == again.exit_code == 0, again.output
+    total = sum(1 for _ in read_records(files))
+    assert f"skipped {total} records of traces already counted" in again.output
+    plain_md = (tmp_path / "plain" / "weekly-2025-03-16.md").read_text(encoding="utf-8")
+    again_md = (tmp_path / "again" / "weekly-2025-03-16.md").read_text(encoding="utf-8")
+    note = f"{total} records of traces already counted were skipped (each trace counts once)"
+    assert f"> {note}" in again_md and "already counted" not in plain_md
+    # every figure is the same as from the records read once
+    section = "## This week against last week"
+    assert again_md.split(section)[1] == plain_md.split(section)[1]
