@@ -264,7 +264,8 @@ class NumberClassifier:
         if after[0] in "%_" + _CURRENCY:
             return True
         if after[0] in "-/" and after[1:2].isalnum():
-            return True
+            # glued to a code (12-34-56-AB), unless to a label: "780-775-0277-Office"
+            return _word_after(text, end + 1) not in _PHONE_WORDS
         return after[:1] == "," and after[1:2].isdigit() and not text[end + 1:end + 4].isdigit()
 
     def _value(self, text: str, start: int, end: int, nearest: str, ext: str,

@@ -82,6 +82,11 @@ class PatternDetector:
 
     def detect(self, text: str) -> list[Entity]:
         """Entities of the enabled types in ``text`` (they may overlap)."""
+        if "\\" in text:
+            # Escaped line breaks and tabs left in text taken from JSON or logs
+            # ("Fax:\\n0932-5500640") separate what they separate once unescaped; a space
+            # and the character itself keep every offset.
+            text = text.replace("\\n", " \n").replace("\\r", " \r").replace("\\t", " \t")
         data: str | bytes
         if text.isascii():
             encoded = text.encode()

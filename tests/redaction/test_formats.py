@@ -94,6 +94,24 @@ def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:
     assert REDACTOR.redact_text(text).text == text
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    pytest.param(r"Germany 77990\n09721 54 82 48 office", r"Germany 77990\n<PHONE_1> office",
+                 id="escaped-line-break"),
+    pytest.param(r"Phone:\t0475 18 01 64\r\nE-mail", r"Phone:\t<PHONE_1>\r\nE-mail",
+                 id="escaped-tab-and-crlf"),
+    pytest.param(r"Canada 15097\n780-775-0277-Office\,3987542834-Fax",
+                 r"Canada 15097\n<PHONE_1>-Office\,<PHONE_2>-Fax", id="label-glued-by-dash"),
+    pytest.param(r"Code 15162\n0476 74 03 82", r"Code 15162\n<PHONE_1>",
+                 id="escaped-break-ends-the-run"),
+    pytest.param("Part 12-34-5678-AB and 555-201-7731-X9", "Part 12-34-5678-AB and "
+                 "555-201-7731-X9", id="codes-glued-by-dash-stay"),
+])
+def test_text_from_json_and_address_blocks(text: str, expected: str) -> None:
+    """Escaped line breaks written out in the text (``\\n``) separate like line breaks, and
+    a label glued by a dash does not make a phone number an identifier."""
+    assert REDACTOR.redact_text(text).text == expected
+
+
 def test_obfuscated_addresses_are_a_setting() -> None:
     text = "Write to jane at example dot com or omar@example.org."
     off = build_redactor(RedactionSettings(email_obfuscations=False))
