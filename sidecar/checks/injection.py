@@ -125,9 +125,9 @@ def _wanted(lower: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(trigger for trigger in _TRIGGERS if trigger[1] in present)
 
 
-_SCREEN = compile_linear(b"(?i)" + b"|".join(
-    [rb"\b(?:" + b"|".join(sorted(_WORDS)) + rb")\b"]
-    + [re.escape(literal).encode("ascii") for literal in _OTHERS]
+_SCREEN = compile_linear("(?i)" + "|".join(
+    [r"\b(?:" + "|".join(sorted(word.decode("ascii") for word in _WORDS)) + r")\b"]
+    + [re.escape(literal) for literal in _OTHERS]
 ))
 """Whether :func:`_wanted` would find any trigger in the lower-cased ASCII text, as one RE2
 scan (a DFA, no token list) of the text before lower-casing: ASCII ``\\b`` sees the word
@@ -218,7 +218,7 @@ class InjectionCheck:
         whole = "\n".join((trace.question, trace.answer, *(s.text for s in trace.sources)))
         # No trigger anywhere: one pass over the trace instead of one per text.
         if whole.isascii():
-            if _SCREEN.search(whole.encode("ascii")) is None:
+            if _SCREEN.search(whole) is None:
                 return []
         else:
             lower = whole.lower()

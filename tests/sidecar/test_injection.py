@@ -198,5 +198,5 @@ def test_the_one_scan_screen_agrees_with_the_trigger_choice(text: str) -> None:
     from sidecar.checks import injection
 
     if text.isascii():
-        found = injection._SCREEN.search(text.encode("ascii")) is not None
+        found = injection._SCREEN.search(text) is not None
         assert found == bool(injection._wanted(text.lower()))
