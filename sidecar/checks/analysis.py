@@ -71,8 +71,13 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
     claims = []
     for claim in trace.claims:
         cited = list(dict.fromkeys(claim.citation_ids))
-        valid = tuple(i for i in cited if i in source_ids)
-        invalid = tuple(i for i in cited if i not in source_ids)
+        valid: tuple[str, ...]
+        invalid: tuple[str, ...]
+        if source_ids.issuperset(cited):  # the common case, one C call
+            valid, invalid = tuple(cited), ()
+        else:
+            valid = tuple([i for i in cited if i in source_ids])
+            invalid = tuple([i for i in cited if i not in source_ids])
         status: ClaimStatus
         if claim.kind != "factual":
             status = "not_factual"
