@@ -107,8 +107,11 @@ def score(
     invalid = tuple(i for i in marker_ids if i not in analysis.source_ids)
     validity = (len(marker_ids) - len(invalid)) / len(marker_ids) if marker_ids else 0.0
 
-    known_claims = {item.claim.id for item in analysis.claims}
-    ignored = tuple(sorted(set(verdicts or {}) - known_claims))
+    given = verdicts or {}
+    ignored: tuple[str, ...] = ()
+    if given:
+        known_claims = {item.claim.id for item in analysis.claims}
+        ignored = tuple(sorted(set(given) - known_claims))
 
     critical: list[CriticalClaim] = []
     unjudged: list[str] = []
@@ -123,7 +126,7 @@ def score(
         claim = item.claim
         if item.status == "not_factual":
             continue
-        verdict = (verdicts or {}).get(claim.id)
+        verdict = given.get(claim.id)
         if item.status == "cited" and verdict is None and claim.id in abstaining:
             skipped.append(claim.id)
             continue

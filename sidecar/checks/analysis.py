@@ -61,10 +61,7 @@ class Analysis:
 def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
     """Parse markers, resolve citations and pre-screen every claim of ``trace``."""
     markers = tuple(parser.markers(trace.answer))
-    seen: dict[str, None] = {}
-    for marker in markers:
-        for marker_id in marker.ids:
-            seen.setdefault(marker_id, None)
+    seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
     texts = {source.id: source.text for source in trace.sources}
     source_ids = frozenset(texts)
     facts: dict[str, PassageFacts] = {}

@@ -87,18 +87,20 @@ def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
     """IDs of the run of markers right after ``position`` (a little punctuation allowed
     before the first, only whitespace between the next ones). ``starts`` holds the start of
     each marker, in order, so the run is found by bisection, not by a scan."""
+    first = bisect.bisect_left(starts, position)
+    if first == len(starts):
+        return []  # no marker after the claim
     gap = _GAP.match(answer, position)
     cursor = gap.end() if gap else position
     ids: list[str] = []
-    first = bisect.bisect_left(starts, position)
-    for marker in markers[first:first + _MAX_RUN]:
-        adjacent = marker.start == cursor or (
-            bool(ids) and _SPACE_ONLY.fullmatch(answer, cursor, marker.start) is not None
-        )
-        if not adjacent:
+    for index in range(first, min(len(markers), first + _MAX_RUN)):
+        start, end, marker_ids = markers[index]
+        if start != cursor and not (
+            ids and _SPACE_ONLY.fullmatch(answer, cursor, start) is not None
+        ):
             break
-        ids.extend(marker.ids)
-        cursor = marker.end
+        ids.extend(marker_ids)
+        cursor = end
     return ids
 
 

@@ -66,13 +66,16 @@ class MarkerParser:
             # every offset valid for the text as given.
             text = _SURROGATE.sub("\ufffd", text)
         for match in self._regex.finditer(text):
-            inner = (match.group(1) or "").strip()
+            inner = (match[1] or "").strip()
             if "," in inner or ";" in inner:
-                ids = tuple(part for part in _SPLIT.split(inner) if part)
+                ids = tuple([part for part in _SPLIT.split(inner) if part])
+            elif inner:
+                ids = (inner,)
             else:
-                ids = (inner,) if inner else ()
+                continue
             if ids:
-                found.append(Marker(match.start(), match.end(), ids))
+                start, end = match.span()
+                found.append(Marker(start, end, ids))
         return found
 
     def ids(self, text: str) -> list[str]:
