@@ -104,7 +104,7 @@ def score(
     ``unjudged_claim_ids``: a partial judgement is never scored as if it were whole.
     """
     marker_ids = analysis.marker_ids
-    invalid = tuple(i for i in marker_ids if i not in analysis.source_ids)
+    invalid = analysis.invalid_marker_ids
     validity = (len(marker_ids) - len(invalid)) / len(marker_ids) if marker_ids else 0.0
 
     given = verdicts or {}

@@ -36,11 +36,9 @@ class Analysis:
     marker_ids: tuple[str, ...]
     source_ids: frozenset[str]
     claims: tuple[ClaimAnalysis, ...]
-
-    @property
-    def invalid_marker_ids(self) -> tuple[str, ...]:
-        """Marker IDs in the answer that resolve to no source, first-seen order."""
-        return tuple(i for i in self.marker_ids if i not in self.source_ids)
+    invalid_marker_ids: tuple[str, ...]
+    """Marker IDs in the answer that resolve to no source, first-seen order (computed once
+    here for the marker check and the scorer alike)."""
 
     def with_trace(self, trace: Trace) -> Analysis:
         """The same analysis over another version of the trace (the redacted one), so that
@@ -94,4 +92,5 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
                 passages.append(fact)
             flags = tuple(prescreen_flags(claim.text, passages))
         claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
-    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims))
+    invalid_markers = tuple([i for i in seen if i not in source_ids])
+    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers)
