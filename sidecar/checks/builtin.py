@@ -149,12 +149,31 @@ class CitationMismatchCheck:
 
 
 
+_OTHER_SPACE = bytes(
+    ord("\t") if chr(byte).isspace() and byte != ord(" ") else byte for byte in range(128)
+).ljust(256, b"\t")
+"""Marks with a tab every ASCII character ``str.split`` splits on but the space (and every
+non-ASCII byte, though only ASCII text is translated)."""
+
+
+def _collapse_lower(text: str) -> str:
+    """``" ".join(text.split()).lower()``; ASCII text already single-spaced (the common
+    case) is only lower-cased, found by one translate instead of a split and a join (which
+    pays on an answer, not on a claim's few words)."""
+    if text.isascii():
+        marked = text.encode("ascii").translate(_OTHER_SPACE)
+        if (b"\t" not in marked and b"  " not in marked
+                and not marked.startswith(b" ") and not marked.endswith(b" ")):
+            return text.lower()
+    return " ".join(text.split()).lower()
+
+
 def _fold_with_map(text: str) -> tuple[str, list[int] | None]:
     """Lower-case, whitespace-collapsed text and a map from folded to original indices.
 
     The map is None when folding kept every index (the common case: single spaces).
     """
-    folded = " ".join(text.split()).lower()
+    folded = _collapse_lower(text)
     if len(folded) == len(text):
         return folded, None
     out: list[str] = []
