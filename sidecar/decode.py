@@ -200,8 +200,8 @@ def _validate_fast(obj: Any, max_depth: int, limits: DecodeLimits) -> Trace | No
         return None
     try:
         _check_counts(obj, limits)
-        loose = {key: item for key, item in obj.items() if key not in _STRUCTURED}
-        if loose:
+        if not _STRUCTURED.issuperset(obj):
+            loose = {key: item for key, item in obj.items() if key not in _STRUCTURED}
             _clean(loose, limits, max_depth)
         return Trace.model_validate(obj)
     except (TraceError, ValidationError, ValueError, TypeError, RecursionError):
