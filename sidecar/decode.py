@@ -173,7 +173,7 @@ def _fast_loads(data: bytes) -> Any:
         return None
     try:
         return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
-    except ValueError:
+    except Exception:  # whatever jiter refuses, and however: the strict way says why
         return None
 
 

@@ -4,6 +4,7 @@ or the same refusal with the same reason and message, whatever the record."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -176,3 +177,15 @@ def test_traces_with_hostile_fields_both_ways(overrides: dict[str, Any], questio
     for text in (json.dumps(data), json.dumps(data, ensure_ascii=False)):
         _same(text.encode("utf-8", "surrogatepass"))
         _same(text)
+
+
+def test_the_example_traces_take_the_fast_way() -> None:
+    limits = DecodeLimits()
+    examples = Path(__file__).resolve().parents[2] / "examples" / "traces.jsonl"
+    lines = [line for line in examples.read_bytes().splitlines() if line.strip()]
+    assert lines
+    for line in lines:
+        obj = _fast_loads(line)
+        assert obj is not None
+        assert _clean_is_noop(line, len(line.decode()), limits)
+        assert _validate_fast(obj, limits.max_depth, limits) == decode_trace(line)
