@@ -95,8 +95,11 @@ def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
     ids: list[str] = []
     for index in range(first, min(len(markers), first + _MAX_RUN)):
         start, end, marker_ids = markers[index]
+        # After a marker, cursor < start: a gap that does not open with a space is no run
+        # (the common end of a run), known without the regex.
         if start != cursor and not (
-            ids and _SPACE_ONLY.fullmatch(answer, cursor, start) is not None
+            ids and answer[cursor].isspace()
+            and _SPACE_ONLY.fullmatch(answer, cursor, start) is not None
         ):
             break
         ids.extend(marker_ids)
