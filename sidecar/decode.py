@@ -17,6 +17,25 @@ reason); every step is linear in the record's size:
     valid JSON but not a trace v1    invalid_trace
 
 A trace that decodes can therefore always be written back as UTF-8 JSON.
+
+Two ways to the same result. The strict way parses with json's hooks (a Python call per
+object for duplicate keys, per NaN/Infinity, and per number when a long one may be present),
+walks every string, then validates. The fast way takes a record only when cheap tests prove
+none of those hooks or walks could change anything:
+
+- no run of 16 digits in the bytes: no number literal can be over the limit (the strict
+  parser's number hook would not be installed either);
+- jiter parses it with duplicate keys and NaN/Infinity refused: the same value json would
+  build, with no hook firing (any refusal of jiter's, or any other doubt, sends the record
+  the strict way, which names the reason);
+- no escape that decodes to a control character (\\b, \\f, \\u0000-\\u001f, \\u007f), no
+  raw DEL byte, and no more characters in the record than a string may hold: the string walk
+  would change nothing and refuse nothing (jiter refuses lone surrogates);
+- the validated trace nests at most 4 deep outside ``extra`` and unknown fields, which are
+  walked for depth.
+
+Whatever fails one of these tests goes the strict way from the start, so refusals keep
+their reasons and messages exactly; tests compare both ways on hostile and random records.
 """
 
 from __future__ import annotations
@@ -26,10 +45,16 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import jiter
 from pydantic import ValidationError
 
 from schemas import Claim, Generator, Source, Trace
-from sidecar.errors import TraceDecodeError, TraceInvalidError, describe_validation_error
+from sidecar.errors import (
+    TraceDecodeError,
+    TraceError,
+    TraceInvalidError,
+    describe_validation_error,
+)
 
 if TYPE_CHECKING:
     from sidecar.config import Settings
@@ -50,6 +75,14 @@ _BOM = "\ufeff"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DIGIT_RUN = re.compile("[0-9]{16}")
+_DIGIT_MASK = bytes(ord("0") if chr(byte).isdigit() and byte < 128 else ord(" ")
+                    for byte in range(256))
+_SIXTEEN_DIGITS = b"0" * 16
+"""A 16-digit run, found with one translate and one substring search (a regex tried at
+every position costs several times the parse)."""
+_CONTROL_ESCAPE = re.compile(rb"\\(?:[bf]|u00[01][0-9a-fA-F]|u007[fF])")
+"""JSON escapes that decode to a character the string walk would replace (an escaped
+backslash before b, f or u only makes this match more often, never less)."""
 _UNUSUAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 """Either of the above: one search per string in the common case of plain text."""
 
@@ -107,20 +140,72 @@ def decode_trace(
     size = len(value)
     if size > byte_limit:
         raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
+    text: str | None = None
     if isinstance(value, bytes):
-        if value.startswith(_BOM_BYTES):
-            value = value[len(_BOM_BYTES):]
-        try:
-            text = value.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise TraceDecodeError(f"not UTF-8 at byte {exc.start}", reason="not_utf8") from None
+        data = value[len(_BOM_BYTES):] if value.startswith(_BOM_BYTES) else value
+        if not data.isascii():  # ASCII is UTF-8 already, one character a byte
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TraceDecodeError(f"not UTF-8 at byte {exc.start}",
+                                       reason="not_utf8") from None
+        chars = len(data) if text is None else len(text)
     else:
         text = value[1:] if value.startswith(_BOM) else value
         if _SURROGATE.search(text):
             # A str read with errors="surrogateescape" carries bad bytes as lone surrogates.
             raise TraceDecodeError("not UTF-8 (a lone surrogate in the text)", reason="not_utf8")
-    obj = _loads(text, limits.max_number_chars)
+        data = text.encode("utf-8")
+        chars = len(text)
+    obj = _fast_loads(data)
+    if obj is None:
+        obj = _loads(data.decode("ascii") if text is None else text, limits.max_number_chars)
+    elif _clean_is_noop(data, chars, limits):
+        trace = _validate_fast(obj, depth_limit, limits)
+        if trace is not None:
+            return trace
     return parse_trace_object(obj, max_depth=depth_limit, limits=limits)
+
+
+def _fast_loads(data: bytes) -> Any:
+    """The value json.loads would build, or None when it may differ or a hook may fire."""
+    if _SIXTEEN_DIGITS in data.translate(_DIGIT_MASK):
+        return None
+    try:
+        return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+    except Exception:  # whatever jiter refuses, and however: the strict way says why
+        return None
+
+
+def _clean_is_noop(data: bytes, chars: int, limits: DecodeLimits) -> bool:
+    """Whether :func:`_clean` would change and refuse nothing but depth: no string can
+    be too long, hold a control character or a lone surrogate (the parser refuses those)."""
+    if chars > limits.max_text_chars or b"\x7f" in data:
+        return False
+    return b"\\" not in data or _CONTROL_ESCAPE.search(data) is None
+
+
+_STRUCTURED_DEPTH = 4
+"""How deep a validated trace nests outside ``extra`` (trace, claims, claim, citation_ids)."""
+
+
+def _validate_fast(obj: Any, max_depth: int, limits: DecodeLimits) -> Trace | None:
+    """The trace :func:`parse_trace_object` would return, or None when it might raise.
+
+    Only for a value whose strings the walk would leave alone (:func:`_clean_is_noop`):
+    then what is left of the walk is depth, bounded by validation except in the fields a
+    trace keeps as they come.
+    """
+    if type(obj) is not dict or max_depth < _STRUCTURED_DEPTH:
+        return None
+    try:
+        _check_counts(obj, limits)
+        if not _STRUCTURED.issuperset(obj):
+            loose = {key: item for key, item in obj.items() if key not in _STRUCTURED}
+            _clean(loose, limits, max_depth)
+        return Trace.model_validate(obj)
+    except (TraceError, ValidationError, ValueError, TypeError, RecursionError):
+        return None
 
 
 def _loads(text: str, max_number_chars: int) -> Any:
@@ -241,6 +326,9 @@ def parse_trace_object(obj: Any, *, max_depth: int | None = None,
         # A validator that trips over an odd value outside pydantic's own error handling.
         raise TraceInvalidError(f"not a trace v1: {type(exc).__name__}") from None
 
+
+_STRUCTURED = frozenset(Trace.model_fields) - {"extra"}
+"""Top-level fields whose validated types bound their depth; any other key is walked."""
 
 _KNOWN_NAMES = frozenset(
     name for model in (Trace, Source, Claim, Generator) for name in model.model_fields

@@ -217,9 +217,10 @@ def build_record(
             "importance": claim.importance,
             "kind": claim.kind,
             "status": item.status,
-            "citation_ids": list(claim.citation_ids),
-            "invalid_citation_ids": list(item.invalid_ids),
-            "prescreen_flags": list(item.prescreen),
+            # Tuples and lists alike: validation builds the record's own lists.
+            "citation_ids": claim.citation_ids,
+            "invalid_citation_ids": item.invalid_ids,
+            "prescreen_flags": item.prescreen,
             "verdict": verdict.verdict if verdict else None,
             "verdict_reason": verdict.reason if verdict else None,
             "evidence_quote": verdict.evidence_quote if verdict else None,
@@ -229,7 +230,7 @@ def build_record(
             "critical_unjudged": claim.id in critical_unjudged,
             "derived": derived,
         })
-    sampled_by = outcome.sampled_by if outcome.sampled_by in get_args(SampledBy) else None
+    sampled_by = outcome.sampled_by if outcome.sampled_by in _SAMPLED_BY else None
     # One validation of the nested structure: the same checks as building each part as a
     # model, without a Python-level __init__ per claim and finding.
     return EvaluationRecord.model_validate({
@@ -251,8 +252,8 @@ def build_record(
             "correctness": _round(result.correctness),
             "completeness": _round(result.completeness),
             "overall": _round(result.overall),
-            "marker_ids": list(analysis.marker_ids),
-            "invalid_citation_ids": list(result.invalid_citation_ids),
+            "marker_ids": analysis.marker_ids,
+            "invalid_citation_ids": result.invalid_citation_ids,
             "critical_unsupported": len(result.critical),
             "critical_unjudged": len(result.critical_unjudged),
         },
@@ -267,6 +268,9 @@ def build_record(
             "rubric": outcome.run.rubric_version if outcome.run else None,
         },
     })
+
+
+_SAMPLED_BY = frozenset(get_args(SampledBy))
 
 
 def _round(value: float | None) -> float | None:

@@ -104,11 +104,14 @@ def score(
     ``unjudged_claim_ids``: a partial judgement is never scored as if it were whole.
     """
     marker_ids = analysis.marker_ids
-    invalid = tuple(i for i in marker_ids if i not in analysis.source_ids)
+    invalid = analysis.invalid_marker_ids
     validity = (len(marker_ids) - len(invalid)) / len(marker_ids) if marker_ids else 0.0
 
-    known_claims = {item.claim.id for item in analysis.claims}
-    ignored = tuple(sorted(set(verdicts or {}) - known_claims))
+    given = verdicts or {}
+    ignored: tuple[str, ...] = ()
+    if given:
+        known_claims = {item.claim.id for item in analysis.claims}
+        ignored = tuple(sorted(set(given) - known_claims))
 
     critical: list[CriticalClaim] = []
     unjudged: list[str] = []
@@ -123,7 +126,7 @@ def score(
         claim = item.claim
         if item.status == "not_factual":
             continue
-        verdict = (verdicts or {}).get(claim.id)
+        verdict = given.get(claim.id)
         if item.status == "cited" and verdict is None and claim.id in abstaining:
             skipped.append(claim.id)
             continue

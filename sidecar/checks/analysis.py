@@ -36,11 +36,9 @@ class Analysis:
     marker_ids: tuple[str, ...]
     source_ids: frozenset[str]
     claims: tuple[ClaimAnalysis, ...]
-
-    @property
-    def invalid_marker_ids(self) -> tuple[str, ...]:
-        """Marker IDs in the answer that resolve to no source, first-seen order."""
-        return tuple(i for i in self.marker_ids if i not in self.source_ids)
+    invalid_marker_ids: tuple[str, ...]
+    """Marker IDs in the answer that resolve to no source, first-seen order (computed once
+    here for the marker check and the scorer alike)."""
 
     def with_trace(self, trace: Trace) -> Analysis:
         """The same analysis over another version of the trace (the redacted one), so that
@@ -61,18 +59,20 @@ class Analysis:
 def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
     """Parse markers, resolve citations and pre-screen every claim of ``trace``."""
     markers = tuple(parser.markers(trace.answer))
-    seen: dict[str, None] = {}
-    for marker in markers:
-        for marker_id in marker.ids:
-            seen.setdefault(marker_id, None)
+    seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
     texts = {source.id: source.text for source in trace.sources}
     source_ids = frozenset(texts)
     facts: dict[str, PassageFacts] = {}
     claims = []
     for claim in trace.claims:
         cited = list(dict.fromkeys(claim.citation_ids))
-        valid = tuple(i for i in cited if i in source_ids)
-        invalid = tuple(i for i in cited if i not in source_ids)
+        valid: tuple[str, ...]
+        invalid: tuple[str, ...]
+        if source_ids.issuperset(cited):  # the common case, one C call
+            valid, invalid = tuple(cited), ()
+        else:
+            valid = tuple([i for i in cited if i in source_ids])
+            invalid = tuple([i for i in cited if i not in source_ids])
         status: ClaimStatus
         if claim.kind != "factual":
             status = "not_factual"
@@ -92,4 +92,5 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
                 passages.append(fact)
             flags = tuple(prescreen_flags(claim.text, passages))
         claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
-    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims))
+    invalid_markers = tuple([i for i in seen if i not in source_ids])
+    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sidecar._regex import compile_linear
 from sidecar.checks.analysis import Analysis
 from sidecar.checks.base import Finding
 
@@ -124,6 +125,15 @@ def _wanted(lower: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(trigger for trigger in _TRIGGERS if trigger[1] in present)
 
 
+_SCREEN = compile_linear("(?i)" + "|".join(
+    [r"\b(?:" + "|".join(sorted(word.decode("ascii") for word in _WORDS)) + r")\b"]
+    + [re.escape(literal) for literal in _OTHERS]
+))
+"""Whether :func:`_wanted` would find any trigger in the lower-cased ASCII text, as one RE2
+scan (a DFA, no token list) of the text before lower-casing: ASCII ``\\b`` sees the word
+characters the split above does, and ASCII case folding is what ``lower`` does there."""
+
+
 def _matches_everywhere(text: str) -> Iterator[tuple[str, int]]:
     for match in _COMBINED.finditer(text):
         assert match.lastgroup is not None
@@ -206,9 +216,14 @@ class InjectionCheck:
     def run(self, analysis: Analysis) -> list[Finding]:
         trace = analysis.trace
         whole = "\n".join((trace.question, trace.answer, *(s.text for s in trace.sources)))
-        lower = whole.lower()
-        if lower.isascii() and not _wanted(lower):
-            return []  # no trigger anywhere: one pass over the trace instead of one per text
+        # No trigger anywhere: one pass over the trace instead of one per text.
+        if whole.isascii():
+            if _SCREEN.search(whole) is None:
+                return []
+        else:
+            lower = whole.lower()
+            if lower.isascii() and not _wanted(lower):
+                return []
         findings = []
         for field, text in (("question", trace.question), ("answer", trace.answer)):
             rules = injection_rules(text)

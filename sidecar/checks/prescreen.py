@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import cached_property
 
 __all__ = ["PassageFacts", "normalise", "numbers_in", "has_negation", "prescreen_flags"]
 
@@ -102,16 +101,23 @@ class PassageFacts:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # Computed on first use (plain attributes: cached_property takes a lock per read).
+        self._numbers: set[str] | None = None
+        self._negated: bool | None = None
 
-    @cached_property
+    @property
     def numbers(self) -> set[str]:
         """Numbers in the passage, canonical form."""
-        return numbers_in(self.text)
+        if self._numbers is None:
+            self._numbers = numbers_in(self.text)
+        return self._numbers
 
-    @cached_property
+    @property
     def negated(self) -> bool:
         """Whether the passage contains a negation word."""
-        return has_negation(self.text)
+        if self._negated is None:
+            self._negated = has_negation(self.text)
+        return self._negated
 
 
 def prescreen_flags(claim_text: str, passages: Iterable[PassageFacts]) -> list[str]:
@@ -119,14 +125,25 @@ def prescreen_flags(claim_text: str, passages: Iterable[PassageFacts]) -> list[s
     facts = list(passages)
     flags = []
     claim_numbers = numbers_in(claim_text)
-    # Fast path: a number written the same way in a passage needs no full scan of it.
-    missing = {n for n in claim_numbers if not any(_contains_number(f.text, n) for f in facts)}
-    if missing:
-        available: set[str] = set()
+    if claim_numbers:
+        # Fast path: a number written the same way in a passage needs no full scan of it.
+        missing = set()
+        for number in claim_numbers:
+            for fact in facts:
+                if _contains_number(fact.text, number):
+                    break
+            else:
+                missing.add(number)
+        if missing:
+            available: set[str] = set()
+            for fact in facts:
+                available |= fact.numbers
+            if not missing <= available:
+                flags.append("number_missing")
+    if has_negation(claim_text):
         for fact in facts:
-            available |= fact.numbers
-        if not missing <= available:
-            flags.append("number_missing")
-    if has_negation(claim_text) and not any(fact.negated for fact in facts):
-        flags.append("negation_missing")
+            if fact.negated:
+                break
+        else:
+            flags.append("negation_missing")
     return flags

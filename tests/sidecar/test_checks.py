@@ -170,3 +170,12 @@ def test_the_ascii_shortcuts_agree_with_the_regex_and_the_word_split(text: str) 
     assert prescreen._number_strings(text) == prescreen._NUMBER.findall(text)
     words = text.lower().translate(prescreen._PUNCTUATION).split()
     assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
+
+
+@given(st.lists(st.sampled_from(["a", "B", " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c",
+                                 "\x1f", "\x85", "\u00a0", "\u2003", "\u0130", "x.", "S1"]),
+                max_size=12).map("".join))
+def test_the_folding_shortcut_folds_like_split_and_join(text: str) -> None:
+    from sidecar.checks.builtin import _collapse_lower
+
+    assert _collapse_lower(text) == " ".join(text.split()).lower()

@@ -186,3 +186,17 @@ def test_skipping_absent_triggers_changes_no_match(text: str) -> None:
     from sidecar.checks import injection
 
     assert injection._matches(text) == injection._matches(text, injection._TRIGGERS)
+
+
+_SCREEN_PIECES = [*_LOOK_ALIKES, "Bypass", "OVERRIDE", "forgetful", "rate-", "rated", "_rate",
+                  "9label", "Developer", "CLASSIFY", "treat.", "Verdict", "#", "<", "<<Sys>>",
+                  "[Inst]", '"VERDICT', "<<sys", "k", "K"]
+
+
+@given(st.lists(st.sampled_from(_SCREEN_PIECES), max_size=20).map("".join))
+def test_the_one_scan_screen_agrees_with_the_trigger_choice(text: str) -> None:
+    from sidecar.checks import injection
+
+    if text.isascii():
+        found = injection._SCREEN.search(text) is not None
+        assert found == bool(injection._wanted(text.lower()))

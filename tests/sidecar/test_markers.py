@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sidecar._regex import compile_linear
 from sidecar.checks import MarkerParser
-from sidecar.checks.markers import Marker
+from sidecar.checks.markers import _BUILTIN, DEFAULT_MARKER_PATTERN, Marker
 
 
 @pytest.mark.parametrize(
@@ -72,3 +75,32 @@ def test_a_lone_surrogate_does_not_stop_the_parse() -> None:
     # RE2 matches UTF-8; offsets still point into the text as given.
     text = "a \ud800 [S1]"
     assert MarkerParser().markers(text) == [Marker(4, 8, ("S1",))]
+
+
+MARKER_TOKENS = st.sampled_from([
+    "[", "[^", "【", "]", "】", ",", ";", "†src", "†", ".", "x", "é", "\ud800",
+    " ", "\t", "\n", "\x0b", "\x0c", "\r", "\u00a0", "\u2003",
+    "S1", "s12", "doc-7", "a_b9", "1", "42", "1234567", "\u0663", "S" + "1" * 17,
+])
+"""Pieces of markers and their near misses: Unicode spaces and digits, a vertical tab."""
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(MARKER_TOKENS, max_size=30).map("".join))
+def test_the_builtin_pattern_finds_what_re2_finds(text: str) -> None:
+    # The built-in pattern runs on re; the pattern as configured runs on RE2.
+    re2_pattern = compile_linear(DEFAULT_MARKER_PATTERN)
+    utf8_safe = text.encode("utf-8", "replace").decode("utf-8")  # RE2 needs no surrogates
+
+    def spans(matches: Any) -> list[tuple[int, int, str]]:
+        return [(m.start(), m.end(), m.group(1)) for m in matches]
+
+    assert spans(_BUILTIN.finditer(utf8_safe)) == spans(re2_pattern.finditer(utf8_safe))
+    configured = MarkerParser(DEFAULT_MARKER_PATTERN + "(?:)")  # the same markers, on RE2
+    assert MarkerParser().markers(text) == configured.markers(text)
+
+
+def test_the_default_pattern_is_the_builtin_one() -> None:
+    assert MarkerParser()._regex is _BUILTIN
+    assert MarkerParser(DEFAULT_MARKER_PATTERN)._regex is _BUILTIN
+    assert MarkerParser(DEFAULT_MARKER_PATTERN + "(?:)")._regex is not _BUILTIN
