@@ -1,10 +1,13 @@
 """Linear-time regular expressions for everything applied to trace text.
 
-Built-in and configured patterns (redaction custom patterns, the citation marker pattern) are
+Configured patterns (redaction custom patterns, a configured citation marker pattern) are
 compiled by RE2 (google-re2), whose matching time is linear in the text whatever the pattern:
 RE2 has no backtracking, so it refuses the constructs that need it (backreferences,
 lookahead and lookbehind). A pattern it refuses stops start-up with a message naming the
-construct, instead of hanging a consumer on one unlucky trace.
+construct, instead of hanging a consumer on one unlucky trace. The built-in marker pattern is
+compiled here too, but matched with ``re`` (sidecar/checks/markers.py says why that stays
+linear); the built-in redaction detectors run in the native engine (the regex crate, also
+linear-time).
 
 RE2's Python syntax differs from ``re`` in small ways: ``\\d``, ``\\w`` and ``\\s`` are ASCII,
 and the ``re`` flags are written inline (``(?i)``, ``(?s)``).
