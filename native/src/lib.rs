@@ -73,7 +73,6 @@ impl Ent {
 struct Detector {
     engine: Engine,
     entity: Py<PyType>,
-    tuple_new: PyObject,
     names: Vec<Py<PyString>>,
 }
 
@@ -90,12 +89,14 @@ impl Detector {
                 None => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown entity type: {name}"))),
             }
         }
-        let tuple_new = py.get_type::<PyTuple>().getattr("__new__")?.unbind();
+        let tuple = py.get_type::<PyTuple>();
+        if !entity.is_subclass(&tuple)? || entity.getattr("__slots__").is_err() {
+            return Err(pyo3::exceptions::PyTypeError::new_err("entity must be a NamedTuple class"));
+        }
         let names = TYPES.iter().map(|t| PyString::intern(py, t.name()).unbind()).collect();
         Ok(Detector {
             engine: Engine::new(&enabled, country_code, email_obfuscations),
             entity: entity.unbind(),
-            tuple_new,
             names,
         })
     }
@@ -116,19 +117,39 @@ impl Detector {
         let found = self.engine.detect(s, &mut |k: &str| casefold(py, k));
         let list = PyList::empty(py);
         let entity = self.entity.bind(py);
-        let tuple_new = self.tuple_new.bind(py);
         for e in found {
-            let name = self.names[e.ty.index()].bind(py);
             let key: PyObject = match e.key {
                 Some(k) => PyString::new(py, &k).into_any().unbind(),
                 None => py.None(),
             };
-            let fields = PyTuple::new(py, [name.clone().into_any().unbind(),
-                                           e.start.into_pyobject(py)?.into_any().unbind(),
-                                           e.end.into_pyobject(py)?.into_any().unbind(), key])?;
-            list.append(tuple_new.call1((entity, fields))?)?;
+            let fields = [self.names[e.ty.index()].clone_ref(py).into_any(),
+                          e.start.into_pyobject(py)?.into_any().unbind(),
+                          e.end.into_pyobject(py)?.into_any().unbind(), key];
+            list.append(new_entity(py, entity, fields)?)?;
         }
         Ok(list)
+    }
+}
+
+/// An instance of the entity class (a NamedTuple: a tuple subclass without a __dict__) made
+/// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.
+fn new_entity<'py>(py: Python<'py>, cls: &Bound<'py, PyType>, fields: [PyObject; 4])
+                   -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: cls is a subclass of tuple (checked at construction); PyType_GenericAlloc
+    // gives a new reference to a zeroed instance of four items, each set once below, which
+    // steals the reference to the field.
+    unsafe {
+        let raw = pyo3::ffi::PyType_GenericAlloc(cls.as_ptr().cast(), 4);
+        if raw.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let obj = Bound::from_owned_ptr(py, raw);
+        for (i, field) in fields.into_iter().enumerate() {
+            if pyo3::ffi::PyTuple_SetItem(raw, i as pyo3::ffi::Py_ssize_t, field.into_ptr()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(obj)
     }
 }
 

@@ -14,8 +14,6 @@ use crate::words;
 use crate::{Ent, Ty};
 
 const MAX_GROUPS: usize = 7;
-const CURRENCY: &str = "$€£¥₹₽₩";
-const SEPARATORS: &str = " \u{a0}./()-";
 
 struct Shapes {
     date: Regex,
@@ -48,6 +46,14 @@ fn shapes() -> &'static Shapes {
 }
 
 fn full(re: &Regex, s: &[char]) -> bool {
+    let mut buf = [0u8; 64];
+    if s.len() <= buf.len() && s.iter().all(char::is_ascii) {
+        for (b, &c) in buf.iter_mut().zip(s) {
+            *b = c as u8;
+        }
+        // ASCII bytes are UTF-8
+        return re.is_match(std::str::from_utf8(&buf[..s.len()]).unwrap_or(""));
+    }
     re.is_match(&ch::to_string(s))
 }
 
@@ -62,13 +68,17 @@ fn ssn_parts(s: &[char]) -> Option<(String, String, String)> {
     Some((g(1, 4), g(2, 5), g(3, 6)))
 }
 
-fn in_set(c: char, set: &str) -> bool {
-    set.contains(c)
+fn is_currency(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥' | '₹' | '₽' | '₩')
 }
 
 /// value.translate(_STRIP): the value without separators and plus signs.
 fn stripped(s: &[char]) -> Vec<char> {
-    s.iter().copied().filter(|&c| !in_set(c, SEPARATORS) && c != '+').collect()
+    s.iter().copied().filter(|&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).collect()
+}
+
+fn stripped_len(s: &[char]) -> usize {
+    s.iter().filter(|&&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).count()
 }
 
 fn words_of(s: &[char]) -> Vec<Vec<char>> {
@@ -116,6 +126,15 @@ fn words_before(t: &Text, start: usize) -> Vec<String> {
     let lowered = ch::lower(w);
     let found = words_of(&lowered);
     found.iter().rev().take(4).map(|w| ch::to_string(w)).collect()
+}
+
+/// The nearest of the last four words before ``start`` that is a context word, or "".
+fn nearest_context_word(t: &Text, start: usize) -> String {
+    let window = t.sl(start.saturating_sub(48), start);
+    if window.iter().all(|&c| c.is_ascii() && !c.is_ascii_alphabetic() && !words::symbol(c)) {
+        return String::new(); // no word at all: the common case of a run after digits
+    }
+    words_before(t, start).into_iter().find(|w| words::context(w)).unwrap_or_default()
 }
 
 fn word_after(t: &Text, end: usize) -> String {
@@ -187,7 +206,7 @@ impl Numbers {
         if t.at(start) == Some('(') && !t.sl(start, body_end).contains(&')') {
             start += 1;
         }
-        let glued = glued_before(t, start) || (start > 0 && in_set(t.c[start - 1], CURRENCY));
+        let glued = glued_before(t, start) || (start > 0 && is_currency(t.c[start - 1]));
         if glued {
             match ch::find(&t.c, " ", start.min(t.len()), body_end.max(start).min(t.len())) {
                 None => return Vec::new(),
@@ -197,7 +216,7 @@ impl Numbers {
         if excluded_by_surroundings(t, start, if ext.is_empty() { body_end } else { end }) {
             return Vec::new();
         }
-        let nearest = words_before(t, start).into_iter().find(|w| words::context(w)).unwrap_or_default();
+        let nearest = nearest_context_word(t, start);
         if words::id(&nearest) {
             return Vec::new();
         }
@@ -314,7 +333,7 @@ impl Numbers {
         let count = segment.len();
         let mut digits = vec![0usize];
         for token in segment {
-            let n = stripped(t.sl(token.start, token.end)).len();
+            let n = stripped_len(t.sl(token.start, token.end));
             digits.push(digits.last().unwrap() + n);
         }
         let mut windows: Vec<Ent> = Vec::new();
@@ -418,8 +437,9 @@ impl Numbers {
 }
 
 fn strip_chars<'a>(s: &'a [char], set: &str) -> &'a [char] {
-    let a = s.iter().position(|&c| !set.contains(c)).unwrap_or(s.len());
-    let b = s.iter().rposition(|&c| !set.contains(c)).map_or(a, |p| p + 1);
+    let inside = |c: char| c.is_ascii() && set.as_bytes().contains(&(c as u8));
+    let a = s.iter().position(|&c| !inside(c)).unwrap_or(s.len());
+    let b = s.iter().rposition(|&c| !inside(c)).map_or(a, |p| p + 1);
     &s[a..b.max(a)]
 }
 
@@ -432,7 +452,7 @@ fn excluded_by_surroundings(t: &Text, start: usize, end: usize) -> bool {
     if ch::is_alpha(a0) && a0 != 'x' && a0 != 'X' {
         return true;
     }
-    if a0 == '%' || a0 == '_' || in_set(a0, CURRENCY) {
+    if a0 == '%' || a0 == '_' || is_currency(a0) {
         return true;
     }
     let a1 = after.get(1).copied();
@@ -491,7 +511,7 @@ fn may_hide_a_card(t: &Text, segment: &[Run]) -> bool {
     if segment.len() < 2 {
         return false;
     }
-    let lengths: Vec<usize> = segment.iter().map(|r| stripped(t.sl(r.start, r.end)).len()).collect();
+    let lengths: Vec<usize> = segment.iter().map(|r| stripped_len(t.sl(r.start, r.end))).collect();
     lengths.iter().copied().max().unwrap_or(0) >= 9 || lengths.iter().filter(|&&n| n == 4).count() >= 3
 }
 

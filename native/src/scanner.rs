@@ -4,11 +4,14 @@
 
 use std::sync::OnceLock;
 
-use regex::{Captures, Match, Regex};
+use regex::{Match, Regex};
+use regex_automata::meta::Regex as MetaRegex;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input};
 
 use crate::chars::{self as ch, Text};
 use crate::numbers::Numbers;
-use crate::patterns::{compile, sources};
+use crate::patterns::{compile, re2_to_rust, sources};
 use crate::validate::{entropy, iban_key, ip_key, jwt_ok};
 use crate::{words, Ent, Ty};
 
@@ -41,16 +44,22 @@ impl Group {
 
 struct Compiled {
     groups: Vec<Regex>,
+    /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
+    /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
+    /// value ended, both give the same groups, and the automaton is a fraction of the size.
+    kv_groups: MetaRegex,
+    /// The number pattern without a prefilter: its first characters (digits, '+', '(') are
+    /// everywhere in the texts it runs on, where a prefilter only interrupts the automaton.
+    number: MetaRegex,
+    /// The kv pattern as it is, should a span ever give the unbounded one another match.
+    kv_exact: MetaRegex,
     tokens_trigger: Regex,
     kv_trigger: Regex,
     obfuscated_trigger: Regex,
     at: Regex,
     label: Regex,
     key_part: Regex,
-    // capture group indexes
-    urlauth: usize,
-    urlpw: usize,
-    jwt: usize,
+    // capture group indexes of the kv group
     kvkey: usize,
     kvquote: usize,
     kvloose: usize,
@@ -60,10 +69,14 @@ struct Compiled {
 fn compiled() -> &'static Compiled {
     static COMPILED: OnceLock<Compiled> = OnceLock::new();
     COMPILED.get_or_init(|| {
-        let groups: Vec<Regex> = sources().iter().map(|(_, p)| compile(p)).collect();
-        let index = |g: usize, name: &str| {
-            groups[g].capture_names().position(|n| n == Some(name)).expect("named group")
-        };
+        let sources = sources();
+        let groups: Vec<Regex> = sources.iter().map(|(_, p)| compile(p)).collect();
+        let kv_source = re2_to_rust(&sources[1].1);
+        assert!(kv_source.ends_with("{4,512})"));
+        let kv_groups = MetaRegex::new(&format!("{}{{4,}})", &kv_source[..kv_source.len() - 8]))
+            .expect("kv pattern compiles");
+        let index = |name: &str| kv_groups.group_info().to_index(regex_automata::PatternID::ZERO, name)
+            .expect("named group");
         // Python's \s on the ASCII text these run on.
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
         Compiled {
@@ -85,13 +98,16 @@ fn compiled() -> &'static Compiled {
                 r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass",
                 r"|passphrase|credentials?|auth|authorization|bearer|signature)s?",
                 r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|passphrase)s?)$")).unwrap(),
-            urlauth: index(0, "urlauth"),
-            urlpw: index(0, "urlpw"),
-            jwt: index(0, "jwt"),
-            kvkey: index(1, "kvkey"),
-            kvquote: index(1, "kvquote"),
-            kvloose: index(1, "kvloose"),
-            kvval: index(1, "kvval"),
+            kvkey: index("kvkey"),
+            kvquote: index("kvquote"),
+            kvloose: index("kvloose"),
+            kvval: index("kvval"),
+            kv_exact: MetaRegex::new(&kv_source).expect("kv pattern compiles"),
+            number: MetaRegex::builder()
+                .configure(MetaRegex::config().auto_prefilter(false))
+                .build(&re2_to_rust(&sources[7].1))
+                .expect("number pattern compiles"),
+            kv_groups,
             groups,
         }
     })
@@ -147,20 +163,31 @@ impl Engine {
             let regex = &c.groups[GROUPS.iter().position(|&g| g == group).unwrap()];
             let t = text.get_or_insert_with(|| Text::new(s));
             match group {
-                Group::Tokens | Group::Kv => {
-                    for caps in regex.captures_iter(s) {
-                        let e = if group == Group::Tokens { tokens(c, t, &caps) } else { kv(c, t, &caps) };
-                        found.extend(e);
+                Group::Number => {
+                    for m in c.number.find_iter(s) {
+                        found.extend(self.numbers.classify(t, t.ci(m.start()), t.ci(m.end())));
+                    }
+                }
+                Group::Kv => {
+                    let mut caps = c.kv_groups.create_captures();
+                    for m in regex.find_iter(s) {
+                        let input = Input::new(s).span(m.start()..m.end()).anchored(Anchored::Yes);
+                        c.kv_groups.search_captures(&input, &mut caps);
+                        if caps.get_match().map(|g| g.end()) != Some(m.end()) {
+                            c.kv_exact.search_captures(&input, &mut caps);
+                        }
+                        found.extend(kv(c, t, &caps));
                     }
                 }
                 _ => {
                     for m in regex.find_iter(s) {
                         match group {
+                            Group::Tokens => found.extend(tokens(t, &m)),
                             Group::Email => found.extend(email(t, &m, casefold)),
                             Group::Obfuscated => found.extend(obfuscated(c, t, &m)),
                             Group::Iban => found.extend(iban(t, &m)),
                             Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &m)),
-                            _ => found.extend(self.numbers.classify(t, t.ci(m.start()), t.ci(m.end()))),
+                            _ => unreachable!(),
                         }
                     }
                 }
@@ -174,17 +201,29 @@ fn span(t: &Text, m: &Match) -> (usize, usize) {
     (t.ci(m.start()), t.ci(m.end()))
 }
 
-fn tokens(c: &Compiled, t: &Text, caps: &Captures) -> Option<Ent> {
-    if caps.get(c.urlauth).is_some() {
-        let (a, b) = span(t, &caps.get(c.urlpw).unwrap());
-        return Some(Ent::new(Ty::Secret, a, b, None));
+fn group_span(t: &Text, caps: &Captures, index: usize) -> Option<(usize, usize)> {
+    caps.get_group(index).map(|g| (t.ci(g.start), t.ci(g.end)))
+}
+
+/// Which alternative of the tokens group matched is plain from the match, without the cost
+/// of capture groups on a pattern this large: only a URL's credentials end with '@' after
+/// "://" (no other alternative holds '@'), and only a JWT starts with "eyJ" (a PEM block
+/// starts with dashes, no provider format with "eyJ").
+fn tokens(t: &Text, m: &Match) -> Option<Ent> {
+    let value = m.as_str();
+    let (start, end) = span(t, m);
+    if value.ends_with('@') && !value.starts_with('-') {
+        if let Some(scheme) = value.find("://") {
+            // scheme://host:password@ : the host holds no ':'
+            let colon = scheme + 3 + value[scheme + 3..].find(':')?;
+            let pw_start = start + value[..colon + 1].chars().count();
+            return Some(Ent::new(Ty::Secret, pw_start, end - 1, None));
+        }
     }
-    let m = caps.get(0).unwrap();
-    if caps.get(c.jwt).is_some() && !jwt_ok(m.as_str()) {
+    if value.starts_with("eyJ") && !jwt_ok(value) {
         return None;
     }
-    let (a, b) = span(t, &m);
-    Some(Ent::new(Ty::Secret, a, b, None))
+    Some(Ent::new(Ty::Secret, start, end, None))
 }
 
 fn key_parts(key: &[char]) -> Vec<String> {
@@ -224,7 +263,7 @@ fn key_parts(key: &[char]) -> Vec<String> {
 }
 
 fn kv(c: &Compiled, t: &Text, caps: &Captures) -> Option<Ent> {
-    let (start, end) = span(t, &caps.get(c.kvval).unwrap());
+    let (start, end) = group_span(t, caps, c.kvval)?;
     let full = t.sl(start, end);
     let n = full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1);
     let value = &full[..n];
@@ -251,13 +290,13 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures) -> Option<Ent> {
             return None; // $DB_PASSWORD
         }
     }
-    let (ks, ke) = span(t, &caps.get(c.kvkey).unwrap());
+    let (ks, ke) = group_span(t, caps, c.kvkey)?;
     let key = t.sl(ks, ke);
     if !key_parts(key).iter().any(|p| c.key_part.is_match(p)) {
         return None; // "monkey", "keyboard", "passport": no key word of their own
     }
-    let loose = caps.get(c.kvloose).is_some();
-    let quoted = caps.get(c.kvquote).is_some_and(|m| m.end() > m.start());
+    let loose = caps.get_group(c.kvloose).is_some();
+    let quoted = caps.get_group(c.kvquote).is_some_and(|g| g.end > g.start);
     if (loose || !keyed(key, full, quoted)) && !high_entropy(value) {
         return None;
     }
