@@ -81,7 +81,7 @@ fn parse_hextet(s: &str) -> Option<u128> {
 }
 
 fn parse_v6(s: &str) -> Option<u128> {
-    if s.is_empty() || s.contains('/') || s.contains('%') {
+    if s.is_empty() {
         return None;
     }
     let mut parts: Vec<String> = s.split(':').map(str::to_string).collect();
@@ -194,7 +194,20 @@ pub fn ip_key(candidate: &str) -> Option<String> {
     if let Some(v4) = parse_v4(candidate) {
         return Some(format!("{}.{}.{}.{}", v4 >> 24, (v4 >> 16) & 255, (v4 >> 8) & 255, v4 & 255));
     }
-    parse_v6(candidate).map(v6_string)
+    if candidate.contains('/') {
+        return None;
+    }
+    // A scope (fe80::1%eth0) is kept as it is, as ipaddress keeps it.
+    let (address, scope) = match candidate.split_once('%') {
+        None => (candidate, None),
+        Some((_, s)) if s.is_empty() || s.contains('%') => return None,
+        Some((a, s)) => (a, Some(s)),
+    };
+    let canonical = v6_string(parse_v6(address)?);
+    Some(match scope {
+        Some(s) => format!("{canonical}%{s}"),
+        None => canonical,
+    })
 }
 
 fn b64_value(c: u8) -> Option<u32> {
@@ -208,31 +221,60 @@ fn b64_value(c: u8) -> Option<u32> {
     }
 }
 
-/// base64.urlsafe_b64decode of a header padded to a multiple of four (binascii's lenient
-/// decoding: leftover bits are ignored; one character past a multiple of four is an error).
-fn b64url_decode(s: &[u8]) -> Option<Vec<u8>> {
-    if s.len() % 4 == 1 {
+/// base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)): binascii's lenient
+/// decoding (characters outside the alphabet skipped, leftover bits ignored, decoding stops
+/// at complete padding; one data character past a multiple of four, or short padding, is
+/// an error).
+fn b64url_decode(header: &str) -> Option<Vec<u8>> {
+    if !header.is_ascii() {
         return None;
     }
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &c in s {
-        acc = (acc << 6) | b64_value(c)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
+    let pad = (4 - header.len() % 4) % 4;
+    let data = header.bytes().chain(std::iter::repeat(b'=').take(pad));
+    let mut out = Vec::with_capacity(header.len() * 3 / 4);
+    let (mut quad, mut left, mut pads) = (0u8, 0u32, 0usize);
+    for c in data {
+        if c == b'=' {
+            if quad >= 2 {
+                pads += 1;
+                if quad as usize + pads >= 4 {
+                    return Some(out);
+                }
+            }
+            continue;
+        }
+        let Some(v) = b64_value(c) else { continue };
+        pads = 0;
+        match quad {
+            0 => {
+                quad = 1;
+                left = v;
+            }
+            1 => {
+                quad = 2;
+                out.push(((left << 2) | (v >> 4)) as u8);
+                left = v & 0x0f;
+            }
+            2 => {
+                quad = 3;
+                out.push(((left << 4) | (v >> 2)) as u8);
+                left = v & 0x03;
+            }
+            _ => {
+                quad = 0;
+                out.push(((left << 6) | v) as u8);
+                left = 0;
+            }
         }
     }
-    Some(out)
+    if quad != 0 { None } else { Some(out) }
 }
 
 /// A JSON Web Token: its header is base64url JSON (Python's json rules) of an object that
 /// names an algorithm or a type.
 pub fn jwt_ok(candidate: &str) -> bool {
     let header = candidate.split('.').next().unwrap_or("");
-    let Some(mut raw) = b64url_decode(header.as_bytes()) else { return false };
+    let Some(mut raw) = b64url_decode(header) else { return false };
     // UTF-8 with surrogatepass: an encoded surrogate stands for a character no key holds.
     let mut i = 0;
     while i + 2 < raw.len() {
