@@ -44,17 +44,22 @@ const PREFIXED: &str = concat!(
     r"|https://discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,255}"
 );
 
+/// What follows a key name in the kv pattern, with ``value`` the value's pattern.
+pub fn kv_rest(value: &str) -> String {
+    format!(
+        concat!(r#"["'`]?(?:[ \t]*(?::=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+                r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
+                r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"),
+        value = value)
+}
+
 /// The groups, in the order their entities are reported.
 pub fn sources() -> Vec<(&'static str, String)> {
     vec![
         // Secrets that announce themselves: a PEM private key block, the password in a URL,
         // a JWT, a provider's key format.
         ("tokens", format!("(?P<pem>{PEM})|(?P<urlauth>{URLAUTH})|(?P<jwt>{JWT})|(?P<prefixed>{PREFIXED})")),
-        ("kv", format!(
-            concat!(r#"\b(?P<kvkey>{key})["'`]?(?:[ \t]*(?::=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
-                    r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
-                    r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"),
-            key = KEY_NAME, value = VALUE)),
+        ("kv", format!(r"\b(?P<kvkey>{KEY_NAME}){}", kv_rest(VALUE))),
         ("email", format!(
             concat!(r"[\w.%+'{n}-]{{1,64}}@[\w{n}][\w{n}-]{{0,62}}",
                     r"(?:\.[\w{n}][\w{n}-]{{0,62}}){{0,8}}\.[A-Za-z{n}]{{2,24}}"),

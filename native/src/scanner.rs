@@ -4,14 +4,15 @@
 
 use std::sync::OnceLock;
 
-use regex::{Match, Regex};
+use regex::Regex;
 use regex_automata::meta::Regex as MetaRegex;
+use regex_automata::util::syntax;
 use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input};
 
 use crate::chars::{self as ch, Text};
 use crate::numbers::Numbers;
-use crate::patterns::{compile, re2_to_rust, sources};
+use crate::patterns::{compile, kv_rest, re2_to_rust, sources};
 use crate::validate::{entropy, iban_key, ip_key, jwt_ok};
 use crate::{words, Ent, Ty};
 
@@ -42,18 +43,61 @@ impl Group {
     }
 }
 
+/// A candidate: its UTF-8 span and text.
+struct Found<'a> {
+    start: usize,
+    end: usize,
+    text: &'a str,
+}
+
+/// A group's pattern twice: as written (Unicode classes, for any text) and with Unicode off
+/// (for ASCII texts, where both match the same; the automaton is a fraction of the size).
+struct Pair {
+    unicode: MetaRegex,
+    ascii: MetaRegex,
+}
+
+impl Pair {
+    fn new(pattern: &str, prefilter: bool) -> Pair {
+        let config = || MetaRegex::config()
+            .auto_prefilter(prefilter)
+            .nfa_size_limit(Some(256 << 20))
+            .hybrid_cache_capacity(64 << 20);
+        let unicode = MetaRegex::builder().configure(config()).build(pattern)
+            .expect("built-in pattern compiles");
+        let bytes = pattern.replace(r"\x{80}-\x{10FFFF}", r"\x80-\xFF").replace(r"\x{a0}", r"\xA0");
+        let ascii = MetaRegex::builder()
+            .configure(config().utf8_empty(false))
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .build(&bytes)
+            .expect("built-in pattern compiles for ASCII texts");
+        Pair { unicode, ascii }
+    }
+
+    fn get(&self, ascii: bool) -> &MetaRegex {
+        if ascii { &self.ascii } else { &self.unicode }
+    }
+}
+
 struct Compiled {
-    groups: Vec<Regex>,
+    pairs: Vec<Pair>,
+    /// The kv and obfuscated triggers for ASCII texts, where case-insensitive means ASCII
+    /// case (the regexes' Unicode case folding only differs on other characters: K and ſ).
+    kv_ascii: aho_corasick::AhoCorasick,
+    at_ascii: aho_corasick::AhoCorasick,
     /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
     /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
     /// value ended, both give the same groups, and the automaton is a fraction of the size.
-    kv_groups: MetaRegex,
-    /// The number pattern without a prefilter: its first characters (digits, '+', '(') are
-    /// everywhere in the texts it runs on, where a prefilter only interrupts the automaton.
-    number: MetaRegex,
+    kv_groups: Pair,
+    /// For ASCII texts, where a key name is exactly the run of key characters a match
+    /// starts with (no shorter key can be followed by a separator, no longer one is a key
+    /// name): what follows the key, anchored after it, unbounded value likewise.
+    kv_rest: MetaRegex,
     /// The kv pattern as it is, should a span ever give the unbounded one another match.
     kv_exact: MetaRegex,
-    tokens_trigger: Regex,
+    /// Literals one of which every token candidate holds (a few, such as "AC" of an account
+    /// SID, are shorter than what the pattern needs: a wider trigger only skips less).
+    tokens_trigger: aho_corasick::AhoCorasick,
     kv_trigger: Regex,
     obfuscated_trigger: Regex,
     at: Regex,
@@ -61,31 +105,50 @@ struct Compiled {
     key_part: Regex,
     // capture group indexes of the kv group
     kvkey: usize,
-    kvquote: usize,
-    kvloose: usize,
-    kvval: usize,
 }
 
 fn compiled() -> &'static Compiled {
     static COMPILED: OnceLock<Compiled> = OnceLock::new();
     COMPILED.get_or_init(|| {
         let sources = sources();
-        let groups: Vec<Regex> = sources.iter().map(|(_, p)| compile(p)).collect();
         let kv_source = re2_to_rust(&sources[1].1);
         assert!(kv_source.ends_with("{4,512})"));
-        let kv_groups = MetaRegex::new(&format!("{}{{4,}})", &kv_source[..kv_source.len() - 8]))
-            .expect("kv pattern compiles");
-        let index = |name: &str| kv_groups.group_info().to_index(regex_automata::PatternID::ZERO, name)
+        let kv_groups = Pair::new(&format!("{}{{4,}})", &kv_source[..kv_source.len() - 8]), true);
+        let index = |name: &str| kv_groups.unicode.group_info()
+            .to_index(regex_automata::PatternID::ZERO, name)
             .expect("named group");
+        // The number pattern runs without a prefilter: its first characters (digits, '+',
+        // '(') are everywhere in the texts it runs on, where a prefilter only interrupts.
+        let pairs = sources.iter()
+            .map(|(name, p)| Pair::new(&re2_to_rust(p), *name != "number"))
+            .collect();
         // Python's \s on the ASCII text these run on.
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
+        let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
+                        "signature"];
+        let mut at_words: Vec<String> = ["[at]", "(at)", "{at}", "<at>"].iter().map(|w| w.to_string()).collect();
+        for a in ["\t", "\n", "\x0c", "\r", " "] {
+            for b in ["\t", "\n", "\x0c", "\r", " "] {
+                at_words.push(format!("{a}at{b}"));
+                at_words.push(format!("{a}@{b}"));
+            }
+        }
+        let ascii = |words: &[String]| aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(words)
+            .expect("trigger words");
         Compiled {
-            tokens_trigger: compile(concat!(
-                r"-----BEGIN|://|eyJ|sk-|whsec_|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA",
-                r"|APKA|github_pat_|glpat-|xox|xapp-|AIza|ya29\.|SG\.|npm_|pypi-|hf_|gsk_|r8_",
-                r"|dop_v1_|ATATT|glsa_|lin_api_|AccountKey=|hooks\.slack\.com|discord",
-                r"|[rsp]k_(?:live|test)_|gh[pousr]_|(?:AC|SK)[a-f0-9]{32}|shp(?:at|ss|ca|pa)_",
-                r"|sq0(?:atp|csp)-|key-[a-f0-9]{32}|\d:AA")),
+            kv_ascii: ascii(&kv_words.map(str::to_string)),
+            at_ascii: ascii(&at_words),
+            tokens_trigger: aho_corasick::AhoCorasick::new([
+                "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+                "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
+                "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",
+                "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
+                "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
+                "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
+                "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA",
+            ]).expect("trigger literals"),
             kv_trigger: compile(r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)"),
             obfuscated_trigger: compile(r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)"),
             at: Regex::new(&format!(
@@ -99,16 +162,14 @@ fn compiled() -> &'static Compiled {
                 r"|passphrase|credentials?|auth|authorization|bearer|signature)s?",
                 r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|passphrase)s?)$")).unwrap(),
             kvkey: index("kvkey"),
-            kvquote: index("kvquote"),
-            kvloose: index("kvloose"),
-            kvval: index("kvval"),
             kv_exact: MetaRegex::new(&kv_source).expect("kv pattern compiles"),
-            number: MetaRegex::builder()
-                .configure(MetaRegex::config().auto_prefilter(false))
-                .build(&re2_to_rust(&sources[7].1))
-                .expect("number pattern compiles"),
+            pairs,
+            kv_rest: MetaRegex::builder()
+                .syntax(syntax::Config::new().unicode(false).utf8(false))
+                .configure(MetaRegex::config().utf8_empty(false))
+                .build(&re2_to_rust(&kv_rest(r#"[^\s"'`<>,;]{4,}"#)))
+                .expect("kv pattern compiles"),
             kv_groups,
-            groups,
         }
     })
 }
@@ -144,6 +205,7 @@ impl Engine {
         let c = compiled();
         let bytes = s.as_bytes();
         let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
+        let ascii = s.is_ascii();
         let mut text: Option<Text> = None;
         let mut found = Vec::new();
         for &group in &self.groups {
@@ -154,42 +216,53 @@ impl Engine {
                 Group::Email => bytes.contains(&b'@'),
                 Group::Ipv6 => s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7,
                 Group::Tokens => c.tokens_trigger.is_match(s),
+                Group::Kv if ascii => c.kv_ascii.is_match(s),
                 Group::Kv => c.kv_trigger.is_match(s),
+                Group::Obfuscated if ascii => c.at_ascii.is_match(s),
                 Group::Obfuscated => c.obfuscated_trigger.is_match(s),
             };
             if !may_hold {
                 continue;
             }
-            let regex = &c.groups[GROUPS.iter().position(|&g| g == group).unwrap()];
+            let regex = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()].get(ascii);
             let t = text.get_or_insert_with(|| Text::new(s));
-            match group {
-                Group::Number => {
-                    for m in c.number.find_iter(s) {
-                        found.extend(self.numbers.classify(t, t.ci(m.start()), t.ci(m.end())));
+            for m in regex.find_iter(s) {
+                let f = Found { start: m.start(), end: m.end(), text: &s[m.range()] };
+                match group {
+                    Group::Number => found.extend(self.numbers.classify(t, t.ci(f.start), t.ci(f.end))),
+                    Group::Kv if ascii => {
+                        let key_end = m.start() + bytes[m.start()..m.end()].iter()
+                            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+                            .unwrap_or(m.end() - m.start());
+                        let input = Input::new(s).span(key_end..m.end()).anchored(Anchored::Yes);
+                        let mut caps = c.kv_rest.create_captures();
+                        c.kv_rest.search_captures(&input, &mut caps);
+                        if caps.get_match().map(|g| g.end()) == Some(m.end()) {
+                            found.extend(kv(c, t, &caps, (m.start(), key_end)));
+                        } else {
+                            let mut caps = c.kv_exact.create_captures();
+                            c.kv_exact.search_captures(&input.span(m.range()), &mut caps);
+                            let key = caps.get_group(c.kvkey).map_or((0, 0), |g| (g.start, g.end));
+                            found.extend(kv(c, t, &caps, key));
+                        }
                     }
-                }
-                Group::Kv => {
-                    let mut caps = c.kv_groups.create_captures();
-                    for m in regex.find_iter(s) {
-                        let input = Input::new(s).span(m.start()..m.end()).anchored(Anchored::Yes);
-                        c.kv_groups.search_captures(&input, &mut caps);
+                    Group::Kv => {
+                        let input = Input::new(s).span(m.range()).anchored(Anchored::Yes);
+                        let groups = c.kv_groups.get(ascii);
+                        let mut caps = groups.create_captures();
+                        groups.search_captures(&input, &mut caps);
                         if caps.get_match().map(|g| g.end()) != Some(m.end()) {
+                            caps = c.kv_exact.create_captures();
                             c.kv_exact.search_captures(&input, &mut caps);
                         }
-                        found.extend(kv(c, t, &caps));
+                        let key = caps.get_group(c.kvkey).map_or((0, 0), |g| (g.start, g.end));
+                        found.extend(kv(c, t, &caps, key));
                     }
-                }
-                _ => {
-                    for m in regex.find_iter(s) {
-                        match group {
-                            Group::Tokens => found.extend(tokens(t, &m)),
-                            Group::Email => found.extend(email(t, &m, casefold)),
-                            Group::Obfuscated => found.extend(obfuscated(c, t, &m)),
-                            Group::Iban => found.extend(iban(t, &m)),
-                            Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &m)),
-                            _ => unreachable!(),
-                        }
-                    }
+                    Group::Tokens => found.extend(tokens(t, &f)),
+                    Group::Email => found.extend(email(t, &f, casefold)),
+                    Group::Obfuscated => found.extend(obfuscated(c, t, &f)),
+                    Group::Iban => found.extend(iban(t, &f)),
+                    Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f)),
                 }
             }
         }
@@ -197,20 +270,20 @@ impl Engine {
     }
 }
 
-fn span(t: &Text, m: &Match) -> (usize, usize) {
-    (t.ci(m.start()), t.ci(m.end()))
+fn span(t: &Text, m: &Found) -> (usize, usize) {
+    (t.ci(m.start), t.ci(m.end))
 }
 
-fn group_span(t: &Text, caps: &Captures, index: usize) -> Option<(usize, usize)> {
-    caps.get_group(index).map(|g| (t.ci(g.start), t.ci(g.end)))
+fn group_span(t: &Text, caps: &Captures, name: &str) -> Option<(usize, usize)> {
+    caps.get_group_by_name(name).map(|g| (t.ci(g.start), t.ci(g.end)))
 }
 
 /// Which alternative of the tokens group matched is plain from the match, without the cost
 /// of capture groups on a pattern this large: only a URL's credentials end with '@' after
 /// "://" (no other alternative holds '@'), and only a JWT starts with "eyJ" (a PEM block
 /// starts with dashes, no provider format with "eyJ").
-fn tokens(t: &Text, m: &Match) -> Option<Ent> {
-    let value = m.as_str();
+fn tokens(t: &Text, m: &Found) -> Option<Ent> {
+    let value = m.text;
     let (start, end) = span(t, m);
     if value.ends_with('@') && !value.starts_with('-') {
         if let Some(scheme) = value.find("://") {
@@ -262,8 +335,8 @@ fn key_parts(key: &[char]) -> Vec<String> {
     parts
 }
 
-fn kv(c: &Compiled, t: &Text, caps: &Captures) -> Option<Ent> {
-    let (start, end) = group_span(t, caps, c.kvval)?;
+fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<Ent> {
+    let (start, end) = group_span(t, caps, "kvval")?;
     let full = t.sl(start, end);
     let n = full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1);
     let value = &full[..n];
@@ -290,13 +363,13 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures) -> Option<Ent> {
             return None; // $DB_PASSWORD
         }
     }
-    let (ks, ke) = group_span(t, caps, c.kvkey)?;
+    let (ks, ke) = (t.ci(key.0), t.ci(key.1));
     let key = t.sl(ks, ke);
     if !key_parts(key).iter().any(|p| c.key_part.is_match(p)) {
         return None; // "monkey", "keyboard", "passport": no key word of their own
     }
-    let loose = caps.get_group(c.kvloose).is_some();
-    let quoted = caps.get_group(c.kvquote).is_some_and(|g| g.end > g.start);
+    let loose = caps.get_group_by_name("kvloose").is_some();
+    let quoted = caps.get_group_by_name("kvquote").is_some_and(|g| g.end > g.start);
     if (loose || !keyed(key, full, quoted)) && !high_entropy(value) {
         return None;
     }
@@ -324,7 +397,7 @@ fn high_entropy(value: &[char]) -> bool {
         && entropy(value) >= 3.0
 }
 
-fn email(t: &Text, m: &Match, casefold: &mut dyn FnMut(&str) -> String) -> Option<Ent> {
+fn email(t: &Text, m: &Found, casefold: &mut dyn FnMut(&str) -> String) -> Option<Ent> {
     let (mut start, end) = span(t, m);
     while start < end && matches!(t.c[start], '.' | '\'' | '-' | '+') {
         start += 1;
@@ -350,9 +423,9 @@ fn email(t: &Text, m: &Match, casefold: &mut dyn FnMut(&str) -> String) -> Optio
     Some(Ent::new(Ty::Email, start, end, Some(key)))
 }
 
-fn obfuscated(c: &Compiled, t: &Text, m: &Match) -> Option<Ent> {
+fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
     let (start, _) = span(t, m);
-    let value = m.as_str(); // ASCII: the pattern matches nothing else
+    let value = m.text; // ASCII: the pattern matches nothing else
     let at = c.at.find(value)?;
     if value.contains('@') && !value.contains(" @ ") {
         return None;
@@ -385,12 +458,12 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Match) -> Option<Ent> {
     None
 }
 
-fn ip(t: &Text, m: &Match) -> Option<Ent> {
+fn ip(t: &Text, m: &Found) -> Option<Ent> {
     let (start, end) = span(t, m);
     if t.at(end) == Some('.') && t.at(end + 1).is_some_and(ch::is_digit) {
         return None; // part of a longer dotted number
     }
-    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || t.at(end) == Some(':')) && m.as_str().contains('.') {
+    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || t.at(end) == Some(':')) && m.text.contains('.') {
         return None;
     }
     let lowered = ch::lower(t.sl(start.saturating_sub(12), start));
@@ -399,15 +472,15 @@ fn ip(t: &Text, m: &Match) -> Option<Ent> {
     if ["v", "version", "ver", "release", "build", "firmware"].iter().any(|w| ch::ends_with(before, w)) {
         return None;
     }
-    let key = ip_key(m.as_str())?;
+    let key = ip_key(m.text)?;
     Some(Ent::new(Ty::Ip, start, end, Some(key)))
 }
 
-fn iban(t: &Text, m: &Match) -> Option<Ent> {
+fn iban(t: &Text, m: &Found) -> Option<Ent> {
     let (start, _) = span(t, m);
     // A grouped candidate may have swallowed a word before or after: try the groups from
     // each start that can begin an IBAN, the longest first (a few groups at most).
-    let groups: Vec<&str> = m.as_str().split(' ').collect();
+    let groups: Vec<&str> = m.text.split(' ').collect();
     let mut offset = start;
     for first in 0..groups.len() {
         let head = groups[first].as_bytes();
