@@ -135,9 +135,9 @@ impl Detector {
 /// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.
 fn new_entity<'py>(py: Python<'py>, cls: &Bound<'py, PyType>, fields: [PyObject; 4])
                    -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: cls is a subclass of tuple (checked at construction); PyType_GenericAlloc
-    // gives a new reference to a zeroed instance of four items, each set once below, which
-    // steals the reference to the field.
+    // SAFETY: cls is a subclass of tuple without a __dict__ (checked at construction);
+    // PyType_GenericAlloc gives a new reference to a zeroed, GC-tracked instance of four
+    // items, each set once below, which steals the reference to the field.
     unsafe {
         let raw = pyo3::ffi::PyType_GenericAlloc(cls.as_ptr().cast(), 4);
         if raw.is_null() {
@@ -149,6 +149,10 @@ fn new_entity<'py>(py: Python<'py>, cls: &Bound<'py, PyType>, fields: [PyObject;
                 return Err(PyErr::fetch(py));
             }
         }
+        // It holds a str, two ints and a str or None, so it can be part of no reference
+        // cycle: the garbage collector need not walk it (as it stops walking such tuples).
+        // A text full of values makes hundreds of thousands of them.
+        pyo3::ffi::PyObject_GC_UnTrack(raw.cast());
         Ok(obj)
     }
 }

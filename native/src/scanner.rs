@@ -180,6 +180,39 @@ pub struct Engine {
     numbers: Numbers,
 }
 
+/// A number run is decided from the text 48 characters before it to 16 after it (see
+/// numbers.rs), so two runs with the same text in that reach and the same spans within it
+/// get the same entities, shifted. In a long text each distinct neighbourhood is decided once:
+/// a run repeated a million times ("1 1 1 ...", a card number) costs a lookup each, not its
+/// windows of tokens. Short texts rarely repeat a run, where the key would only cost.
+const MEMO_MIN_BYTES: usize = 2048;
+const MEMO_MAX_ENTRIES: usize = 4096;
+const NUMBER_REACH: (usize, usize) = (48, 16);
+
+#[derive(Default)]
+struct Memo {
+    decided: std::collections::HashMap<(Vec<char>, usize, usize), Vec<Ent>>,
+}
+
+impl Memo {
+    fn classify(&mut self, numbers: &Numbers, t: &Text, a: usize, b: usize, found: &mut Vec<Ent>) {
+        let base = a.saturating_sub(NUMBER_REACH.0);
+        let key = (t.sl(base, b + NUMBER_REACH.1).to_vec(), a - base, b - base);
+        if let Some(known) = self.decided.get(&key) {
+            found.extend(known.iter().map(|e| Ent::new(e.ty, e.start + base, e.end + base, e.key.clone())));
+            return;
+        }
+        let decided = numbers.classify(t, a, b);
+        if self.decided.len() < MEMO_MAX_ENTRIES {
+            let relative = decided.iter()
+                .map(|e| Ent::new(e.ty, e.start - base, e.end - base, e.key.clone()))
+                .collect();
+            self.decided.insert(key, relative);
+        }
+        found.extend(decided);
+    }
+}
+
 const TRAILING: &str = ".,:;)]}'\"`!?";
 
 impl Engine {
@@ -208,6 +241,7 @@ impl Engine {
         let ascii = s.is_ascii();
         let mut text: Option<Text> = None;
         let mut found = Vec::new();
+        let mut memo = (s.len() > MEMO_MIN_BYTES).then(Memo::default);
         for &group in &self.groups {
             let may_hold = match group {
                 Group::Number => digits >= 7,
@@ -229,7 +263,13 @@ impl Engine {
             for m in regex.find_iter(s) {
                 let f = Found { start: m.start(), end: m.end(), text: &s[m.range()] };
                 match group {
-                    Group::Number => found.extend(self.numbers.classify(t, t.ci(f.start), t.ci(f.end))),
+                    Group::Number => {
+                        let (a, b) = (t.ci(f.start), t.ci(f.end));
+                        match memo.as_mut() {
+                            None => found.extend(self.numbers.classify(t, a, b)),
+                            Some(memo) => memo.classify(&self.numbers, t, a, b, &mut found),
+                        }
+                    }
                     Group::Kv if ascii => {
                         let key_end = m.start() + bytes[m.start()..m.end()].iter()
                             .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
