@@ -176,16 +176,15 @@ pub fn to_string(s: &[char]) -> String {
 
 /// A text as Python sees it: code points, and the map from the UTF-8 offsets the regexes
 /// report to code point offsets (None for ASCII, where they are the same).
-pub struct Text<'a> {
-    pub s: &'a str,
+pub struct Text {
     pub c: Vec<char>,
     b2c: Option<Vec<u32>>,
 }
 
-impl<'a> Text<'a> {
-    pub fn new(s: &'a str) -> Self {
+impl Text {
+    pub fn new(s: &str) -> Self {
         if s.is_ascii() {
-            Text { s, c: s.bytes().map(|b| b as char).collect(), b2c: None }
+            Text { c: s.bytes().map(|b| b as char).collect(), b2c: None }
         } else {
             let mut c = Vec::with_capacity(s.len());
             let mut b2c = vec![0u32; s.len() + 1];
@@ -196,7 +195,7 @@ impl<'a> Text<'a> {
                 c.push(ch);
             }
             b2c[s.len()] = c.len() as u32;
-            Text { s, c, b2c: Some(b2c) }
+            Text { c, b2c: Some(b2c) }
         }
     }
 

@@ -81,28 +81,14 @@ fn stripped_len(s: &[char]) -> usize {
     s.iter().filter(|&&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).count()
 }
 
-fn words_of(s: &[char]) -> Vec<Vec<char>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        if ch::is_word_letter(s[i]) {
-            let j = (i..s.len()).find(|&j| !ch::is_word_letter(s[j])).unwrap_or(s.len());
-            out.push(s[i..j].to_vec());
-            i = j;
-        } else if words::symbol(s[i]) {
-            out.push(vec![s[i]]);
-            i += 1;
-        } else {
-            i += 1;
-        }
+/// The nearest of the last four words before ``start`` (within 48 characters and after the
+/// last digit; from the last sentence end or line break) that is a context word, or "".
+fn nearest_context_word(t: &Text, start: usize) -> String {
+    let window = t.sl(start.saturating_sub(48), start);
+    if window.iter().all(|&c| c.is_ascii() && !c.is_ascii_alphabetic() && !words::symbol(c)) {
+        return String::new(); // no word at all: the common case of a run after digits
     }
-    out
-}
-
-/// The last four words before ``start`` (within 48 characters and after the last digit),
-/// nearest first, lower case; stops at a sentence end or a line break.
-fn words_before(t: &Text, start: usize) -> Vec<String> {
-    let mut w = t.sl(start.saturating_sub(48), start);
+    let mut w = window;
     if let Some(last) = w.iter().rposition(|c| c.is_ascii_digit()) {
         w = &w[last + 1..];
     }
@@ -124,17 +110,45 @@ fn words_before(t: &Text, start: usize) -> Vec<String> {
         }
     }
     let lowered = ch::lower(w);
-    let found = words_of(&lowered);
-    found.iter().rev().take(4).map(|w| ch::to_string(w)).collect()
-}
-
-/// The nearest of the last four words before ``start`` that is a context word, or "".
-fn nearest_context_word(t: &Text, start: usize) -> String {
-    let window = t.sl(start.saturating_sub(48), start);
-    if window.iter().all(|&c| c.is_ascii() && !c.is_ascii_alphabetic() && !words::symbol(c)) {
-        return String::new(); // no word at all: the common case of a run after digits
+    // The words of the lowered window from the last, four at most (re.findall's words,
+    // reversed): a run of word letters, or one symbol.
+    let mut end = lowered.len();
+    let mut seen = 0;
+    while end > 0 && seen < 4 {
+        let c = lowered[end - 1];
+        let word: &[char] = if ch::is_word_letter(c) {
+            let begin = lowered[..end].iter().rposition(|&x| !ch::is_word_letter(x)).map_or(0, |p| p + 1);
+            let word = &lowered[begin..end];
+            end = begin;
+            word
+        } else if words::symbol(c) {
+            end -= 1;
+            &lowered[end..end + 1]
+        } else {
+            end -= 1;
+            continue;
+        };
+        seen += 1;
+        // compared on the stack: no context word is longer than a few letters
+        let mut buf = [0u8; 64];
+        let mut len = 0;
+        let mut fits = true;
+        for &x in word {
+            if len + x.len_utf8() > buf.len() {
+                fits = false;
+                break;
+            }
+            len += x.encode_utf8(&mut buf[len..]).len();
+        }
+        if fits {
+            if let Ok(text) = std::str::from_utf8(&buf[..len]) {
+                if words::context(text) {
+                    return text.to_string();
+                }
+            }
+        }
     }
-    words_before(t, start).into_iter().find(|w| words::context(w)).unwrap_or_default()
+    String::new()
 }
 
 fn word_after(t: &Text, end: usize) -> String {
