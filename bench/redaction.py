@@ -17,9 +17,13 @@ repeated trigger costs what prose does).
 
     python bench/redaction.py [--rounds N] [--min-seconds S] [--trigger-mb MB] [--triggers-only]
 
-Profile with:
+The built-in detectors are the compiled engine (native/, built by `pip install -e .` or in
+place with cargo, see docs/redaction.md); citewatch's side measures it and the Python
+Redactor around it. Profile the Python side with:
 
     python -m cProfile -s tottime bench/redaction.py --triggers-only --rounds 1 | head -40
+
+and the engine with a sampling profiler (`perf record -g python bench/redaction.py ...`).
 
 presidio-analyzer and spacy are in the test extra (`pip install -e .[test]`).
 """

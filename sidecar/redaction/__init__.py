@@ -22,8 +22,10 @@ URL passwords, high-entropy values near key words). A value of the right shape i
 unless its context makes it something else; amounts, durations, counts, dosages, dates,
 versions, policy and article numbers stay. docs/redaction.md has the rules and the figures.
 
-Linear time: every pattern applied to trace text, built-in or configured, runs on RE2; the
-Python that decides a candidate reads a bounded window around it.
+Linear time: the built-in detectors are a compiled engine (sidecar.redaction._native, Rust,
+built from native/) whose patterns run on the regex crate's finite automata and whose rules
+read a bounded window around each candidate; configured patterns run on RE2. Either way
+every pattern applied to trace text runs in time linear in the text.
 
 The NER slot: person names and postal addresses need a statistical model, which citewatch
 does not ship. Any object with a ``name`` and a ``detect(text) -> Iterable[Entity]`` method is

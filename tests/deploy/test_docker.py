@@ -3,7 +3,8 @@
 Docker is not available in CI, so these tests check what a build would rely on: the build
 context (.dockerignore) holds what the COPY instructions need; the first stage's COPYs are
 enough to build the citewatch wheel, which carries every package, its py.typed, the JSON
-schemas and the console script; the final stage is non-root, compiler-free, secret-free, and
+schemas, the compiled redaction engine and the console script; the first stage has the Rust
+toolchain that engine needs and the final stage is non-root, compiler-free, secret-free, and
 its HEALTHCHECK command really probes /healthz of the metrics endpoint.
 """
 
@@ -163,6 +164,20 @@ def test_first_stage_builds_wheels(dockerfile: Dockerfile) -> None:
     build = dockerfile.stages[0]
     runs = " ".join(i.args for i in build.all("RUN"))
     assert re.search(r"\bpip wheel\b.*--wheel-dir /wheels", runs)
+
+
+def test_first_stage_has_a_rust_toolchain_for_the_redaction_engine(dockerfile: Dockerfile) -> None:
+    build = dockerfile.stages[0]
+    runs = " ".join(i.args for i in build.all("RUN"))
+    pinned = r"sh\.rustup\.rs .*--default-toolchain \d+\.\d+\.\d+"
+    assert re.search(pinned, runs), "a pinned toolchain"
+    installed = " ".join(m.group(1) for m in re.finditer(r"apt-get install ([^&;|]+)", runs))
+    assert "gcc" in installed.split(), "cargo links the extension with the C compiler"
+    assert "/opt/cargo/bin" in " ".join(i.args for i in build.all("ENV"))
+    assert ("native/", "native/") in _local_copies(build)
+    pip_wheel = [i.line for i in build.all("RUN") if "pip wheel" in i.args]
+    toolchain = [i.line for i in build.all("RUN") if "rustup" in i.args]
+    assert toolchain and pip_wheel and toolchain[0] < pip_wheel[0]
 
 
 def test_final_stage_installs_only_the_built_wheels(dockerfile: Dockerfile, final: Stage) -> None:
@@ -339,6 +354,10 @@ def _local_copies(stage: Stage) -> list[tuple[str, str]]:
     ("path", "expected"),
     [
         pytest.param("pyproject.toml", True, id="pyproject"),
+        pytest.param("native/src/lib.rs", True, id="native-source"),
+        pytest.param("native/Cargo.lock", True, id="native-lockfile"),
+        pytest.param("native/target/release/lib_native.so", False, id="native-build-output"),
+        pytest.param("sidecar/redaction/_native.abi3.so", False, id="in-place-extension"),
         pytest.param("sidecar/cli/_app.py", True, id="package-source"),
         pytest.param("schemas/trace.v1.json", True, id="json-schema"),
         pytest.param("deploy/docker/citewatch.yaml", True, id="default-settings"),
@@ -374,7 +393,10 @@ def wheel(dockerfile: Dockerfile, tmp_path_factory: pytest.TempPathFactory) -> z
         else:
             shutil.copy(src, dest)
     out = tmp_path_factory.mktemp("wheels")
-    # --no-build-isolation: use the installed setuptools instead of fetching one (no network).
+    # --no-build-isolation: use the installed setuptools and setuptools-rust instead of
+    # fetching them. Cargo builds the redaction engine; its target directory is the
+    # checkout's, so a test run reuses what an earlier build compiled.
+    env = {**os.environ, "CARGO_TARGET_DIR": str(ROOT / "native" / "target")}
     result = subprocess.run(
         [
             sys.executable,
@@ -390,9 +412,10 @@ def wheel(dockerfile: Dockerfile, tmp_path_factory: pytest.TempPathFactory) -> z
             str(out),
         ],
         cwd=context,
+        env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -407,6 +430,14 @@ def test_wheel_has_every_package_with_py_typed(wheel: zipfile.ZipFile) -> None:
         assert f"{package}/py.typed" in names
         sources = {str(p.relative_to(ROOT)) for p in (ROOT / package).rglob("*.py")}
         assert sources <= names, f"missing from the wheel: {sorted(sources - names)}"
+
+
+def test_wheel_has_the_compiled_redaction_engine_and_its_stub(wheel: zipfile.ZipFile) -> None:
+    names = wheel.namelist()
+    engines = [n for n in names if re.fullmatch(r"sidecar/redaction/_native\.[\w.-]+\.so", n)]
+    assert len(engines) == 1, names
+    assert "sidecar/redaction/_native.pyi" in names
+    assert not [n for n in names if n.startswith("native/")], "the crate's sources stay out"
 
 
 def test_wheel_has_the_json_schemas(wheel: zipfile.ZipFile) -> None:

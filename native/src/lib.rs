@@ -1,0 +1,216 @@
+//! citewatch's built-in redaction detectors, compiled: one call per text finds, validates,
+//! types and keys every candidate (sidecar/redaction/_scanner.py is the Python front).
+//!
+//! Each group of `patterns` runs once over the text (a group whose trigger the text lacks is
+//! skipped after a cheap test); its candidates are decided here and in `numbers` from a
+//! bounded window of text around each one, so the whole call is linear in the text.
+//! Offsets are code points, as Python indexes a str.
+
+mod chars;
+mod json;
+mod numbers;
+mod patterns;
+mod pytables;
+mod scanner;
+mod validate;
+mod words;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
+
+pub use scanner::Engine;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ty {
+    Email,
+    Phone,
+    Card,
+    Iban,
+    Ssn,
+    Ip,
+    Secret,
+}
+
+pub const TYPES: [Ty; 7] = [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret];
+
+impl Ty {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::Email => "EMAIL",
+            Ty::Phone => "PHONE",
+            Ty::Card => "CREDIT_CARD",
+            Ty::Iban => "IBAN",
+            Ty::Ssn => "US_SSN",
+            Ty::Ip => "IP_ADDRESS",
+            Ty::Secret => "SECRET",
+        }
+    }
+
+    fn index(self) -> usize {
+        TYPES.iter().position(|&t| t == self).unwrap()
+    }
+}
+
+/// An entity: type, code point span, canonical key (None: the span's text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ent {
+    pub ty: Ty,
+    pub start: usize,
+    pub end: usize,
+    pub key: Option<String>,
+}
+
+impl Ent {
+    pub fn new(ty: Ty, start: usize, end: usize, key: Option<String>) -> Self {
+        Ent { ty, start, end, key }
+    }
+}
+
+/// The built-in detectors, configured: ``types`` (names of BUILTIN_TYPES), the country code
+/// of the phone region, whether obfuscated e-mail addresses count, and the class whose
+/// instances ``detect`` returns (a tuple subclass of type, start, end, key).
+#[pyclass(frozen, module = "sidecar.redaction._native")]
+struct Detector {
+    engine: Engine,
+    entity: Py<PyType>,
+    names: Vec<Py<PyString>>,
+}
+
+#[pymethods]
+impl Detector {
+    #[new]
+    #[pyo3(signature = (types, *, country_code, email_obfuscations, entity))]
+    fn new(py: Python<'_>, types: Vec<String>, country_code: u32, email_obfuscations: bool,
+           entity: Bound<'_, PyType>) -> PyResult<Self> {
+        let mut enabled = Vec::new();
+        for name in &types {
+            match TYPES.iter().find(|t| t.name() == name) {
+                Some(&t) => enabled.push(t),
+                None => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown entity type: {name}"))),
+            }
+        }
+        let tuple = py.get_type::<PyTuple>();
+        if !entity.is_subclass(&tuple)? || entity.getattr("__slots__").is_err() {
+            return Err(pyo3::exceptions::PyTypeError::new_err("entity must be a NamedTuple class"));
+        }
+        let names = TYPES.iter().map(|t| PyString::intern(py, t.name()).unbind()).collect();
+        Ok(Detector {
+            engine: Engine::new(&enabled, country_code, email_obfuscations),
+            entity: entity.unbind(),
+            names,
+        })
+    }
+
+    /// Entities of the enabled types in ``text`` (they may overlap), in the order of the
+    /// groups, then of the text.
+    fn detect<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let owned;
+        let s: &str = match text.to_str() {
+            Ok(s) => s,
+            Err(_) => {
+                // Lone surrogates (JSON can carry them): each becomes U+FFFD, one code point
+                // for one, so offsets stay those of the str.
+                owned = without_surrogates(text)?;
+                &owned
+            }
+        };
+        let found = self.engine.detect(s, &mut |k: &str| casefold(py, k));
+        let list = PyList::empty(py);
+        let entity = self.entity.bind(py);
+        for e in found {
+            let key: PyObject = match e.key {
+                Some(k) => PyString::new(py, &k).into_any().unbind(),
+                None => py.None(),
+            };
+            let fields = [self.names[e.ty.index()].clone_ref(py).into_any(),
+                          e.start.into_pyobject(py)?.into_any().unbind(),
+                          e.end.into_pyobject(py)?.into_any().unbind(), key];
+            list.append(new_entity(py, entity, fields)?)?;
+        }
+        Ok(list)
+    }
+}
+
+/// An instance of the entity class (a NamedTuple: a tuple subclass without a __dict__) made
+/// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.
+fn new_entity<'py>(py: Python<'py>, cls: &Bound<'py, PyType>, fields: [PyObject; 4])
+                   -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: cls is a subclass of tuple without a __dict__ (checked at construction);
+    // PyType_GenericAlloc gives a new reference to a zeroed, GC-tracked instance of four
+    // items, each set once below, which steals the reference to the field.
+    unsafe {
+        let raw = pyo3::ffi::PyType_GenericAlloc(cls.as_ptr().cast(), 4);
+        if raw.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let obj = Bound::from_owned_ptr(py, raw);
+        for (i, field) in fields.into_iter().enumerate() {
+            if pyo3::ffi::PyTuple_SetItem(raw, i as pyo3::ffi::Py_ssize_t, field.into_ptr()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        // It holds a str, two ints and a str or None, so it can be part of no reference
+        // cycle: the garbage collector need not walk it (as it stops walking such tuples).
+        // A text full of values makes hundreds of thousands of them.
+        pyo3::ffi::PyObject_GC_UnTrack(raw.cast());
+        Ok(obj)
+    }
+}
+
+fn without_surrogates(text: &Bound<'_, PyString>) -> PyResult<String> {
+    let raw = text.call_method1("encode", ("utf-32-le", "surrogatepass"))?;
+    let bytes: &[u8] = raw.extract()?;
+    Ok(bytes.chunks_exact(4)
+        .map(|b| char::from_u32(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or('\u{FFFD}'))
+        .collect())
+}
+
+/// str.casefold, for a key that is not ASCII (rare: Python's own tables decide).
+fn casefold(py: Python<'_>, key: &str) -> String {
+    PyString::new(py, key)
+        .call_method0("casefold")
+        .and_then(|k| k.extract::<String>())
+        .unwrap_or_else(|_| key.to_lowercase())
+}
+
+/// The Luhn checksum of ASCII digits.
+#[pyfunction]
+fn luhn_valid(digits: &str) -> bool {
+    digits.bytes().all(|b| b.is_ascii_digit()) && validate::luhn_valid(digits.as_bytes())
+}
+
+/// The compact upper-case form of an IBAN, or None.
+#[pyfunction]
+fn iban_key(candidate: &str) -> Option<String> {
+    validate::iban_key(candidate)
+}
+
+/// The canonical form of an IPv4 or IPv6 address, or None.
+#[pyfunction]
+fn ip_key(candidate: &str) -> Option<String> {
+    validate::ip_key(candidate)
+}
+
+/// Whether a JWT's header is base64url JSON naming an algorithm or a type.
+#[pyfunction]
+fn jwt_ok(candidate: &str) -> bool {
+    validate::jwt_ok(candidate)
+}
+
+/// Shannon entropy of the characters of ``value``, in bits per character.
+#[pyfunction]
+fn entropy(value: &str) -> f64 {
+    let c: Vec<char> = value.chars().collect();
+    if c.is_empty() { 0.0 } else { validate::entropy(&c) }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Detector>()?;
+    m.add_function(wrap_pyfunction!(luhn_valid, m)?)?;
+    m.add_function(wrap_pyfunction!(iban_key, m)?)?;
+    m.add_function(wrap_pyfunction!(ip_key, m)?)?;
+    m.add_function(wrap_pyfunction!(jwt_ok, m)?)?;
+    m.add_function(wrap_pyfunction!(entropy, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,634 @@
+//! Runs of digits and separators: phone numbers, payment cards, US social security numbers
+//! (docs/redaction.md has the rules). A run of the right shape is redacted unless its
+//! context clearly makes it something else (a date, a version, an amount, a quantity with
+//! a unit, an identifier); checksums decide between types. Every step reads a bounded window
+//! around the run: 48 characters before it, 16 after, and windows of at most seven tokens.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::chars::{self as ch, Text};
+use crate::validate::luhn_valid;
+use crate::words;
+use crate::{Ent, Ty};
+
+const MAX_GROUPS: usize = 7;
+
+struct Shapes {
+    date: Regex,
+    decimal: Regex,
+    ipv4: Regex,
+    ssn: Regex,
+}
+
+fn shapes() -> &'static Shapes {
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        // A date with the same separator twice (the Python rule's backreference, spelled
+        // out per separator).
+        let mut dates = Vec::new();
+        for sep in ["-", r"\.", "/"] {
+            dates.push(format!(
+                r"(?:19|20)\d\d{sep}(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01])"));
+            dates.push(format!(
+                r"(?:0?[1-9]|[12]\d|3[01]){sep}(?:0?[1-9]|1[0-2]){sep}(?:19|20)?\d\d"));
+            dates.push(format!(
+                r"(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01]){sep}(?:19|20)\d\d"));
+        }
+        Shapes {
+            date: Regex::new(&format!(r"^\(?(?:{})\)?$", dates.join("|"))).unwrap(),
+            decimal: Regex::new(r"^-?(?:[1-9]\d{0,2}|0)\.\d{4,}$").unwrap(),
+            ipv4: Regex::new(r"^\d{1,3}(?:\.\d{1,3}){3}$").unwrap(),
+            ssn: Regex::new(r"^(?:(\d{3})-(\d{2})-(\d{4})|(\d{3}) (\d{2}) (\d{4}))$").unwrap(),
+        }
+    })
+}
+
+fn full(re: &Regex, s: &[char]) -> bool {
+    let mut buf = [0u8; 64];
+    if s.len() <= buf.len() && s.iter().all(char::is_ascii) {
+        for (b, &c) in buf.iter_mut().zip(s) {
+            *b = c as u8;
+        }
+        // ASCII bytes are UTF-8
+        return re.is_match(std::str::from_utf8(&buf[..s.len()]).unwrap_or(""));
+    }
+    re.is_match(&ch::to_string(s))
+}
+
+/// The SSN shape's area, group and serial.
+fn ssn_parts(s: &[char]) -> Option<(String, String, String)> {
+    if s.len() != 11 {
+        return None;
+    }
+    let text = ch::to_string(s);
+    let caps = shapes().ssn.captures(&text)?;
+    let g = |a: usize, b: usize| caps.get(a).or_else(|| caps.get(b)).unwrap().as_str().to_string();
+    Some((g(1, 4), g(2, 5), g(3, 6)))
+}
+
+fn is_currency(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥' | '₹' | '₽' | '₩')
+}
+
+/// value.translate(_STRIP): the value without separators and plus signs.
+fn stripped(s: &[char]) -> Vec<char> {
+    s.iter().copied().filter(|&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).collect()
+}
+
+fn stripped_len(s: &[char]) -> usize {
+    s.iter().filter(|&&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).count()
+}
+
+/// The nearest of the last four words before ``start`` (within 48 characters and after the
+/// last digit; from the last sentence end or line break) that is a context word, or "".
+fn nearest_context_word(t: &Text, start: usize) -> String {
+    let window = t.sl(start.saturating_sub(48), start);
+    if window.iter().all(|&c| c.is_ascii() && !c.is_ascii_alphabetic() && !words::symbol(c)) {
+        return String::new(); // no word at all: the common case of a run after digits
+    }
+    let mut w = window;
+    if let Some(last) = w.iter().rposition(|c| c.is_ascii_digit()) {
+        w = &w[last + 1..];
+    }
+    let has_stop = w.iter().any(|&c| c == '\n' || c == ';')
+        || w.windows(2).any(|p| matches!(p[0], '.' | '!' | '?') && p[1] == ' ');
+    if has_stop {
+        let n = w.len();
+        let stop = (0..n).rev().find_map(|p| {
+            if matches!(w[p], '.' | '!' | '?') && p + 2 < n && w[p + 1] == ' ' && w[p + 2].is_ascii_uppercase() {
+                Some(p + 2)
+            } else if w[p] == '\n' || w[p] == ';' {
+                Some(p + 1)
+            } else {
+                None
+            }
+        });
+        if let Some(end) = stop {
+            w = &w[end..];
+        }
+    }
+    let lowered = ch::lower(w);
+    // The words of the lowered window from the last, four at most (re.findall's words,
+    // reversed): a run of word letters, or one symbol.
+    let mut end = lowered.len();
+    let mut seen = 0;
+    while end > 0 && seen < 4 {
+        let c = lowered[end - 1];
+        let word: &[char] = if ch::is_word_letter(c) {
+            let begin = lowered[..end].iter().rposition(|&x| !ch::is_word_letter(x)).map_or(0, |p| p + 1);
+            let word = &lowered[begin..end];
+            end = begin;
+            word
+        } else if words::symbol(c) {
+            end -= 1;
+            &lowered[end..end + 1]
+        } else {
+            end -= 1;
+            continue;
+        };
+        seen += 1;
+        // compared on the stack: no context word is longer than a few letters
+        let mut buf = [0u8; 64];
+        let mut len = 0;
+        let mut fits = true;
+        for &x in word {
+            if len + x.len_utf8() > buf.len() {
+                fits = false;
+                break;
+            }
+            len += x.encode_utf8(&mut buf[len..]).len();
+        }
+        if fits {
+            if let Ok(text) = std::str::from_utf8(&buf[..len]) {
+                if words::context(text) {
+                    return text.to_string();
+                }
+            }
+        }
+    }
+    String::new()
+}
+
+fn word_after(t: &Text, end: usize) -> String {
+    let mut w = t.sl(end, end + 16);
+    while let Some((&c, rest)) = w.split_first() {
+        if c == ' ' || c == '\u{a0}' {
+            w = rest;
+        } else {
+            break;
+        }
+    }
+    let Some(&first) = w.first() else { return String::new() };
+    let word: &[char] = if ch::is_word_letter(first) {
+        let j = w.iter().position(|&c| !ch::is_word_letter(c)).unwrap_or(w.len());
+        &w[..j]
+    } else if words::symbol(first) {
+        &w[..1]
+    } else {
+        return String::new();
+    };
+    ch::to_string(&ch::lower(word))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Run {
+    start: usize,
+    end: usize,
+}
+
+/// Classifies a run of digits and separators found by the number pattern.
+pub struct Numbers {
+    pub ssn: bool,
+    pub card: bool,
+    pub phone: bool,
+    pub country_code: u32,
+}
+
+fn strength(ty: Ty) -> u8 {
+    match ty {
+        Ty::Card => 0,
+        Ty::Ssn => 1,
+        _ => 2,
+    }
+}
+
+impl Numbers {
+    /// Entities in text[start:end] (a candidate of the number pattern, code points).
+    pub fn classify(&self, t: &Text, mut start: usize, end: usize) -> Vec<Ent> {
+        let mut body_end = end;
+        let mut ext: &[char] = &[];
+        let tail = t.sl(start, end);
+        let head_len = tail.iter().rposition(|c| !c.is_ascii_digit()).map_or(0, |p| p + 1);
+        let head = &tail[..head_len];
+        let head_ws = {
+            let n = head.iter().rposition(|&c| !ch::is_space(c)).map_or(0, |p| p + 1);
+            &head[..n]
+        };
+        if head.last().is_some_and(|&c| ch::is_alpha(c)) || matches!(head_ws.last(), Some('#') | Some('.')) {
+            let marker_len = head.iter().rposition(|&c| c != ' ' && c != '.').map_or(0, |p| p + 1);
+            let marker = &head[..marker_len];
+            if marker.last().is_some_and(|&c| ch::is_alpha(c) || c == '#') {
+                ext = &tail[head_len..];
+                let kept = marker.iter().rposition(|&c| {
+                    !(c.is_ascii_alphabetic() || matches!(c, '#' | '.' | ' ' | '\u{a0}'))
+                }).map_or(0, |p| p + 1);
+                body_end = start + kept;
+            }
+        }
+        if t.at(start) == Some('(') && !t.sl(start, body_end).contains(&')') {
+            start += 1;
+        }
+        let glued = glued_before(t, start) || (start > 0 && is_currency(t.c[start - 1]));
+        if glued {
+            match ch::find(&t.c, " ", start.min(t.len()), body_end.max(start).min(t.len())) {
+                None => return Vec::new(),
+                Some(space) => start = space + 1,
+            }
+        }
+        if excluded_by_surroundings(t, start, if ext.is_empty() { body_end } else { end }) {
+            return Vec::new();
+        }
+        let nearest = nearest_context_word(t, start);
+        if words::id(&nearest) {
+            return Vec::new();
+        }
+        // Tokens separated by blanks.
+        let mut tokens: Vec<Run> = Vec::new();
+        let mut offset = start;
+        let body = t.sl(start, body_end);
+        let mut piece_start = 0;
+        for i in 0..=body.len() {
+            if i == body.len() || body[i] == ' ' || body[i] == '\u{a0}' {
+                if i > piece_start {
+                    tokens.push(Run { start: offset + piece_start, end: offset + i });
+                }
+                piece_start = i + 1;
+            }
+        }
+        offset += body.len();
+        let _ = offset;
+        let sh = shapes();
+        let mut segments: Vec<Vec<Run>> = vec![Vec::new()];
+        let ntok = tokens.len();
+        for (i, &token) in tokens.iter().enumerate() {
+            let value = t.sl(token.start, token.end);
+            let mut barrier = i == ntok - 1 && ext.is_empty() && t.at(token.end) == Some(':')
+                && t.at(token.end + 1).is_some_and(ch::is_digit);
+            if !barrier && !ch::all_digit(value) {
+                let bare = strip_chars(value, "()");
+                barrier = full(&sh.date, value) || strip_chars(value, "-/.()").is_empty()
+                    || (bare.contains(&'.') && (full(&sh.decimal, bare) || full(&sh.ipv4, bare)));
+            }
+            if barrier {
+                segments.push(Vec::new());
+                continue;
+            }
+            let ssn = value.len() == 11 && ssn_parts(value).is_some();
+            let last_nonempty = !segments.last().unwrap().is_empty();
+            if ssn && last_nonempty {
+                segments.push(Vec::new());
+            } else if value[0] == '(' && last_nonempty {
+                let seg = segments.last().unwrap();
+                let first = seg[0];
+                let trunk = seg.len() == 1 && (t.c[first.start] == '+' || {
+                    let v = t.sl(first.start, first.end);
+                    ch::eq(v, "0") || ch::eq(v, "1") || ch::eq(v, "8")
+                });
+                if !(trunk || ch::starts_with(&t.c[first.start..], "00")) {
+                    segments.push(Vec::new());
+                }
+            }
+            segments.last_mut().unwrap().push(token);
+            if ssn {
+                segments.push(Vec::new());
+            }
+        }
+        let nseg = segments.len();
+        {
+            let tail_segment = segments.last().unwrap();
+            if ext.is_empty() && !tail_segment.is_empty() && words::unit(&word_after(t, body_end))
+                && ch::all_digit(strip_chars(t.sl(tail_segment.last().unwrap().start, tail_segment.last().unwrap().end), "()"))
+            {
+                let context: &str = if nseg == 1 { &nearest } else { "" };
+                let first = tail_segment[0].start;
+                let last_token = *tail_segment.last().unwrap();
+                let whole = self.value(t, first, last_token.end, context, &[], None);
+                let shorter = if tail_segment.len() == 1 {
+                    None
+                } else {
+                    self.value(t, first, tail_segment[tail_segment.len() - 2].end, context, &[], None)
+                };
+                let span = t.sl(first, last_token.end);
+                let pop = match &whole {
+                    None => true,
+                    Some(w) => w.ty != Ty::Card && (shorter.is_some() || tail_segment.len() == 1
+                        || thousands(span) || span.iter().filter(|&&c| ch::is_digit(c)).count() < 9),
+                };
+                if pop {
+                    segments.last_mut().unwrap().pop();
+                }
+            }
+        }
+        let mut found = Vec::new();
+        let last = tokens.last().copied();
+        for (index, segment) in segments.iter().enumerate() {
+            if segment.is_empty() {
+                continue;
+            }
+            let context: &str = if index == 0 { &nearest } else { "" };
+            let has_ext = !ext.is_empty() && Some(*segment.last().unwrap()) == last;
+            let entity = if segment.len() > MAX_GROUPS {
+                None
+            } else {
+                self.value(t, segment[0].start, segment.last().unwrap().end, context,
+                           if has_ext { ext } else { &[] }, if has_ext { Some(end) } else { None })
+            };
+            if let Some(e) = &entity {
+                if e.ty == Ty::Phone && may_hide_a_card(t, segment) {
+                    let windows = self.windows(t, segment, context);
+                    if windows.iter().any(|w| w.ty != Ty::Phone) {
+                        found.extend(windows);
+                        continue;
+                    }
+                }
+            }
+            if let Some(e) = entity {
+                found.push(e);
+            } else if segment.len() > 1 {
+                found.extend(self.windows(t, segment, context));
+            }
+        }
+        found
+    }
+
+    fn windows(&self, t: &Text, segment: &[Run], context: &str) -> Vec<Ent> {
+        let count = segment.len();
+        let mut digits = vec![0usize];
+        for token in segment {
+            let n = stripped_len(t.sl(token.start, token.end));
+            digits.push(digits.last().unwrap() + n);
+        }
+        let mut windows: Vec<Ent> = Vec::new();
+        for i in 0..count {
+            for j in i + 1..=count.min(i + MAX_GROUPS) {
+                let d = digits[j] - digits[i];
+                if (7..=19).contains(&d) && (i, j) != (0, count) {
+                    if let Some(e) = self.value(t, segment[i].start, segment[j - 1].end,
+                                                if i == 0 { context } else { "" }, &[], None) {
+                        windows.push(e);
+                    }
+                }
+            }
+        }
+        windows.sort_by_key(|e| (strength(e.ty), e.start as i64 - e.end as i64, e.start));
+        let mut chosen: Vec<Ent> = Vec::new();
+        for e in windows {
+            if chosen.iter().all(|o| e.end <= o.start || o.end <= e.start) {
+                chosen.push(e);
+            }
+        }
+        // sorted(chosen): Entity tuples compare by type name, start, end, key.
+        chosen.sort_by(|a, b| {
+            (a.ty.name(), a.start, a.end, &a.key).cmp(&(b.ty.name(), b.start, b.end, &b.key))
+        });
+        chosen
+    }
+
+    fn value(&self, t: &Text, mut start: usize, mut end: usize, nearest: &str, ext: &[char],
+             ext_end: Option<usize>) -> Option<Ent> {
+        while end > start && matches!(t.c[end - 1], ' ' | '\u{a0}' | '(' | '.' | '-' | '/') {
+            end -= 1;
+        }
+        while start < end && matches!(t.c[start], ')' | ' ' | '\u{a0}' | '.' | '-' | '/') {
+            start += 1;
+        }
+        let value = t.sl(start, end);
+        let digits = stripped(value);
+        if digits.is_empty() || !digits.iter().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let count = digits.len();
+        if count < 7 {
+            return None;
+        }
+        let digit_str = ch::to_string(&digits);
+        let span_end = ext_end.unwrap_or(end);
+        if self.ssn && count == 9 {
+            if let Some(key) = ssn_key(value, words::ssn(nearest)) {
+                return Some(Ent::new(Ty::Ssn, start, end, Some(key)));
+            }
+            if words::ssn(nearest) && (ch::all_digit(value) || ssn_parts(value).is_some()) {
+                return Some(Ent::new(Ty::Ssn, start, end, Some(digit_str)));
+            }
+        }
+        let phone_context = words::phone(nearest);
+        let lstripped = {
+            let k = value.iter().position(|&c| c != '(').unwrap_or(value.len());
+            &value[k..]
+        };
+        let international = ch::starts_with(lstripped, "+") || ch::starts_with(lstripped, "00");
+        let card = self.card && (12..=19).contains(&count) && ext.is_empty() && !international
+            && card_shaped(value, count, words::card(nearest))
+            && digits.iter().any(|&c| c != digits[0])
+            && luhn_valid(digit_str.as_bytes());
+        if card {
+            return Some(Ent::new(Ty::Card, start, end, Some(digit_str)));
+        }
+        if self.phone && count <= 15 && !words::amount(nearest)
+            && phone_shaped(value, &digits, international, phone_context)
+        {
+            let key = self.phone_key(value, &digit_str, ext);
+            return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));
+        }
+        None
+    }
+
+    fn phone_key(&self, value: &[char], digits: &str, ext: &[char]) -> String {
+        let k = value.iter().position(|&c| c != '(').unwrap_or(value.len());
+        let value = &value[k..];
+        let key = if value.first() == Some(&'+') {
+            let mut digits = digits.to_string();
+            if let Some(trunk) = ch::find(value, "(0)", 0, value.len()) {
+                let head = ch::to_string(&stripped(&value[..trunk]));
+                let head_len = head.chars().count();
+                let rest: String = digits.chars().skip(head_len + 1).collect();
+                digits = head + &rest;
+            }
+            format!("+{digits}")
+        } else if digits.starts_with("00") {
+            format!("+{}", &digits[2..])
+        } else if self.country_code == 1 && digits.len() == 11 && digits.starts_with('1') {
+            format!("+{digits}")
+        } else if let Some(rest) = digits.strip_prefix('0') {
+            format!("+{}{}", self.country_code, rest)
+        } else {
+            format!("+{}{}", self.country_code, digits)
+        };
+        if ext.is_empty() { key } else { format!("{key}x{}", ch::to_string(ext)) }
+    }
+}
+
+fn strip_chars<'a>(s: &'a [char], set: &str) -> &'a [char] {
+    let inside = |c: char| c.is_ascii() && set.as_bytes().contains(&(c as u8));
+    let a = s.iter().position(|&c| !inside(c)).unwrap_or(s.len());
+    let b = s.iter().rposition(|&c| !inside(c)).map_or(a, |p| p + 1);
+    &s[a..b.max(a)]
+}
+
+fn excluded_by_surroundings(t: &Text, start: usize, end: usize) -> bool {
+    if start > 0 && t.at(start - 1) == Some('#') {
+        return true;
+    }
+    let after = t.sl(end, end + 2);
+    let Some(&a0) = after.first() else { return false };
+    if ch::is_alpha(a0) && a0 != 'x' && a0 != 'X' {
+        return true;
+    }
+    if a0 == '%' || a0 == '_' || is_currency(a0) {
+        return true;
+    }
+    let a1 = after.get(1).copied();
+    if (a0 == '-' || a0 == '/') && a1.is_some_and(ch::is_alnum) {
+        // glued to a code (12-34-56-AB), unless to a label: "780-775-0277-Office"
+        return !words::phone(&word_after(t, end + 1));
+    }
+    a0 == ',' && a1.is_some_and(ch::is_digit) && !ch::all_digit(t.sl(end + 1, end + 4))
+}
+
+fn glued_before(t: &Text, start: usize) -> bool {
+    if start == 0 {
+        return false;
+    }
+    let Some(before) = t.at(start - 1) else { return false };
+    if ch::is_alnum(before) || before == '_' {
+        return true;
+    }
+    matches!(before, '-' | '/' | '.') && start >= 2 && ch::is_alnum(t.c[start - 2])
+}
+
+fn group_split(value: &[char]) -> (Vec<&[char]>, Vec<&[char]>) {
+    let is_sep = |c: char| matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '+' | '-');
+    let mut groups = Vec::new();
+    let mut seps = Vec::new();
+    let mut i = 0;
+    let mut group_start = 0;
+    while i < value.len() {
+        if is_sep(value[i]) {
+            let j = (i..value.len()).find(|&j| !is_sep(value[j])).unwrap_or(value.len());
+            groups.push(&value[group_start..i]);
+            seps.push(&value[i..j]);
+            group_start = j;
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    groups.push(&value[group_start..]);
+    (groups, seps)
+}
+
+/// Digit groups that read as one number with thousands separators (1 234 567, 12.345.678).
+fn thousands(value: &[char]) -> bool {
+    let (groups, seps) = group_split(value);
+    let mut distinct: Vec<&[char]> = Vec::new();
+    for s in seps {
+        if !distinct.contains(&s) {
+            distinct.push(s);
+        }
+    }
+    groups.len() >= 3 && distinct.len() == 1 && (1..=3).contains(&groups[0].len())
+        && groups[0][0] != '0' && groups[1..].iter().all(|g| g.len() == 3)
+}
+
+fn may_hide_a_card(t: &Text, segment: &[Run]) -> bool {
+    if segment.len() < 2 {
+        return false;
+    }
+    let lengths: Vec<usize> = segment.iter().map(|r| stripped_len(t.sl(r.start, r.end))).collect();
+    lengths.iter().copied().max().unwrap_or(0) >= 9 || lengths.iter().filter(|&&n| n == 4).count() >= 3
+}
+
+fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
+    if (value[0] == '0' && !context) || value.iter().any(|&c| matches!(c, '.' | '/' | '(' | ')' | '+' | '\u{a0}')) {
+        return false;
+    }
+    if value.contains(&' ') && value.contains(&'-') {
+        return false;
+    }
+    let replaced: Vec<char> = value.iter().map(|&c| if c == '-' { ' ' } else { c }).collect();
+    let groups = split_ws(&replaced);
+    if count >= 16 || groups.len() == 1 {
+        return true;
+    }
+    groups[0].len() == 4 && groups[..groups.len() - 1].iter().all(|g| g.len() >= 3)
+}
+
+/// str.split() with no argument: runs of whitespace separate, none at the ends.
+fn split_ws(s: &[char]) -> Vec<&[char]> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        if ch::is_space(s[i]) {
+            i += 1;
+            continue;
+        }
+        let j = (i..s.len()).find(|&j| ch::is_space(s[j])).unwrap_or(s.len());
+        out.push(&s[i..j]);
+        i = j;
+    }
+    out
+}
+
+fn ssn_key(value: &[char], context: bool) -> Option<String> {
+    let (area, group, serial) = if let Some(parts) = ssn_parts(value) {
+        parts
+    } else if context && value.len() == 9 && ch::all_digit(value) {
+        let v = ch::to_string(value);
+        let mut it = v.chars();
+        let area: String = it.by_ref().take(3).collect();
+        let group: String = it.by_ref().take(2).collect();
+        (area, group, it.collect())
+    } else {
+        return None;
+    };
+    if area == "000" || area == "666" || area.starts_with('9') || group == "00" || serial == "0000" {
+        return None;
+    }
+    Some(format!("{area}{group}{serial}"))
+}
+
+fn isbn(digits: &[char]) -> bool {
+    if digits.len() == 13 && (ch::starts_with(digits, "978") || ch::starts_with(digits, "979")) {
+        let total: u32 = digits.iter().enumerate()
+            .map(|(i, c)| c.to_digit(10).unwrap_or(0) * if i % 2 == 1 { 3 } else { 1 }).sum();
+        return total % 10 == 0;
+    }
+    false
+}
+
+fn phone_shaped(value: &[char], digits: &[char], international: bool, phone_context: bool) -> bool {
+    if ch::all_digit(value) {
+        return true;
+    }
+    let sh = shapes();
+    let count = |c: char| value.iter().filter(|&&x| x == c).count();
+    if (count('-') + count('.') + count('/') >= 2 && full(&sh.date, value))
+        || (count('.') == 3 && full(&sh.ipv4, value))
+        || (digits.len() == 13 && isbn(digits))
+    {
+        return false;
+    }
+    let blanked: Vec<char> = value.iter()
+        .map(|&c| if matches!(c, '\u{a0}' | '.' | '/' | '(' | ')' | '+' | '-') { ' ' } else { c })
+        .collect();
+    let groups = split_ws(&blanked);
+    if groups.iter().filter(|g| g.len() == 1).count() > 2 {
+        return false;
+    }
+    let grouped = groups.len() > 1 || !ch::all_digit(value);
+    if !grouped && !international {
+        return true;
+    }
+    if international || phone_context {
+        return true;
+    }
+    if value.contains(&'.') && value.iter().all(|&c| ch::is_digit(c) || c == '.')
+        && groups.iter().any(|g| g.len() < 2)
+    {
+        return false;
+    }
+    if groups.len() == 2 && value.contains(&'-') && groups[0].len() == groups[1].len() && groups[1].len() > 2
+        && groups[0] < groups[1]
+    {
+        return false;
+    }
+    if groups.len() >= 3 && groups[0].len() <= 2 && groups[0][0] != '0'
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && value.iter().all(|c| digits.contains(c) || *c == '.' || *c == ',')
+    {
+        return false;
+    }
+    true
+}

@@ -1,0 +1,132 @@
+//! Candidate patterns of the built-in types, one regex per group, run by the regex crate
+//! (finite automata: time linear in the text, no backtracking). They are written in RE2's
+//! syntax and meaning, where \b, \d, \s and \w are ASCII classes; `re2_to_rust` spells those
+//! out for the regex crate, whose classes are Unicode by default.
+//!
+//! Every repetition is bounded or runs over a class that cannot hold the group's own
+//! trigger, so each character is looked at a bounded number of times however the text
+//! repeats a trigger (tests/redaction/test_linear.py).
+
+use regex::{Regex, RegexBuilder};
+
+pub const KEY_NAME: &str = concat!(
+    r"[A-Za-z0-9_.-]*(?i:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|credential",
+    r"|auth|bearer|signature)[A-Za-z0-9_.-]*"
+);
+const VALUE: &str = r#"[^\s"'`<>,;]{4,512}"#;
+const NON_ASCII: &str = r"\x{80}-\x{10FFFF}";
+
+const PEM: &str = concat!(
+    r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+    r"(?:[A-Za-z0-9+/=\s:,.\\]|-[A-Za-z0-9])*",
+    r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?"
+);
+const URLAUTH: &str = concat!(
+    r#"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>"']{1,256}:"#,
+    r#"(?P<urlpw>[^\s/?#@<>"']{1,256})@"#
+);
+const JWT: &str = r"\beyJ[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{0,1000}";
+const PREFIXED: &str = concat!(
+    r"\b(?:sk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|live-|test-|svcacct-|admin-)?",
+    r"[A-Za-z0-9_-]{20,255}",
+    r"|[rsp]k_(?:live|test)_[A-Za-z0-9]{16,255}|whsec_[A-Za-z0-9]{24,255}",
+    r"|(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}",
+    r"|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}",
+    r"|glpat-[A-Za-z0-9_-]{20,255}|xox[abposre]-[A-Za-z0-9-]{10,255}",
+    r"|xapp-\d-[A-Za-z0-9-]{10,255}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,255}",
+    r"|SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}|npm_[A-Za-z0-9]{36}",
+    r"|pypi-AgE[A-Za-z0-9_-]{50,255}|hf_[A-Za-z0-9]{30,255}|gsk_[A-Za-z0-9]{40,255}",
+    r"|r8_[A-Za-z0-9]{30,255}|dop_v1_[a-f0-9]{64}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    r"|sq0(?:atp|csp)-[0-9A-Za-z_-]{22,255}|(?:AC|SK)[a-f0-9]{32}|ATATT[A-Za-z0-9_=-]{20,255}",
+    r"|glsa_[A-Za-z0-9_]{32,255}|lin_api_[A-Za-z0-9]{40}|key-[a-f0-9]{32}",
+    r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33})",
+    r"|https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,255}",
+    r"|https://discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,255}"
+);
+
+/// What follows a key name in the kv pattern, with ``value`` the value's pattern.
+pub fn kv_rest(value: &str) -> String {
+    format!(
+        concat!(r#"["'`]?(?:[ \t]*(?::=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+                r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
+                r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"),
+        value = value)
+}
+
+/// The groups, in the order their entities are reported.
+pub fn sources() -> Vec<(&'static str, String)> {
+    vec![
+        // Secrets that announce themselves: a PEM private key block, the password in a URL,
+        // a JWT, a provider's key format.
+        ("tokens", format!("(?P<pem>{PEM})|(?P<urlauth>{URLAUTH})|(?P<jwt>{JWT})|(?P<prefixed>{PREFIXED})")),
+        ("kv", format!(r"\b(?P<kvkey>{KEY_NAME}){}", kv_rest(VALUE))),
+        ("email", format!(
+            concat!(r"[\w.%+'{n}-]{{1,64}}@[\w{n}][\w{n}-]{{0,62}}",
+                    r"(?:\.[\w{n}][\w{n}-]{{0,62}}){{0,8}}\.[A-Za-z{n}]{{2,24}}"),
+            n = NON_ASCII)),
+        ("obfuscated", concat!(
+            r"[\w.+-]{1,64}\s{0,3}(?i:\[at\]|\(at\)|\{at\}|<at>|\sat\s|\s@\s)\s{0,3}",
+            r"[A-Za-z0-9-]{1,63}(?:\s{0,3}(?i:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s{0,3}",
+            r"[A-Za-z0-9-]{1,63}){1,4}").to_string()),
+        ("iban", r"\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?)\b".to_string()),
+        ("ipv4", r"\b\d{1,3}(?:\.\d{1,3}){3}\b".to_string()),
+        ("ipv6", r"(?i:[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})(?:\d{1,3}(?:\.\d{1,3}){3})?".to_string()),
+        ("number", concat!(
+            r"(?:\+\(?|\(\+?|\b)\d[\d \x{a0}./()-]{5,40}\d",
+            r"(?:\s{0,2}(?i:x|ext\.?|extn\.?|extension|#)\s{0,2}\d{1,6}\b)?").to_string()),
+    ]
+}
+
+/// RE2's ASCII meanings of \b \d \s \w, spelled out for the regex crate.
+pub fn re2_to_rust(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() * 2);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let next = chars.next().expect("a pattern does not end with a backslash");
+                let (outside, inside) = match next {
+                    'b' => ("(?-u:\\b)", ""),
+                    'd' => ("[0-9]", "0-9"),
+                    's' => ("[\\t\\n\\x0C\\r ]", "\\t\\n\\x0C\\r "),
+                    'w' => ("[0-9A-Za-z_]", "0-9A-Za-z_"),
+                    _ => ("", ""),
+                };
+                if outside.is_empty() {
+                    out.push('\\');
+                    out.push(next);
+                } else if in_class {
+                    assert!(!inside.is_empty(), "no \\b in a class");
+                    out.push_str(inside);
+                } else {
+                    out.push_str(outside);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap());
+                }
+                if chars.peek() == Some(&']') {
+                    out.push(chars.next().unwrap());
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+pub fn compile(pattern: &str) -> Regex {
+    RegexBuilder::new(&re2_to_rust(pattern))
+        .size_limit(256 << 20)
+        .dfa_size_limit(64 << 20)
+        .build()
+        .expect("built-in pattern compiles")
+}

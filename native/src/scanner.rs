@@ -1,0 +1,551 @@
+//! The groups run over a text and the rules that decide each candidate (tokens, key = value
+//! secrets, e-mail addresses plain and obfuscated, IBANs, IP addresses; number runs are in
+//! `numbers`).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use regex_automata::meta::Regex as MetaRegex;
+use regex_automata::util::syntax;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input};
+
+use crate::chars::{self as ch, Text};
+use crate::numbers::Numbers;
+use crate::patterns::{compile, kv_rest, re2_to_rust, sources};
+use crate::validate::{entropy, iban_key, ip_key, jwt_ok};
+use crate::{words, Ent, Ty};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Tokens,
+    Kv,
+    Email,
+    Obfuscated,
+    Iban,
+    Ipv4,
+    Ipv6,
+    Number,
+}
+
+const GROUPS: [Group; 8] = [Group::Tokens, Group::Kv, Group::Email, Group::Obfuscated,
+                            Group::Iban, Group::Ipv4, Group::Ipv6, Group::Number];
+
+impl Group {
+    fn types(self) -> &'static [Ty] {
+        match self {
+            Group::Tokens | Group::Kv => &[Ty::Secret],
+            Group::Email | Group::Obfuscated => &[Ty::Email],
+            Group::Iban => &[Ty::Iban],
+            Group::Ipv4 | Group::Ipv6 => &[Ty::Ip],
+            Group::Number => &[Ty::Ssn, Ty::Card, Ty::Phone],
+        }
+    }
+}
+
+/// A candidate: its UTF-8 span and text.
+struct Found<'a> {
+    start: usize,
+    end: usize,
+    text: &'a str,
+}
+
+/// A group's pattern twice: as written (Unicode classes, for any text) and with Unicode off
+/// (for ASCII texts, where both match the same; the automaton is a fraction of the size).
+struct Pair {
+    unicode: MetaRegex,
+    ascii: MetaRegex,
+}
+
+impl Pair {
+    fn new(pattern: &str, prefilter: bool) -> Pair {
+        let config = || MetaRegex::config()
+            .auto_prefilter(prefilter)
+            .nfa_size_limit(Some(256 << 20))
+            .hybrid_cache_capacity(64 << 20);
+        let unicode = MetaRegex::builder().configure(config()).build(pattern)
+            .expect("built-in pattern compiles");
+        let bytes = pattern.replace(r"\x{80}-\x{10FFFF}", r"\x80-\xFF").replace(r"\x{a0}", r"\xA0");
+        let ascii = MetaRegex::builder()
+            .configure(config().utf8_empty(false))
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .build(&bytes)
+            .expect("built-in pattern compiles for ASCII texts");
+        Pair { unicode, ascii }
+    }
+
+    fn get(&self, ascii: bool) -> &MetaRegex {
+        if ascii { &self.ascii } else { &self.unicode }
+    }
+}
+
+struct Compiled {
+    pairs: Vec<Pair>,
+    /// The kv and obfuscated triggers for ASCII texts, where case-insensitive means ASCII
+    /// case (the regexes' Unicode case folding only differs on other characters: K and ſ).
+    kv_ascii: aho_corasick::AhoCorasick,
+    at_ascii: aho_corasick::AhoCorasick,
+    /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
+    /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
+    /// value ended, both give the same groups, and the automaton is a fraction of the size.
+    kv_groups: Pair,
+    /// For ASCII texts, where a key name is exactly the run of key characters a match
+    /// starts with (no shorter key can be followed by a separator, no longer one is a key
+    /// name): what follows the key, anchored after it, unbounded value likewise.
+    kv_rest: MetaRegex,
+    /// The kv pattern as it is, should a span ever give the unbounded one another match.
+    kv_exact: MetaRegex,
+    /// Literals one of which every token candidate holds (a few, such as "AC" of an account
+    /// SID, are shorter than what the pattern needs: a wider trigger only skips less).
+    tokens_trigger: aho_corasick::AhoCorasick,
+    kv_trigger: Regex,
+    obfuscated_trigger: Regex,
+    at: Regex,
+    label: Regex,
+    key_part: Regex,
+    // capture group indexes of the kv group
+    kvkey: usize,
+}
+
+fn compiled() -> &'static Compiled {
+    static COMPILED: OnceLock<Compiled> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let sources = sources();
+        let kv_source = re2_to_rust(&sources[1].1);
+        assert!(kv_source.ends_with("{4,512})"));
+        let kv_groups = Pair::new(&format!("{}{{4,}})", &kv_source[..kv_source.len() - 8]), true);
+        let index = |name: &str| kv_groups.unicode.group_info()
+            .to_index(regex_automata::PatternID::ZERO, name)
+            .expect("named group");
+        // The number pattern runs without a prefilter: its first characters (digits, '+',
+        // '(') are everywhere in the texts it runs on, where a prefilter only interrupts.
+        let pairs = sources.iter()
+            .map(|(name, p)| Pair::new(&re2_to_rust(p), *name != "number"))
+            .collect();
+        // Python's \s on the ASCII text these run on.
+        let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
+        let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
+                        "signature"];
+        let mut at_words: Vec<String> = ["[at]", "(at)", "{at}", "<at>"].iter().map(|w| w.to_string()).collect();
+        for a in ["\t", "\n", "\x0c", "\r", " "] {
+            for b in ["\t", "\n", "\x0c", "\r", " "] {
+                at_words.push(format!("{a}at{b}"));
+                at_words.push(format!("{a}@{b}"));
+            }
+        }
+        let ascii = |words: &[String]| aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(words)
+            .expect("trigger words");
+        Compiled {
+            kv_ascii: ascii(&kv_words.map(str::to_string)),
+            at_ascii: ascii(&at_words),
+            tokens_trigger: aho_corasick::AhoCorasick::new([
+                "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+                "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
+                "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",
+                "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
+                "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
+                "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
+                "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA",
+            ]).expect("trigger literals"),
+            kv_trigger: compile(r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)"),
+            obfuscated_trigger: compile(r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)"),
+            at: Regex::new(&format!(
+                r"(?i){s}*(?:\[at\]|\(at\)|\{{at\}}|<at>|{s}at{s}|{s}@{s}){s}*")).unwrap(),
+            label: Regex::new(&format!(
+                r"(?i)({s}*(?:\[dot\]|\(dot\)|\{{dot\}}|<dot>|{s}dot{s}|\.){s}*|)([A-Za-z0-9-]+)"))
+                .unwrap(),
+            key_part: Regex::new(concat!(
+                r"^(?:(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing",
+                r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass",
+                r"|passphrase|credentials?|auth|authorization|bearer|signature)s?",
+                r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|passphrase)s?)$")).unwrap(),
+            kvkey: index("kvkey"),
+            kv_exact: MetaRegex::new(&kv_source).expect("kv pattern compiles"),
+            pairs,
+            kv_rest: MetaRegex::builder()
+                .syntax(syntax::Config::new().unicode(false).utf8(false))
+                .configure(MetaRegex::config().utf8_empty(false))
+                .build(&re2_to_rust(&kv_rest(r#"[^\s"'`<>,;]{4,}"#)))
+                .expect("kv pattern compiles"),
+            kv_groups,
+        }
+    })
+}
+
+/// The detectors of the enabled types.
+pub struct Engine {
+    groups: Vec<Group>,
+    numbers: Numbers,
+}
+
+/// A number run is decided from the text 48 characters before it to 16 after it (see
+/// numbers.rs), so two runs with the same text in that reach and the same spans within it
+/// get the same entities, shifted. In a long text each distinct neighbourhood is decided once:
+/// a run repeated a million times ("1 1 1 ...", a card number) costs a lookup each, not its
+/// windows of tokens. Short texts rarely repeat a run, where the key would only cost.
+const MEMO_MIN_BYTES: usize = 2048;
+const MEMO_MAX_ENTRIES: usize = 4096;
+const NUMBER_REACH: (usize, usize) = (48, 16);
+
+#[derive(Default)]
+struct Memo {
+    decided: std::collections::HashMap<(Vec<char>, usize, usize), Vec<Ent>>,
+}
+
+impl Memo {
+    fn classify(&mut self, numbers: &Numbers, t: &Text, a: usize, b: usize, found: &mut Vec<Ent>) {
+        let base = a.saturating_sub(NUMBER_REACH.0);
+        let key = (t.sl(base, b + NUMBER_REACH.1).to_vec(), a - base, b - base);
+        if let Some(known) = self.decided.get(&key) {
+            found.extend(known.iter().map(|e| Ent::new(e.ty, e.start + base, e.end + base, e.key.clone())));
+            return;
+        }
+        let decided = numbers.classify(t, a, b);
+        if self.decided.len() < MEMO_MAX_ENTRIES {
+            let relative = decided.iter()
+                .map(|e| Ent::new(e.ty, e.start - base, e.end - base, e.key.clone()))
+                .collect();
+            self.decided.insert(key, relative);
+        }
+        found.extend(decided);
+    }
+}
+
+const TRAILING: &str = ".,:;)]}'\"`!?";
+
+impl Engine {
+    pub fn new(types: &[Ty], country_code: u32, email_obfuscations: bool) -> Self {
+        compiled();
+        let groups = GROUPS.iter().copied()
+            .filter(|g| g.types().iter().any(|t| types.contains(t)))
+            .filter(|&g| email_obfuscations || g != Group::Obfuscated)
+            .collect();
+        Engine {
+            groups,
+            numbers: Numbers {
+                ssn: types.contains(&Ty::Ssn),
+                card: types.contains(&Ty::Card),
+                phone: types.contains(&Ty::Phone),
+                country_code,
+            },
+        }
+    }
+
+    /// Entities in ``s`` (``casefold`` keys a non-ASCII e-mail address).
+    pub fn detect(&self, s: &str, casefold: &mut dyn FnMut(&str) -> String) -> Vec<Ent> {
+        // Escaped line breaks and tabs left in text taken from JSON or logs
+        // ("Fax:\\n0932-5500640") separate what they separate once unescaped; a space and
+        // the character itself keep every offset, in bytes and in characters.
+        let unescaped;
+        let s = if s.contains('\\') {
+            unescaped = s.replace("\\n", " \n").replace("\\r", " \r").replace("\\t", " \t");
+            unescaped.as_str()
+        } else {
+            s
+        };
+        let c = compiled();
+        let bytes = s.as_bytes();
+        let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
+        let ascii = s.is_ascii();
+        let mut text: Option<Text> = None;
+        let mut found = Vec::new();
+        let mut memo = (s.len() > MEMO_MIN_BYTES).then(Memo::default);
+        for &group in &self.groups {
+            let may_hold = match group {
+                Group::Number => digits >= 7,
+                Group::Iban => digits >= 8, // every country's IBAN has eight digits or more
+                Group::Ipv4 => digits >= 4 && bytes.iter().filter(|&&b| b == b'.').count() >= 3,
+                Group::Email => bytes.contains(&b'@'),
+                Group::Ipv6 => s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7,
+                Group::Tokens => c.tokens_trigger.is_match(s),
+                Group::Kv if ascii => c.kv_ascii.is_match(s),
+                Group::Kv => c.kv_trigger.is_match(s),
+                Group::Obfuscated if ascii => c.at_ascii.is_match(s),
+                Group::Obfuscated => c.obfuscated_trigger.is_match(s),
+            };
+            if !may_hold {
+                continue;
+            }
+            let regex = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()].get(ascii);
+            let t = text.get_or_insert_with(|| Text::new(s));
+            for m in regex.find_iter(s) {
+                let f = Found { start: m.start(), end: m.end(), text: &s[m.range()] };
+                match group {
+                    Group::Number => {
+                        let (a, b) = (t.ci(f.start), t.ci(f.end));
+                        match memo.as_mut() {
+                            None => found.extend(self.numbers.classify(t, a, b)),
+                            Some(memo) => memo.classify(&self.numbers, t, a, b, &mut found),
+                        }
+                    }
+                    Group::Kv if ascii => {
+                        let key_end = m.start() + bytes[m.start()..m.end()].iter()
+                            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+                            .unwrap_or(m.end() - m.start());
+                        let input = Input::new(s).span(key_end..m.end()).anchored(Anchored::Yes);
+                        let mut caps = c.kv_rest.create_captures();
+                        c.kv_rest.search_captures(&input, &mut caps);
+                        if caps.get_match().map(|g| g.end()) == Some(m.end()) {
+                            found.extend(kv(c, t, &caps, (m.start(), key_end)));
+                        } else {
+                            let mut caps = c.kv_exact.create_captures();
+                            c.kv_exact.search_captures(&input.span(m.range()), &mut caps);
+                            let key = caps.get_group(c.kvkey).map_or((0, 0), |g| (g.start, g.end));
+                            found.extend(kv(c, t, &caps, key));
+                        }
+                    }
+                    Group::Kv => {
+                        let input = Input::new(s).span(m.range()).anchored(Anchored::Yes);
+                        let groups = c.kv_groups.get(ascii);
+                        let mut caps = groups.create_captures();
+                        groups.search_captures(&input, &mut caps);
+                        if caps.get_match().map(|g| g.end()) != Some(m.end()) {
+                            caps = c.kv_exact.create_captures();
+                            c.kv_exact.search_captures(&input, &mut caps);
+                        }
+                        let key = caps.get_group(c.kvkey).map_or((0, 0), |g| (g.start, g.end));
+                        found.extend(kv(c, t, &caps, key));
+                    }
+                    Group::Tokens => found.extend(tokens(t, &f)),
+                    Group::Email => found.extend(email(t, &f, casefold)),
+                    Group::Obfuscated => found.extend(obfuscated(c, t, &f)),
+                    Group::Iban => found.extend(iban(t, &f)),
+                    Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f)),
+                }
+            }
+        }
+        found
+    }
+}
+
+fn span(t: &Text, m: &Found) -> (usize, usize) {
+    (t.ci(m.start), t.ci(m.end))
+}
+
+fn group_span(t: &Text, caps: &Captures, name: &str) -> Option<(usize, usize)> {
+    caps.get_group_by_name(name).map(|g| (t.ci(g.start), t.ci(g.end)))
+}
+
+/// Which alternative of the tokens group matched is plain from the match, without the cost
+/// of capture groups on a pattern this large: only a URL's credentials end with '@' after
+/// "://" (no other alternative holds '@'), and only a JWT starts with "eyJ" (a PEM block
+/// starts with dashes, no provider format with "eyJ").
+fn tokens(t: &Text, m: &Found) -> Option<Ent> {
+    let value = m.text;
+    let (start, end) = span(t, m);
+    if value.ends_with('@') && !value.starts_with('-') {
+        if let Some(scheme) = value.find("://") {
+            // scheme://host:password@ : the host holds no ':'
+            let colon = scheme + 3 + value[scheme + 3..].find(':')?;
+            let pw_start = start + value[..colon + 1].chars().count();
+            return Some(Ent::new(Ty::Secret, pw_start, end - 1, None));
+        }
+    }
+    if value.starts_with("eyJ") && !jwt_ok(value) {
+        return None;
+    }
+    Some(Ent::new(Ty::Secret, start, end, None))
+}
+
+fn key_parts(key: &[char]) -> Vec<String> {
+    // re.findall(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])", key), lower case
+    let lower_or_digit = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let upper_or_digit = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    let n = key.len();
+    while i < n {
+        let c0 = key[i];
+        let run = |from: usize, f: &dyn Fn(char) -> bool| (from..n).find(|&j| !f(key[j])).unwrap_or(n);
+        if c0.is_ascii_uppercase() && i + 1 < n && lower_or_digit(key[i + 1]) {
+            let j = run(i + 1, &lower_or_digit);
+            parts.push(ch::to_string(&key[i..j]).to_ascii_lowercase());
+            i = j;
+        } else if lower_or_digit(c0) {
+            let j = run(i, &lower_or_digit);
+            parts.push(ch::to_string(&key[i..j]).to_ascii_lowercase());
+            i = j;
+        } else if upper_or_digit(c0) {
+            let mut j = run(i, &upper_or_digit);
+            if j < n && key[j].is_ascii_lowercase() {
+                j -= 1;
+            }
+            if j > i {
+                parts.push(ch::to_string(&key[i..j]).to_ascii_lowercase());
+                i = j;
+            } else {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    parts
+}
+
+fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<Ent> {
+    let (start, end) = group_span(t, caps, "kvval")?;
+    let full = t.sl(start, end);
+    let n = full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1);
+    let value = &full[..n];
+    let mut distinct: Vec<char> = Vec::new();
+    for &x in value {
+        if !distinct.contains(&x) {
+            distinct.push(x);
+            if distinct.len() >= 3 {
+                break;
+            }
+        }
+    }
+    if value.len() < 4 || distinct.len() < 3 || words::not_secret(&ch::to_string(&ch::lower(value))) {
+        return None;
+    }
+    let starts = |p: &str| ch::starts_with(value, p);
+    if starts("${") || starts("{{") || starts("%(") || starts("$(") || starts("<") {
+        return None; // a reference to a secret held elsewhere
+    }
+    if starts("$") {
+        let rest = &value[1..];
+        let no_underscore: Vec<char> = rest.iter().copied().filter(|&x| x != '_').collect();
+        if ch::all_alnum(&no_underscore) && ch::str_isupper(rest) {
+            return None; // $DB_PASSWORD
+        }
+    }
+    let (ks, ke) = (t.ci(key.0), t.ci(key.1));
+    let key = t.sl(ks, ke);
+    if !key_parts(key).iter().any(|p| c.key_part.is_match(p)) {
+        return None; // "monkey", "keyboard", "passport": no key word of their own
+    }
+    let loose = caps.get_group_by_name("kvloose").is_some();
+    let quoted = caps.get_group_by_name("kvquote").is_some_and(|g| g.end > g.start);
+    if (loose || !keyed(key, full, quoted)) && !high_entropy(value) {
+        return None;
+    }
+    Some(Ent::new(Ty::Secret, start, start + value.len(), None))
+}
+
+/// Whether a key = value assignment says plainly that the value is a secret.
+fn keyed(key: &[char], value: &[char], quoted: bool) -> bool {
+    let camel = !ch::str_isupper(key) && key.iter().skip(1).any(|&x| ch::is_upper(x));
+    let compound = camel || key.iter().any(|&x| matches!(x, '_' | '.' | '-'));
+    if quoted || compound {
+        return true;
+    }
+    let lower = ch::lower(key);
+    if ["pass", "pwd", "passphrase", "credential"].iter().any(|w| ch::starts_with(&lower, w)) {
+        return !ch::all_alpha(value) || value.len() >= 12;
+    }
+    !ch::all_alpha(value)
+}
+
+fn high_entropy(value: &[char]) -> bool {
+    value.len() >= 16
+        && value.iter().any(|&x| ch::is_alpha(x))
+        && value.iter().any(|&x| ch::is_digit(x))
+        && entropy(value) >= 3.0
+}
+
+fn email(t: &Text, m: &Found, casefold: &mut dyn FnMut(&str) -> String) -> Option<Ent> {
+    let (mut start, end) = span(t, m);
+    while start < end && matches!(t.c[start], '.' | '\'' | '-' | '+') {
+        start += 1;
+    }
+    if start > 0 && t.c[start - 1] == ':' {
+        if let Some(scheme) = ch::rfind(&t.c, "://", start.saturating_sub(300), start) {
+            if !t.c[scheme..start].iter().any(|&x| ch::is_space(x)) {
+                return None; // the password and host of a URL (scheme://user:pw@host)
+            }
+        }
+    }
+    let candidate = t.sl(start, end);
+    let at = candidate.iter().rposition(|&x| x == '@')?;
+    let (local, domain) = (&candidate[..at], &candidate[at + 1..]);
+    if local.is_empty() || local[0] == '.' || *local.last().unwrap() == '.' || ch::contains(local, "..") {
+        return None;
+    }
+    if ch::contains(domain, "..") || domain.first() == Some(&'-') {
+        return None;
+    }
+    let raw = ch::to_string(candidate);
+    let key = if raw.is_ascii() { raw.to_ascii_lowercase() } else { casefold(&raw) };
+    Some(Ent::new(Ty::Email, start, end, Some(key)))
+}
+
+fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
+    let (start, _) = span(t, m);
+    let value = m.text; // ASCII: the pattern matches nothing else
+    let at = c.at.find(value)?;
+    if value.contains('@') && !value.contains(" @ ") {
+        return None;
+    }
+    let local = value[..at.start()].trim_start_matches(['.', '+', '-']);
+    if local.is_empty() || matches!(local.to_ascii_lowercase().as_str(), "me" | "us" | "him" | "her" | "them" | "you" | "it") {
+        return None;
+    }
+    let mut labels: Vec<(&str, &str, usize)> = c.label.captures_iter(&value[at.end()..])
+        .map(|caps| (caps.get(1).map_or("", |g| g.as_str()), caps.get(2).unwrap().as_str(),
+                     at.end() + caps.get(0).unwrap().end()))
+        .collect();
+    let plain_at = at.as_str().trim_matches(|x: char| ch::is_space(x)).eq_ignore_ascii_case("at");
+    while labels.len() > 1 {
+        let tld = labels.last().unwrap().1.to_ascii_lowercase();
+        let dotted = labels[1..].iter().any(|(sep, _, _)| sep.to_ascii_lowercase().contains("dot"));
+        if tld.bytes().all(|b| b.is_ascii_alphabetic()) && !tld.is_empty()
+            && (words::tld(&tld) || (tld.len() == 2 && (dotted || !plain_at)))
+        {
+            if plain_at && !dotted {
+                return None; // "look at example.com": prose, not an address
+            }
+            let domain: Vec<&str> = labels.iter().map(|(_, label, _)| *label).collect();
+            let key = format!("{local}@{}", domain.join(".")).to_ascii_lowercase();
+            return Some(Ent::new(Ty::Email, start + at.start() - local.len(),
+                                 start + labels.last().unwrap().2, Some(key)));
+        }
+        labels.pop();
+    }
+    None
+}
+
+fn ip(t: &Text, m: &Found) -> Option<Ent> {
+    let (start, end) = span(t, m);
+    if t.at(end) == Some('.') && t.at(end + 1).is_some_and(ch::is_digit) {
+        return None; // part of a longer dotted number
+    }
+    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || t.at(end) == Some(':')) && m.text.contains('.') {
+        return None;
+    }
+    let lowered = ch::lower(t.sl(start.saturating_sub(12), start));
+    let n = lowered.iter().rposition(|&x| x != ' ' && x != ':').map_or(0, |p| p + 1);
+    let before = &lowered[..n];
+    if ["v", "version", "ver", "release", "build", "firmware"].iter().any(|w| ch::ends_with(before, w)) {
+        return None;
+    }
+    let key = ip_key(m.text)?;
+    Some(Ent::new(Ty::Ip, start, end, Some(key)))
+}
+
+fn iban(t: &Text, m: &Found) -> Option<Ent> {
+    let (start, _) = span(t, m);
+    // A grouped candidate may have swallowed a word before or after: try the groups from
+    // each start that can begin an IBAN, the longest first (a few groups at most).
+    let groups: Vec<&str> = m.text.split(' ').collect();
+    let mut offset = start;
+    for first in 0..groups.len() {
+        let head = groups[first].as_bytes();
+        if head.len() >= 4 && head[..2].iter().all(u8::is_ascii_alphabetic) && head[2..4].iter().all(u8::is_ascii_digit) {
+            for last in (first + 1..=groups.len()).rev() {
+                let candidate = groups[first..last].join(" ");
+                if candidate.len() < 15 {
+                    break;
+                }
+                if let Some(key) = iban_key(&candidate) {
+                    return Some(Ent::new(Ty::Iban, offset, offset + candidate.len(), Some(key)));
+                }
+            }
+        }
+        offset += head.len() + 1;
+    }
+    None
+}

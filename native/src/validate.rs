@@ -1,0 +1,311 @@
+//! Checksums, parsers and the canonical keys of values, as the Python rules defined them:
+//! Luhn, IBAN mod 97, addresses by the stdlib ipaddress rules, a JWT's JSON header, entropy.
+
+/// Luhn checksum of ASCII digits.
+pub fn luhn_valid(digits: &[u8]) -> bool {
+    let mut total = 0u32;
+    for (i, &d) in digits.iter().rev().enumerate() {
+        let v = (d - b'0') as u32;
+        total += if i % 2 == 1 {
+            let x = v * 2;
+            if x > 9 { x - 9 } else { x }
+        } else {
+            v
+        };
+    }
+    total % 10 == 0
+}
+
+const IBAN_COUNTRIES: &[&str] = &[
+    "AD", "AE", "AL", "AT", "AZ", "BA", "BE", "BG", "BH", "BI", "BR", "BY", "CH", "CR", "CY",
+    "CZ", "DE", "DJ", "DK", "DO", "EE", "EG", "ES", "FI", "FK", "FO", "FR", "GB", "GE", "GI",
+    "GL", "GR", "GT", "HN", "HR", "HU", "IE", "IL", "IQ", "IS", "IT", "JO", "KW", "KZ", "LB",
+    "LC", "LI", "LT", "LU", "LV", "LY", "MC", "MD", "ME", "MK", "MN", "MR", "MT", "MU", "NI",
+    "NL", "NO", "OM", "PK", "PL", "PS", "PT", "QA", "RO", "RS", "RU", "SA", "SC", "SD", "SE",
+    "SI", "SK", "SM", "SO", "ST", "SV", "TL", "TN", "TR", "UA", "VA", "VG", "XK", "YE", "DZ",
+    "AO", "BJ", "BF", "CM", "CV", "CF", "TD", "KM", "CG", "CI", "GQ", "GA", "GW", "MG", "ML",
+    "MA", "MZ", "NE", "SN", "TG", "IR",
+];
+
+/// An IBAN in any case and grouping (spaces): a country that issues IBANs, 15 to 34
+/// characters and the mod-97 checksum; the key is its compact upper-case form.
+pub fn iban_key(candidate: &str) -> Option<String> {
+    let compact: String = candidate.chars().filter(|&c| c != ' ').flat_map(char::to_uppercase).collect();
+    let n = compact.chars().count();
+    if !(15..=34).contains(&n) || !compact.is_ascii() || !compact.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let b = compact.as_bytes();
+    if !IBAN_COUNTRIES.contains(&&compact[..2]) || !b[2].is_ascii_digit() || !b[3].is_ascii_digit() {
+        return None;
+    }
+    let mut rest = 0u32;
+    for &c in b[4..].iter().chain(b[..4].iter()) {
+        if c.is_ascii_digit() {
+            rest = (rest * 10 + (c - b'0') as u32) % 97;
+        } else {
+            let v = (c - b'A') as u32 + 10;
+            rest = (rest * 100 + v) % 97;
+        }
+    }
+    if rest == 1 { Some(compact) } else { None }
+}
+
+fn parse_v4(s: &str) -> Option<u32> {
+    let parts: Vec<&str> = s.split('.').collect();
+    if s.is_empty() || parts.len() != 4 {
+        return None;
+    }
+    let mut ip = 0u32;
+    for p in parts {
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) || p.len() > 3 {
+            return None;
+        }
+        if p != "0" && p.starts_with('0') {
+            return None;
+        }
+        let v: u32 = p.parse().ok()?;
+        if v > 255 {
+            return None;
+        }
+        ip = (ip << 8) | v;
+    }
+    Some(ip)
+}
+
+fn parse_hextet(s: &str) -> Option<u128> {
+    if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u128::from_str_radix(s, 16).ok()
+}
+
+fn parse_v6(s: &str) -> Option<u128> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<String> = s.split(':').map(str::to_string).collect();
+    if parts.len() < 3 {
+        return None;
+    }
+    if parts.last().unwrap().contains('.') {
+        let v4 = parse_v4(&parts.pop().unwrap())?;
+        parts.push(format!("{:x}", (v4 >> 16) & 0xFFFF));
+        parts.push(format!("{:x}", v4 & 0xFFFF));
+    }
+    if parts.len() > 9 {
+        return None;
+    }
+    let mut skip: Option<usize> = None;
+    for i in 1..parts.len() - 1 {
+        if parts[i].is_empty() {
+            if skip.is_some() {
+                return None;
+            }
+            skip = Some(i);
+        }
+    }
+    let (hi, lo, skipped);
+    if let Some(si) = skip {
+        let mut h = si;
+        let mut l = parts.len() - si - 1;
+        if parts[0].is_empty() {
+            h -= 1;
+            if h > 0 {
+                return None;
+            }
+        }
+        if parts.last().unwrap().is_empty() {
+            l -= 1;
+            if l > 0 {
+                return None;
+            }
+        }
+        let sk = 8i64 - (h + l) as i64;
+        if sk < 1 {
+            return None;
+        }
+        hi = h;
+        lo = l;
+        skipped = sk as u32;
+    } else {
+        if parts.len() != 8 || parts[0].is_empty() || parts.last().unwrap().is_empty() {
+            return None;
+        }
+        hi = parts.len();
+        lo = 0;
+        skipped = 0;
+    }
+    let mut ip: u128 = 0;
+    for p in parts.iter().take(hi) {
+        ip = (ip << 16) | parse_hextet(p)?;
+    }
+    ip = if skipped >= 8 { 0 } else { ip << (16 * skipped) };
+    for p in parts.iter().skip(parts.len() - lo) {
+        ip = (ip << 16) | parse_hextet(p)?;
+    }
+    Some(ip)
+}
+
+fn v6_string(ip: u128) -> String {
+    let hextets: Vec<String> = (0..8).rev().map(|i| format!("{:x}", (ip >> (16 * i)) & 0xFFFF)).collect();
+    let (mut best_start, mut best_len, mut start, mut len) = (-1i64, 0usize, -1i64, 0usize);
+    for (i, h) in hextets.iter().enumerate() {
+        if h == "0" {
+            len += 1;
+            if start == -1 {
+                start = i as i64;
+            }
+            if len > best_len {
+                best_len = len;
+                best_start = start;
+            }
+        } else {
+            len = 0;
+            start = -1;
+        }
+    }
+    let mut out = hextets.clone();
+    if best_len > 1 {
+        let bs = best_start as usize;
+        let be = bs + best_len;
+        if be == out.len() {
+            out.push(String::new());
+        }
+        out.splice(bs..be, [String::new()]);
+        if bs == 0 {
+            out.insert(0, String::new());
+        }
+    }
+    out.join(":")
+}
+
+/// An IPv4 or IPv6 address (the stdlib ipaddress rules) in its canonical form; times and
+/// ratios (10:30:45) are not shortened addresses.
+pub fn ip_key(candidate: &str) -> Option<String> {
+    if candidate.contains(':') {
+        if !candidate.contains("::") && candidate.matches(':').count() < 7 {
+            return None;
+        }
+        if !candidate.bytes().any(|b| b.is_ascii_digit()) && !candidate.chars().any(crate::chars::is_digit) {
+            return None;
+        }
+    }
+    if let Some(v4) = parse_v4(candidate) {
+        return Some(format!("{}.{}.{}.{}", v4 >> 24, (v4 >> 16) & 255, (v4 >> 8) & 255, v4 & 255));
+    }
+    if candidate.contains('/') {
+        return None;
+    }
+    // A scope (fe80::1%eth0) is kept as it is, as ipaddress keeps it.
+    let (address, scope) = match candidate.split_once('%') {
+        None => (candidate, None),
+        Some((_, s)) if s.is_empty() || s.contains('%') => return None,
+        Some((a, s)) => (a, Some(s)),
+    };
+    let canonical = v6_string(parse_v6(address)?);
+    Some(match scope {
+        Some(s) => format!("{canonical}%{s}"),
+        None => canonical,
+    })
+}
+
+fn b64_value(c: u8) -> Option<u32> {
+    match c {
+        b'A'..=b'Z' => Some((c - b'A') as u32),
+        b'a'..=b'z' => Some((c - b'a') as u32 + 26),
+        b'0'..=b'9' => Some((c - b'0') as u32 + 52),
+        b'-' | b'+' => Some(62),
+        b'_' | b'/' => Some(63),
+        _ => None,
+    }
+}
+
+/// base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)): binascii's lenient
+/// decoding (characters outside the alphabet skipped, leftover bits ignored, decoding stops
+/// at complete padding; one data character past a multiple of four, or short padding, is
+/// an error).
+fn b64url_decode(header: &str) -> Option<Vec<u8>> {
+    if !header.is_ascii() {
+        return None;
+    }
+    let pad = (4 - header.len() % 4) % 4;
+    let data = header.bytes().chain(std::iter::repeat(b'=').take(pad));
+    let mut out = Vec::with_capacity(header.len() * 3 / 4);
+    let (mut quad, mut left, mut pads) = (0u8, 0u32, 0usize);
+    for c in data {
+        if c == b'=' {
+            if quad >= 2 {
+                pads += 1;
+                if quad as usize + pads >= 4 {
+                    return Some(out);
+                }
+            }
+            continue;
+        }
+        let Some(v) = b64_value(c) else { continue };
+        pads = 0;
+        match quad {
+            0 => {
+                quad = 1;
+                left = v;
+            }
+            1 => {
+                quad = 2;
+                out.push(((left << 2) | (v >> 4)) as u8);
+                left = v & 0x0f;
+            }
+            2 => {
+                quad = 3;
+                out.push(((left << 4) | (v >> 2)) as u8);
+                left = v & 0x03;
+            }
+            _ => {
+                quad = 0;
+                out.push(((left << 6) | v) as u8);
+                left = 0;
+            }
+        }
+    }
+    if quad != 0 { None } else { Some(out) }
+}
+
+/// A JSON Web Token: its header is base64url JSON (Python's json rules) of an object that
+/// names an algorithm or a type.
+pub fn jwt_ok(candidate: &str) -> bool {
+    let header = candidate.split('.').next().unwrap_or("");
+    let Some(mut raw) = b64url_decode(header) else { return false };
+    // UTF-8 with surrogatepass: an encoded surrogate stands for a character no key holds.
+    let mut i = 0;
+    while i + 2 < raw.len() {
+        if raw[i] == 0xED && (0xA0..=0xBF).contains(&raw[i + 1]) && (0x80..=0xBF).contains(&raw[i + 2]) {
+            raw[i] = 0xEF;
+            raw[i + 1] = 0xBF;
+            raw[i + 2] = 0xBD;
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    let Ok(text) = std::str::from_utf8(&raw) else { return false };
+    crate::json::object_names_alg_or_typ(text)
+}
+
+/// Shannon entropy of the characters of ``value``, in bits per character (summed in the
+/// order of first occurrence, as Python's Counter does).
+pub fn entropy(value: &[char]) -> f64 {
+    let mut counts: Vec<(char, usize)> = Vec::new();
+    for &c in value {
+        match counts.iter_mut().find(|(k, _)| *k == c) {
+            Some(entry) => entry.1 += 1,
+            None => counts.push((c, 1)),
+        }
+    }
+    let total = value.len() as f64;
+    let mut sum = 0.0f64;
+    for &(_, n) in &counts {
+        let p = n as f64 / total;
+        sum += p * p.log2();
+    }
+    -sum
+}

@@ -1,0 +1,81 @@
+//! The context words of number classification, and the short word lists of the other
+//! detectors (the same sets the Python rules used).
+
+pub fn phone(w: &str) -> bool {
+    matches!(w, "phone" | "tel" | "telephone" | "telefon" | "téléphone" | "teléfono" | "telefone"
+        | "mobile" | "mob" | "mobil" | "cell" | "cellphone" | "handy" | "fax" | "call" | "calling"
+        | "called" | "ring" | "text" | "sms" | "whatsapp" | "signal" | "dial" | "reach" | "contact"
+        | "hotline" | "helpline" | "tél" | "tlf" | "ph" | "landline" | "direct" | "switchboard"
+        | "office" | "home" | "work" | "caller" | "callback" | "appelez" | "appeler" | "appelle"
+        | "llame" | "llámenos" | "llamar" | "llámame" | "rufen" | "anrufen" | "ruf" | "chiamare"
+        | "chiama" | "chiamate" | "ligue" | "ligar" | "bel" | "bellen" | "zadzwoń" | "numer"
+        | "número" | "numéro" | "nummer" | "rückruf")
+}
+
+pub fn id(w: &str) -> bool {
+    matches!(w, "order" | "orders" | "invoice" | "tracking" | "track" | "ticket" | "case" | "ref"
+        | "reference" | "policy" | "article" | "art" | "section" | "sec" | "clause" | "chapter"
+        | "isbn" | "issn" | "sku" | "serial" | "model" | "part" | "item" | "booking"
+        | "confirmation" | "receipt" | "transaction" | "txn" | "batch" | "lot" | "shipment"
+        | "parcel" | "consignment" | "claim" | "patent" | "doi" | "version" | "ver" | "v"
+        | "build" | "release" | "firmware" | "pmid" | "ean" | "upc" | "gtin" | "id" | "uuid"
+        | "hash" | "commit" | "page" | "pages" | "pp" | "year" | "years" | "isin" | "cusip"
+        | "vin" | "imei" | "mac" | "zip" | "postcode")
+}
+
+pub fn amount(w: &str) -> bool {
+    matches!(w, "population" | "total" | "count" | "revenue" | "budget" | "salary" | "price"
+        | "cost" | "costs" | "amount" | "balance" | "sum" | "paid" | "pay" | "payment" | "fee"
+        | "fees" | "usd" | "eur" | "gbp" | "chf" | "jpy" | "inr" | "aud" | "cad" | "sek" | "nok"
+        | "dkk" | "pln" | "cny" | "rmb" | "rs" | "kr" | "zł" | "#" | "§" | "$" | "€" | "£" | "¥"
+        | "₹" | "₽" | "₩")
+}
+
+pub fn ssn(w: &str) -> bool {
+    matches!(w, "ssn" | "ss" | "social" | "security")
+}
+
+pub fn card(w: &str) -> bool {
+    matches!(w, "card" | "cards" | "visa" | "mastercard" | "amex" | "maestro" | "discover"
+        | "diners" | "jcb" | "unionpay" | "credit" | "debit" | "cc" | "pan")
+}
+
+pub fn unit(w: &str) -> bool {
+    matches!(w, "mg" | "g" | "kg" | "mcg" | "µg" | "ug" | "ml" | "l" | "cl" | "dl" | "km" | "m"
+        | "cm" | "mm" | "nm" | "mi" | "ft" | "lb" | "lbs" | "oz" | "kcal" | "cal" | "iu" | "units"
+        | "unit" | "hz" | "khz" | "mhz" | "ghz" | "kb" | "mb" | "gb" | "tb" | "pb" | "kib" | "mib"
+        | "gib" | "bytes" | "byte" | "bits" | "bit" | "ms" | "s" | "sec" | "secs" | "second"
+        | "seconds" | "min" | "mins" | "minute" | "minutes" | "h" | "hr" | "hrs" | "hour"
+        | "hours" | "day" | "days" | "week" | "weeks" | "month" | "months" | "year" | "years"
+        | "users" | "user" | "requests" | "request" | "rows" | "row" | "items" | "item"
+        | "tokens" | "token" | "words" | "word" | "people" | "persons" | "customers" | "visits"
+        | "views" | "downloads" | "records" | "times" | "steps" | "calls" | "messages" | "pages"
+        | "page" | "copies" | "km/h" | "mph" | "rpm" | "kw" | "kwh" | "mw" | "w" | "mah" | "%"
+        | "percent" | "pct" | "usd" | "eur" | "gbp" | "chf" | "jpy" | "inr" | "dollars"
+        | "euros" | "pounds" | "yen" | "rupees" | "€" | "$" | "£" | "¥" | "₹" | "sqft" | "m2"
+        | "m²" | "km²" | "ha" | "acres" | "points" | "pts" | "votes" | "shares" | "tonnes"
+        | "tons" | "t")
+}
+
+pub fn context(w: &str) -> bool {
+    phone(w) || id(w) || amount(w) || ssn(w) || card(w)
+}
+
+/// Symbols that count as a context word on their own.
+pub fn symbol(c: char) -> bool {
+    matches!(c, '#' | '§' | '$' | '€' | '£' | '¥' | '₹' | '₽' | '₩' | '%')
+}
+
+pub fn not_secret(w: &str) -> bool {
+    matches!(w, "true" | "false" | "null" | "none" | "nil" | "undefined" | "yes" | "no" | "empty"
+        | "required" | "optional" | "redacted" | "hidden" | "masked" | "changeme?" | "string"
+        | "value" | "example")
+}
+
+pub fn tld(w: &str) -> bool {
+    matches!(w, "com" | "org" | "net" | "edu" | "gov" | "mil" | "int" | "io" | "co" | "ai"
+        | "app" | "dev" | "info" | "biz" | "me" | "us" | "uk" | "de" | "fr" | "es" | "it" | "nl"
+        | "be" | "ch" | "at" | "se" | "no" | "dk" | "fi" | "pl" | "cz" | "pt" | "ie" | "ca"
+        | "au" | "nz" | "jp" | "cn" | "in" | "br" | "mx" | "ru" | "za" | "kr" | "sg" | "hk"
+        | "tw" | "ar" | "cl")
+}
