@@ -276,3 +276,31 @@ def test_a_freed_slot_goes_to_the_next_trace_without_waiting_for_a_slow_call() -
     assert slow.run is not None and slow.run.outcome == "ok"
     assert len(backend.calls) == 6 and backend.peak == 2
     assert judged.stage.in_flight == 0 and judged.stage.waiting == 0
+
+
+def test_a_waiting_trace_sends_its_request_before_the_freed_slot_s_trace_is_scored() -> None:
+    # Replies that arrive together would otherwise hold back every waiting request until
+    # all of them had been scored and written.
+    judged = Stage(GatedBackend(), concurrency=1)
+    backend = judged.backend
+    assert isinstance(backend, GatedBackend)
+    first, second = refund_trace(trace_id=trace_id(1)), refund_trace(trace_id=trace_id(2))
+    started_when_first_returned: list[int] = []
+
+    async def judge_first() -> JudgeOutcome:
+        outcome = await judged.stage.judge(first, analysed(first))
+        started_when_first_returned.append(backend.started)
+        return outcome
+
+    async def run() -> list[JudgeOutcome]:
+        a = asyncio.ensure_future(judge_first())
+        await asyncio.sleep(0)
+        b = asyncio.ensure_future(judged.stage.judge(second, analysed(second)))
+        await asyncio.sleep(0)
+        assert (judged.stage.in_flight, judged.stage.waiting) == (1, 1)
+        backend.release.set()
+        return [await a, await b]
+
+    outcomes = asyncio.run(run())
+    assert [o.run.outcome if o.run else None for o in outcomes] == ["ok", "ok"]
+    assert started_when_first_returned == [2]
