@@ -28,7 +28,9 @@ per judged trace, decoding and writing included (median of the runs).
 
 What keeps concurrency 32 from the bound is the client's CPU on one event loop: a slot is
 held from its request until the loop has parsed the reply, and replies that arrive together
-wait for each other. The backends send a request body encoded once per rubric through
+wait for each other (the stage lets a waiting trace send its request before the trace that
+freed the slot is scored and written, so they wait only for each other's parsing). The
+backends send a request body encoded once per rubric through
 ``client.post`` and validate only what they read of the reply (sidecar/judge/
 openai_backends.py, _openai_reply.py); what is left is mostly the HTTP stack's (httpx,
 httpcore, h11: two socket writes per request, the pool's idle-connection probes) and the
