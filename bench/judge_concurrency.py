@@ -15,27 +15,28 @@ The traces go through the service's own dispatch path, not a loop of the benchma
 FileRunner, which reads JSON lines, decodes, keeps ``input.concurrency`` records in
 evaluation (here twice the judge's slots) and writes the records in order; the judge stage
 bounds the calls with its semaphore, so a freed slot goes to the next waiting trace at once.
-The Kafka runtime dispatches the same way (a task per record, the same semaphore). Neither
-works in waves; only a benchmark that starts a batch of traces together and times it to the
-last reply does: its first wave waits for the whole batch's checks, redaction and screen,
-and its last for the slowest call. So the rate that counts is the steady one: traces
-finished between the first and the last ``concurrency`` completions of a run, per second
-(``steady``; median and best of ``--runs``, as the machine is shared and other load lowers
-single runs). ``whole run`` counts the fill and the drain too, from the first line read to
-the last record written. Each level first runs one trace and one full wave, so its
-connections are open as in a running service. ``client CPU/trace`` is the process's CPU time
-per judged trace, decoding and writing included (median of the runs).
+The Kafka runtime also starts a task per record, through the same semaphore (it starts a
+poll's records together, so their checks run back to back before the loop reads a reply). No
+batch waits for its slowest call; only a benchmark that starts a batch of traces together
+and times it to the last reply does that: its first wave waits for the whole batch's checks,
+redaction and screen, and its last for the slowest call. So the rate that counts is the
+steady one: traces finished between the first and the last ``concurrency`` completions of a
+run, per second (``steady``; median and best of ``--runs``, as the machine is shared and
+other load lowers single runs). ``whole run`` counts the fill and the drain too, from the
+first line read to the last record written. Each level first runs one trace and one full
+wave, so its connections are open as in a running service. ``client CPU/trace`` is the
+process's CPU time per judged trace, decoding and writing included (median of the runs).
 
 What keeps concurrency 32 from the bound is the client's CPU on one event loop: a slot is
 held from its request until the loop has parsed the reply, and replies that arrive together
 wait for each other (the stage lets a waiting trace send its request before the trace that
 freed the slot is scored and written, so they wait only for each other's parsing). The
-backends send a request body encoded once per rubric through
-``client.post`` and validate only what they read of the reply (sidecar/judge/
-openai_backends.py, _openai_reply.py); what is left is mostly the HTTP stack's (httpx,
-httpcore, h11: two socket writes per request, the pool's idle-connection probes) and the
-openai client's request building. Profile the client side in its steady state (py-spy from
-PyPI; attach after the warm-up, the server process is not sampled)::
+backends send a request body encoded once per rubric through ``client.post`` and validate
+only what they read of the reply (sidecar/judge/openai_backends.py, _openai_reply.py); what
+is left is mostly the HTTP stack's (httpx, httpcore, h11: two socket writes per request, the
+pool's idle-connection probes) and the openai client's request building. Profile the client
+side in its steady state (py-spy from PyPI; attach after the warm-up, the server process is
+not sampled)::
 
     python -m bench.judge_concurrency --levels 32 --traces 0 --runs 8 & sleep 10
     py-spy record -r 250 -o judge.svg --pid $! --duration 20
