@@ -1,46 +1,71 @@
 """Judge throughput against the concurrency bound, and the cost to non-sampled traces.
 
-    python -m bench.judge_concurrency [--latency 0.5] [--waves 4] [--runs 3]
+    python -m bench.judge_concurrency [--latency 0.5] [--waves 8] [--runs 3]
+        [--levels 1,8,32] [--backend openai-responses|openai-chat] [--traces 2000]
 
 Runs the real openai client against the local test server, in its own process, with a fixed
 reply latency (from receipt of a request to its reply). (1) judged traces per second at
 concurrency 1, 8 and 32 against the bound concurrency / latency (target: at least 90% of the
-bound at 32), and the client's CPU time per judged trace, which is what keeps a single event
-loop from the bound; (2) per-trace time of the deterministic path for traces the sampler
-skips, with the judge enabled and its slots busy, against the same pipeline with no judge at
-all (baseline; target: under 10% slower).
+bound at 32), and the client's CPU time per judged trace; (2) per-trace time of the
+deterministic path for traces the sampler skips, with the judge enabled and its slots busy,
+against the same pipeline with no judge at all (baseline; target: under 10% slower).
 
-Each concurrency level first runs one full wave, so its connections are open as in a running
-service, then ``--runs`` timed runs of ``--waves`` waves each; the median and the best run are
-printed (the machine is shared: other load lowers single runs).
+The traces go through the service's own dispatch path, not a loop of the benchmark's: what
+``citewatch run --input`` builds (metrics, stage timings, tracer, the pipeline) and its
+FileRunner, which reads JSON lines, decodes, keeps ``input.concurrency`` records in
+evaluation (here twice the judge's slots) and writes the records in order; the judge stage
+bounds the calls with its semaphore, so a freed slot goes to the next waiting trace at once.
+The Kafka runtime also starts a task per record, through the same semaphore (it starts a
+poll's records together, so their checks run back to back before the loop reads a reply). No
+batch waits for its slowest call; only a benchmark that starts a batch of traces together
+and times it to the last reply does that: its first wave waits for the whole batch's checks,
+redaction and screen, and its last for the slowest call. So the rate that counts is the
+steady one: traces finished between the first and the last ``concurrency`` completions of a
+run, per second (``steady``; median and best of ``--runs``, as the machine is shared and
+other load lowers single runs). ``whole run`` counts the fill and the drain too, from the
+first line read to the last record written. Each level first runs one trace and one full
+wave, so its connections are open as in a running service. ``client CPU/trace`` is the
+process's CPU time per judged trace, decoding and writing included (median of the runs).
 
-What keeps concurrency 32 from the bound is the client's CPU on one event loop: the replies
-of a wave arrive together, and the next wave's requests go out only after the loop has
-parsed them, so each wave costs about latency + concurrency x CPU per trace. The backends
-read replies raw and validate only what they use (sidecar/judge/_openai_reply.py) and send
-the schema in ``extra_body``; what is left is mostly the HTTP stack's (httpx, httpcore, h11)
-and the openai client's request building. Profile the client side with::
+What keeps concurrency 32 from the bound is the client's CPU on one event loop: a slot is
+held from its request until the loop has parsed the reply, and replies that arrive together
+wait for each other (the stage lets a waiting trace send its request before the trace that
+freed the slot is scored and written, so they wait only for each other's parsing). The
+backends send a request body encoded once per rubric through ``client.post`` and validate
+only what they read of the reply (sidecar/judge/openai_backends.py, _openai_reply.py); what
+is left is mostly the HTTP stack's (httpx, httpcore, h11: two socket writes per request, the
+pool's idle-connection probes) and the openai client's request building. Profile the client
+side in its steady state (py-spy from PyPI; attach after the warm-up, the server process is
+not sampled)::
 
-    py-spy record -o judge.svg -- python -m bench.judge_concurrency --levels 32 --traces 0
+    python -m bench.judge_concurrency --levels 32 --traces 0 --runs 8 & sleep 10
+    py-spy record -r 250 -o judge.svg --pid $! --duration 20
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from schemas import Trace
+from prometheus_client import CollectorRegistry
+
+from exporters.prometheus import CitewatchMetrics
+from exporters.tracing import configure_tracing, get_tracer
+from schemas import EvaluationRecord, Trace
 from sidecar.assembly import build_pipeline
-from sidecar.config import Settings
+from sidecar.config import InputSettings, Settings
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.filesource import FileRunner
 from tests.judge.traces import refund_trace, trace_id
 
 
@@ -69,9 +94,12 @@ def _server_process(latency: float) -> Iterator[_Server]:
             process.wait()
 
 
+_BACKEND = "openai-responses"
+
+
 def _settings(server: _Server, concurrency: int, **sampling: Any) -> Settings:
     return Settings(
-        judge={"backend": "openai-responses", "base_url": server.base_url,
+        judge={"backend": _BACKEND, "base_url": server.base_url,
                "api_key": "bench-key", "concurrency": concurrency, "cache_size": 0,
                "timeout_seconds": 30.0},
         sampling={"rate": 1.0, "requests_per_minute": None, "tokens_per_minute": None,
@@ -89,32 +117,68 @@ def _ordinary(n: int) -> Trace:
 
 
 @dataclass(frozen=True)
-class _Throughput:
-    rates: list[float]
+class _Run:
+    steady: float
+    """Traces per second between the first and the last ``concurrency`` completions."""
+    whole: float
+    """Traces per second from the first line read to the last record written."""
     cpu_per_trace: float
 
 
-async def _throughput(server: _Server, concurrency: int, waves: int, runs: int) -> _Throughput:
-    pipeline = build_pipeline(_settings(server, concurrency))
-    # Warm-up: the client's first request builds its types (seconds), and one full wave
-    # opens the connections a running service keeps alive.
-    await pipeline.evaluate(refund_trace(trace_id=trace_id(999_999)))
-    await asyncio.gather(*(pipeline.evaluate(refund_trace(trace_id=trace_id(900_000 + n)))
-                           for n in range(concurrency)))
-    rates: list[float] = []
-    cpu = 0.0
-    for run in range(runs):
-        traces = [refund_trace(trace_id=trace_id(100_000 * (run + 1) + 1000 * concurrency + n))
-                  for n in range(concurrency * waves)]
+class _Service:
+    """What ``citewatch run --input`` builds: metrics, the pipeline with its judge observer,
+    stage timings and a (no-op) tracer; each run reads its lines through a FileRunner."""
+
+    def __init__(self, server: _Server, concurrency: int) -> None:
+        self.concurrency = concurrency
+        # The file source's window of records in evaluation: twice the judge's slots, so
+        # a freed slot always has a trace waiting for it (input.concurrency, 64 by default).
+        self.settings = _settings(server, concurrency).model_copy(update={
+            "input": InputSettings(concurrency=max(64, 2 * concurrency))})
+        self.metrics = CitewatchMetrics(registry=CollectorRegistry())
+        self.finished: list[tuple[float, bool]] = []
+        self.pipeline = build_pipeline(
+            self.settings, judge_observer=self.metrics, on_stage=self.metrics.observe_stage,
+            tracer=get_tracer(configure_tracing(environ={})), on_record=self._finished)
+
+    def _finished(self, record: EvaluationRecord) -> None:
+        self.finished.append((time.perf_counter(), record.judged))
+
+    async def run(self, traces: list[Trace]) -> _Run:
+        lines = b"".join(t.model_dump_json().encode() + b"\n" for t in traces)
+        runner = FileRunner(settings=self.settings, pipeline=self.pipeline,
+                            metrics=self.metrics, source=io.BytesIO(lines), output=io.StringIO(),
+                            once=True, follow=False)
+        self.finished.clear()
         cpu_start = time.process_time()
         start = time.perf_counter()
-        records = await asyncio.gather(*(pipeline.evaluate(t) for t in traces))
+        summary = await runner.run(threading.Event())
         elapsed = time.perf_counter() - start
-        cpu += time.process_time() - cpu_start
-        assert all(r.judged for r in records), "every trace should have been judged"
-        rates.append(len(traces) / elapsed)
-    await _close(pipeline)
-    return _Throughput(rates, cpu / (runs * concurrency * waves))
+        cpu = time.process_time() - cpu_start
+        assert summary.evaluated == len(traces), summary
+        assert all(judged for _, judged in self.finished), "every trace should be judged"
+        done = sorted(when for when, _ in self.finished)
+        edge = self.concurrency
+        middle = len(done) - 2 * edge
+        steady = middle / (done[-edge - 1] - done[edge - 1]) if middle > 0 else 0.0
+        return _Run(steady, len(traces) / elapsed, cpu / len(traces))
+
+
+async def _throughput(server: _Server, concurrency: int, waves: int, runs: int) -> list[_Run]:
+    service = _Service(server, concurrency)
+    # Warm-up: the client's first request builds its types (seconds), and one full wave
+    # opens the connections a running service keeps alive.
+    await service.run([refund_trace(trace_id=trace_id(999_999))])
+    await service.run([refund_trace(trace_id=trace_id(900_000 + n))
+                       for n in range(concurrency)])
+    results = [
+        await service.run([refund_trace(trace_id=trace_id(100_000 * (run + 1)
+                                                          + 1000 * concurrency + n))
+                           for n in range(concurrency * waves)])
+        for run in range(runs)
+    ]
+    await _close(service.pipeline)
+    return results
 
 
 async def _close(pipeline: Pipeline) -> None:
@@ -158,17 +222,19 @@ async def _non_sampled_cost(server: _Server, count: int, repeat: int) -> tuple[f
 async def main(latency: float, waves: int, runs: int, count: int, repeat: int,
                levels: list[int]) -> None:
     with _server_process(latency) as server:
-        print(f"judge throughput, server latency {latency * 1000:.0f} ms, {runs} runs of "
-              f"{waves} waves")
-        print(f"{'concurrency':>11} {'bound':>7} {'median/s':>9} {'of bound':>9} "
-              f"{'best/s':>8} {'of bound':>9} {'client CPU/trace':>17}")
+        print(f"judge throughput ({_BACKEND}) through citewatch run's file source, latency "
+              f"{latency * 1000:.0f} ms, {runs} runs of {waves} waves")
+        print(f"{'concurrency':>11} {'bound':>7} {'steady/s':>9} {'median':>7} {'best':>7} "
+              f"{'whole run':>10} {'client CPU/trace':>17}")
         for concurrency in levels:
-            result = await _throughput(server, concurrency, waves, runs)
+            results = await _throughput(server, concurrency, waves, runs)
             bound = concurrency / latency
-            median, best = statistics.median(result.rates), max(result.rates)
-            print(f"{concurrency:>11} {bound:>7.1f} {median:>9.2f} {median / bound:>9.1%} "
-                  f"{best:>8.2f} {best / bound:>9.1%} "
-                  f"{result.cpu_per_trace * 1e3:>14.2f} ms")
+            steady = [r.steady for r in results]
+            median, best = statistics.median(steady), max(steady)
+            whole = statistics.median(r.whole for r in results)
+            cpu = statistics.median(r.cpu_per_trace for r in results)
+            print(f"{concurrency:>11} {bound:>7.1f} {median:>9.2f} {median / bound:>7.1%} "
+                  f"{best / bound:>7.1%} {whole / bound:>10.1%} {cpu * 1e3:>14.2f} ms")
         if count <= 0:
             return
         base, with_judge = await _non_sampled_cost(server, count, repeat)
@@ -182,13 +248,16 @@ async def main(latency: float, waves: int, runs: int, count: int, repeat: int,
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--latency", type=float, default=0.5)
-    parser.add_argument("--waves", type=int, default=4)
+    parser.add_argument("--waves", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--levels", type=lambda v: [int(x) for x in v.split(",")],
                         default=[1, 8, 32], help="concurrency levels, comma-separated")
+    parser.add_argument("--backend", choices=["openai-responses", "openai-chat"],
+                        default=_BACKEND)
     parser.add_argument("--traces", type=int, default=2000,
                         help="non-sampled traces (0 skips that part)")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    _BACKEND = args.backend
     asyncio.run(main(args.latency, args.waves, args.runs, args.traces, args.repeat,
                      args.levels))

@@ -7,27 +7,32 @@ count every attempt.
 
 The schema sent is the strict schema of :class:`JudgeResult` without titles and field
 descriptions (the rubric says what each field holds; a provider bills the schema as prompt
-tokens), built once per process: the client would otherwise rebuild it on every call
-(about a millisecond of CPU each). It travels in ``extra_body``, so the client does not walk
-it through its parameter transform on every call either. One client, with one connection
-pool sized for the configured concurrency, serves every call of a backend.
+tokens), built once per process. One client, with one connection pool sized for the
+configured concurrency, serves every call of a backend.
 
-Replies are read raw (``with_raw_response``) and validated by the lean models of
-``_openai_reply`` in one pydantic pass: building the client's full response models cost more
-CPU than anything else of a judge call (bench/judge_concurrency.py).
+Each call goes through the client's own request path (``client.post``: its base URL, auth,
+headers, timeout and error classes) with a request body that is mostly pre-serialised: the
+model, the rubric, the schema and the sampling options are JSON-encoded once per rubric
+(:class:`RequestBody`), and a call only appends its packet. The typed ``create`` methods
+would rebuild and re-encode all of that on every call and walk it through the client's
+parameter transform; that, with the client's full response models, was most of the client's
+CPU per judged trace (bench/judge_concurrency.py). The request JSON is the same as what
+``create`` sends. Replies are read raw and validated by the lean models of ``_openai_reply``
+in one pydantic pass.
 """
 
 from __future__ import annotations
 
 import email.utils
+import importlib
+import json
 import os
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import openai
 import pydantic
-from openai.types.chat import ChatCompletionSystemMessageParam, ChatCompletionUserMessageParam
 from openai.types.shared_params import ResponseFormatJSONSchema
 
 from schemas import JudgeBackendName, JudgeResult
@@ -43,6 +48,7 @@ __all__ = [
     "RESPONSES_TEXT_FORMAT",
     "OpenAIChatBackend",
     "OpenAIResponsesBackend",
+    "RequestBody",
     "api_key_configured",
     "make_client",
     "translate_error",
@@ -198,8 +204,53 @@ CHAT_RESPONSE_FORMAT: ResponseFormatJSONSchema = {
 }
 """``response_format`` of a Chat Completions judge call."""
 
-_RESPONSES_EXTRA_BODY: dict[str, Any] = {"text": {"format": RESPONSES_TEXT_FORMAT}}
-_CHAT_EXTRA_BODY: dict[str, Any] = {"response_format": CHAT_RESPONSE_FORMAT}
+
+def _http_response_type() -> type[Any]:
+    """The Response class of the HTTP library under the openai client (httpx2 or httpx,
+    depending on the client's version): ``client.post`` hands back the raw response when
+    asked to cast to it."""
+    for base in openai.DefaultAsyncHttpxClient.__mro__:
+        package = base.__module__.partition(".")[0]
+        if package in ("openai", "builtins"):
+            continue
+        response = getattr(importlib.import_module(package), "Response", None)
+        if isinstance(response, type):
+            return response
+    raise ImportError("the openai client's HTTP library has no Response class")
+
+
+_HTTP_RESPONSE: Final = _http_response_type()
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class RequestBody:
+    """The JSON body of one backend's judge calls, encoded once per rubric.
+
+    ``fixed`` holds every field that does not change from call to call (model, sampling
+    options, the output format with its schema); ``template`` says where the rubric and the
+    packet go, as ``(before_rubric, between, after_packet)`` JSON fragments. A call encodes
+    only its packet (as a JSON string value) and joins the pieces.
+    """
+
+    __slots__ = ("_before", "_between", "_after", "_rubric", "_head")
+
+    def __init__(self, fixed: Mapping[str, Any], template: tuple[str, str, str]) -> None:
+        # fixed's object without its closing brace, then the template's fragments.
+        self._before = _json(dict(fixed))[:-1] + template[0].encode("utf-8")
+        self._between = template[1].encode("utf-8")
+        self._after = template[2].encode("utf-8")
+        self._rubric: Rubric | None = None
+        self._head = b""
+
+    def encode(self, rubric: Rubric, packet: JudgePacket) -> bytes:
+        """The body for ``packet`` under ``rubric`` (the rubric's part is encoded once)."""
+        if rubric is not self._rubric:
+            self._head = self._before + _json(rubric.text) + self._between
+            self._rubric = rubric
+        return b"".join((self._head, _json(packet.render()), self._after))
 
 
 class OpenAIResponsesBackend(_OpenAIBackend):
@@ -208,22 +259,23 @@ class OpenAIResponsesBackend(_OpenAIBackend):
 
     name: JudgeBackendName = "openai-responses"
 
+    def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
+        super().__init__(settings, client)
+        self.body = RequestBody(
+            {"model": self._model, "temperature": 0,
+             "max_output_tokens": self._max_output_tokens, "store": False,
+             "text": {"format": RESPONSES_TEXT_FORMAT}},
+            (',"instructions":', ',"input":', "}"),
+        )
+
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Responses API call; raises :class:`JudgeCallError`."""
         try:
-            # The format goes in extra_body: the request is the same JSON, but the client
-            # does not walk the schema through its parameter transform on every call.
-            raw = await self._client.responses.with_raw_response.create(
-                model=self._model,
-                instructions=rubric.text,
-                input=packet.render(),
-                temperature=0,
-                max_output_tokens=self._max_output_tokens,
-                store=False,
-                timeout=timeout,
-                extra_body=_RESPONSES_EXTRA_BODY,
+            response = await self._client.post(
+                "/responses", cast_to=_HTTP_RESPONSE, content=self.body.encode(rubric, packet),
+                options={"timeout": timeout},
             )
-            reply = ResponsesReply.model_validate_json(raw.http_response.content)
+            reply = ResponsesReply.model_validate_json(response.content)
             # As the client's parse: every final output text is parsed (a bad one fails the
             # call), and the first is the result.
             parsed = [
@@ -251,32 +303,34 @@ class OpenAIResponsesBackend(_OpenAIBackend):
 
 
 class OpenAIChatBackend(_OpenAIBackend):
-    """``client.chat.completions.create`` with the JSON-schema response format, for
-    OpenAI-compatible servers without the Responses API.
+    """A Chat Completions call with the JSON-schema response format, for OpenAI-compatible
+    servers without the Responses API.
 
     The reply is parsed into :class:`JudgeResult` here, as ``chat.completions.parse``
-    would, so the prebuilt lean schema can be sent (``parse`` takes only a type and
-    regenerates its schema on every call). A reply that is not a chat completion (not JSON,
-    wrong shapes) is a ``parse_error``.
+    would. A reply that is not a chat completion (not JSON, wrong shapes) is a
+    ``parse_error``.
     """
 
     name: JudgeBackendName = "openai-chat"
 
+    def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
+        super().__init__(settings, client)
+        self.body = RequestBody(
+            {"model": self._model, "temperature": 0,
+             "max_completion_tokens": self._max_output_tokens,
+             "response_format": CHAT_RESPONSE_FORMAT},
+            (',"messages":[{"role":"system","content":', '},{"role":"user","content":',
+             "}]}"),
+        )
+
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Chat Completions call; raises :class:`JudgeCallError`."""
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(
-                model=self._model,
-                messages=[
-                    ChatCompletionSystemMessageParam(role="system", content=rubric.text),
-                    ChatCompletionUserMessageParam(role="user", content=packet.render()),
-                ],
-                temperature=0,
-                max_completion_tokens=self._max_output_tokens,
-                timeout=timeout,
-                extra_body=_CHAT_EXTRA_BODY,
+            response = await self._client.post(
+                "/chat/completions", cast_to=_HTTP_RESPONSE,
+                content=self.body.encode(rubric, packet), options={"timeout": timeout},
             )
-            completion = ChatReply.model_validate_json(raw.http_response.content)
+            completion = ChatReply.model_validate_json(response.content)
         except (openai.OpenAIError, TimeoutError) as exc:
             raise translate_error(exc) from exc
         except pydantic.ValidationError:

@@ -10,6 +10,8 @@ whose verdict is cached are served from the cache; the rest go in one request, a
 circuit breaker and the budget agree; the call is bounded by a semaphore (``in_flight``,
 ``saturated`` tell the runtime when to pause partitions), a per-call timeout, retries with
 backoff, and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown.
+Dispatch is continuous: a freed slot goes to the next waiting trace at once, and the trace
+that freed it yields so that trace's request goes out before its own verdicts are scored.
 With the screen as the backend (judge="lexical") every claim goes to it and the claims it
 abstains on are recorded as abstained.
 
@@ -251,6 +253,12 @@ class JudgeStageImpl:
         finally:
             if reservation is not None:
                 self.budget.settle(reservation, usage.input_tokens + usage.output_tokens)
+        if self._waiting:
+            # The slot is free and a trace is waiting for it: let that trace send its request
+            # before this one's verdicts are cached, scored and written. Replies that arrive
+            # together would otherwise hold back every waiting request until all of them had
+            # been through the whole pipeline.
+            await asyncio.sleep(0)
         for claim, key in pending:
             verdict = checked.get(claim.claim_id)
             if verdict is None:

@@ -6,12 +6,17 @@ from typing import Any
 import jsonschema
 import pytest
 
-from schemas import JudgeResult
+from schemas import JudgeResult, Trace
+from sidecar.config import JudgeSettings
 from sidecar.judge.openai_backends import (
     CHAT_RESPONSE_FORMAT,
     JUDGE_SCHEMA,
     RESPONSES_TEXT_FORMAT,
+    OpenAIChatBackend,
+    OpenAIResponsesBackend,
 )
+from sidecar.judge.rubric import Rubric, load_rubric
+from tests.judge.traces import packet_for, refund_trace
 
 VERDICT = {"claim_id": "c1", "verdict": "partial", "evidence_quote": "within 30 days",
            "reason": "Half of it."}
@@ -64,3 +69,59 @@ def test_what_the_schema_rejects_the_model_rejects_too(reply: dict[str, Any]) ->
         jsonschema.validate(reply, JUDGE_SCHEMA)
     with pytest.raises(ValueError):
         JudgeResult.model_validate_json(json.dumps(reply))
+
+
+def _settings(**overrides: Any) -> JudgeSettings:
+    return JudgeSettings(api_key="test-key", model="judge-model", max_output_tokens=777,
+                         base_url="http://127.0.0.1:9/v1", **overrides)
+
+
+HOSTILE = refund_trace(
+    question='Refund? "}], "claims": [ \n\t ünïcödé \u2028 and \\ back',
+    claims=[{"id": "c1", "text": 'Ends the string " and the object }]} here.',
+             "citation_ids": ["S1"], "importance": 2}],
+)
+
+
+@pytest.mark.parametrize("trace", [pytest.param(refund_trace(), id="plain"),
+                                   pytest.param(HOSTILE, id="quotes-and-unicode")])
+def test_responses_body_is_what_the_typed_api_sends(trace: Trace) -> None:
+    backend = OpenAIResponsesBackend(_settings())
+    rubric, packet = load_rubric(), packet_for(trace)
+    body = json.loads(backend.body.encode(rubric, packet))
+    assert body == {
+        "model": "judge-model", "temperature": 0, "max_output_tokens": 777, "store": False,
+        "text": {"format": RESPONSES_TEXT_FORMAT}, "instructions": rubric.text,
+        "input": packet.render(),
+    }
+
+
+@pytest.mark.parametrize("trace", [pytest.param(refund_trace(), id="plain"),
+                                   pytest.param(HOSTILE, id="quotes-and-unicode")])
+def test_chat_body_is_what_the_typed_api_sends(trace: Trace) -> None:
+    backend = OpenAIChatBackend(_settings())
+    rubric, packet = load_rubric(), packet_for(trace)
+    body = json.loads(backend.body.encode(rubric, packet))
+    assert body == {
+        "model": "judge-model", "temperature": 0, "max_completion_tokens": 777,
+        "response_format": CHAT_RESPONSE_FORMAT,
+        "messages": [{"role": "system", "content": rubric.text},
+                     {"role": "user", "content": packet.render()}],
+    }
+
+
+def test_body_follows_a_change_of_rubric() -> None:
+    backend = OpenAIResponsesBackend(_settings())
+    packet = packet_for(refund_trace())
+    first = Rubric(version="r1", text="Judge the claims.")
+    second = Rubric(version="r2", text="Judge the claims, strictly.")
+    assert json.loads(backend.body.encode(first, packet))["instructions"] == first.text
+    assert json.loads(backend.body.encode(second, packet))["instructions"] == second.text
+    assert json.loads(backend.body.encode(first, packet))["instructions"] == first.text
+
+
+def test_a_lone_surrogate_in_the_packet_still_makes_a_utf8_body() -> None:
+    backend = OpenAIChatBackend(_settings())
+    packet = packet_for(refund_trace(question="broken \ud800 text"))
+    body = backend.body.encode(load_rubric(), packet)
+    assert json.loads(body.decode("utf-8"))["messages"][1]["content"] == packet.render()

@@ -225,3 +225,82 @@ def test_identity_and_aclose() -> None:
     # A sampled trace after shutdown is a failure, so its critical claims count as unjudged.
     assert (outcome.skip_reason, outcome.failed) == ("shutting_down", True)
     assert judged.backend.calls == []
+
+
+class GatedBackend(ScriptedBackend):
+    """Holds its first call until ``release`` is set; the others answer after one turn of
+    the loop. Counts the calls in flight at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.started = 0
+        self.active = 0
+        self.peak = 0
+
+    async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
+        first = self.started == 0
+        self.started += 1
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        try:
+            if first:
+                await self.release.wait()
+            else:
+                await asyncio.sleep(0)
+            return await super().judge(packet, rubric, timeout=timeout)
+        finally:
+            self.active -= 1
+
+
+def test_a_freed_slot_goes_to_the_next_trace_without_waiting_for_a_slow_call() -> None:
+    # Dispatch is continuous, not in waves: while one call hangs on its slot, the other
+    # slot serves every waiting trace in turn.
+    judged = Stage(GatedBackend(), concurrency=2)
+    backend = judged.backend
+    assert isinstance(backend, GatedBackend)
+    traces = [refund_trace(trace_id=trace_id(n)) for n in range(6)]
+
+    async def run() -> tuple[list[JudgeOutcome], JudgeOutcome, bool]:
+        slow = asyncio.ensure_future(judged.stage.judge(traces[0], analysed(traces[0])))
+        await asyncio.sleep(0)
+        assert judged.stage.in_flight == 1
+        rest = await asyncio.gather(*(judged.stage.judge(t, analysed(t)) for t in traces[1:]))
+        pending = not slow.done()
+        backend.release.set()
+        return list(rest), await slow, pending
+
+    rest, slow, slow_was_pending = asyncio.run(run())
+    assert slow_was_pending
+    assert [o.run.outcome if o.run else None for o in rest] == ["ok"] * 5
+    assert slow.run is not None and slow.run.outcome == "ok"
+    assert len(backend.calls) == 6 and backend.peak == 2
+    assert judged.stage.in_flight == 0 and judged.stage.waiting == 0
+
+
+def test_a_waiting_trace_sends_its_request_before_the_freed_slot_s_trace_is_scored() -> None:
+    # Replies that arrive together would otherwise hold back every waiting request until
+    # all of them had been scored and written.
+    judged = Stage(GatedBackend(), concurrency=1)
+    backend = judged.backend
+    assert isinstance(backend, GatedBackend)
+    first, second = refund_trace(trace_id=trace_id(1)), refund_trace(trace_id=trace_id(2))
+    started_when_first_returned: list[int] = []
+
+    async def judge_first() -> JudgeOutcome:
+        outcome = await judged.stage.judge(first, analysed(first))
+        started_when_first_returned.append(backend.started)
+        return outcome
+
+    async def run() -> list[JudgeOutcome]:
+        a = asyncio.ensure_future(judge_first())
+        await asyncio.sleep(0)
+        b = asyncio.ensure_future(judged.stage.judge(second, analysed(second)))
+        await asyncio.sleep(0)
+        assert (judged.stage.in_flight, judged.stage.waiting) == (1, 1)
+        backend.release.set()
+        return [await a, await b]
+
+    outcomes = asyncio.run(run())
+    assert [o.run.outcome if o.run else None for o in outcomes] == ["ok", "ok"]
+    assert started_when_first_returned == [2]
