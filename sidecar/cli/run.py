@@ -184,7 +184,9 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     def build() -> tuple[Any, Any]:
         producer = KafkaProducer(**producer_config(
             bootstrap_servers=kafka.bootstrap_servers, security=security,
-            max_request_size=kafka.max_request_bytes))
+            max_request_size=kafka.max_request_bytes,
+            linger_ms=settings.producer.linger_ms, batch_size=settings.producer.batch_size,
+            compression_type=settings.producer.compression_type))
         try:
             consumer = KafkaConsumer(
                 bootstrap_servers=kafka.bootstrap_servers.split(","),
