@@ -140,7 +140,7 @@ class KafkaEmitter:
 
 
 def producer_config(*, bootstrap_servers: str, security: dict[str, Any],
-                    max_request_size: int, linger_ms: int = 50, batch_size: int = 262_144,
+                    max_request_size: int, linger_ms: int = 20, batch_size: int = 262_144,
                     compression_type: str = "none") -> dict[str, Any]:
     """kafka-python KafkaProducer settings for durable, ordered sends.
 
