@@ -1,9 +1,10 @@
 """Throughput of `citewatch run` (no judge) against a bare kafka-python consumer, same topic,
-and against the same work done in-process without Kafka.
+against the same work done in-process without Kafka, and with several replicas in one group.
 
-    python bench/kafka_throughput.py [--count 10000] [--bootstrap HOST:PORT]
+    python bench/kafka_throughput.py [--count 10000] [--replicas 1,2] [--rounds 3]
+                                     [--partitions 4] [--bootstrap HOST:PORT]
 
-Produces N traces of about 6 KB to a 3-partition topic (on a local broker started by
+Produces N traces of about 6 KB to a topic of 4 partitions (on a local broker started by
 scripts/kafka-local unless --bootstrap is given), then measures in the same run:
   baseline    a bare KafkaConsumer that only polls and commits (explicit offsets) every batch
   in-process  the same N record values through what `citewatch run` does per record, in one
@@ -11,14 +12,29 @@ scripts/kafka-local unless --bootstrap is given), then measures in the same run:
               the record's JSON
   citewatch   `citewatch run --judge none` over the same topic in its own group: the above,
               plus the evaluation record produced with acks=all and the commit after the ack
-Kafka rates are records per second from the first to the last commit. Targets: citewatch /
-baseline >= 0.5; citewatch / in-process >= 0.7 (the Kafka runtime's own cost: threads,
-hand-offs, producing, committing), printed also as microseconds per record.
+  replicas    for each count in --replicas above 1, that many `citewatch run` processes in
+              one new group over the same topic (each replica gets partitions / replicas)
+Kafka rates are records per second of the whole group, from the moment every replica has
+its partitions (after the last rebalance) to the commit of the last record; the CPU time of
+the replicas over that window is printed per record. Targets: citewatch / baseline >= 0.5;
+citewatch / in-process >= 0.7 (the Kafka runtime's own cost: threads, hand-offs, producing,
+committing), printed also as microseconds per record; 2 replicas / 1 replica >= 1.7 on two
+free cores. --rounds repeats the in-process and citewatch measurements alternately and
+prints medians, and every round prints the load average: on a shared machine, a round
+taken while others load the cores says little.
 
-Profile the in-process path with py-spy (``pip install py-spy``), or the running service::
+Profiles behind the numbers in docs/operations.md (py-spy from PyPI: ``pip install
+py-spy``): a running service, every thread, 25 s at 200 Hz, as raw collapsed stacks::
 
-    py-spy record -o inprocess.svg -- python bench/kafka_throughput.py --in-process-only
-    py-spy record -o run.svg --pid <pid of citewatch run>
+    py-spy record -r 200 -d 25 --threads --nonblocking -f raw -o run.txt --pid <pid>
+
+(``--idle`` as well shows where the worker waits). The in-process path alone::
+
+    py-spy record -r 200 -f raw -o inprocess.txt -- \\
+        python bench/kafka_throughput.py --in-process-only --count 4000
+
+Per-thread CPU time of a running service comes from /proc/<pid>/task/*/stat (utime + stime)
+read at the first and last commit; the thread names from ``py-spy dump --pid <pid>``.
 """
 
 from __future__ import annotations
