@@ -1,9 +1,10 @@
 """Throughput of `citewatch run` (no judge) against a bare kafka-python consumer, same topic,
-and against the same work done in-process without Kafka.
+against the same work done in-process without Kafka, and with several replicas in one group.
 
-    python bench/kafka_throughput.py [--count 10000] [--bootstrap HOST:PORT]
+    python bench/kafka_throughput.py [--count 10000] [--replicas 1,2] [--rounds 3]
+                                     [--partitions 4] [--bootstrap HOST:PORT]
 
-Produces N traces of about 6 KB to a 3-partition topic (on a local broker started by
+Produces N traces of about 6 KB to a topic of 4 partitions (on a local broker started by
 scripts/kafka-local unless --bootstrap is given), then measures in the same run:
   baseline    a bare KafkaConsumer that only polls and commits (explicit offsets) every batch
   in-process  the same N record values through what `citewatch run` does per record, in one
@@ -11,14 +12,29 @@ scripts/kafka-local unless --bootstrap is given), then measures in the same run:
               the record's JSON
   citewatch   `citewatch run --judge none` over the same topic in its own group: the above,
               plus the evaluation record produced with acks=all and the commit after the ack
-Kafka rates are records per second from the first to the last commit. Targets: citewatch /
-baseline >= 0.5; citewatch / in-process >= 0.7 (the Kafka runtime's own cost: threads,
-hand-offs, producing, committing), printed also as microseconds per record.
+  replicas    for each count in --replicas above 1, that many `citewatch run` processes in
+              one new group over the same topic (each replica gets partitions / replicas)
+Kafka rates are records per second of the whole group, from the moment every replica has
+its partitions (after the last rebalance) to the commit of the last record; the CPU time of
+the replicas over that window is printed per record. Targets: citewatch / baseline >= 0.5;
+citewatch / in-process >= 0.7 (the Kafka runtime's own cost: threads, hand-offs, producing,
+committing), printed also as microseconds per record; 2 replicas / 1 replica >= 1.7 on two
+free cores. --rounds repeats the in-process and citewatch measurements alternately and
+prints medians, and every round prints the load average: on a shared machine, a round
+taken while others load the cores says little.
 
-Profile the in-process path with py-spy (``pip install py-spy``), or the running service::
+Profiles behind the numbers in docs/operations.md (py-spy from PyPI: ``pip install
+py-spy``): a running service, every thread, 25 s at 200 Hz, as raw collapsed stacks::
 
-    py-spy record -o inprocess.svg -- python bench/kafka_throughput.py --in-process-only
-    py-spy record -o run.svg --pid <pid of citewatch run>
+    py-spy record -r 200 -d 25 --threads --nonblocking -f raw -o run.txt --pid <pid>
+
+(``--idle`` as well shows where the worker waits). The in-process path alone::
+
+    py-spy record -r 200 -f raw -o inprocess.txt -- \\
+        python bench/kafka_throughput.py --in-process-only --count 4000
+
+Per-thread CPU time of a running service comes from /proc/<pid>/task/*/stat (utime + stime)
+read at the first and last commit; the thread names from ``py-spy dump --pid <pid>``.
 """
 
 from __future__ import annotations
@@ -29,6 +45,7 @@ import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,9 +97,9 @@ def trace(i: int, size: int = 6000) -> bytes:
     return json.dumps(data).encode()
 
 
-def produce(bootstrap: str, topic: str, count: int) -> None:
+def produce(bootstrap: str, topic: str, count: int, *, partitions: int = 4) -> None:
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    admin.create_topics([NewTopic(topic, 3, 1), NewTopic(topic + ".evals", 3, 1),
+    admin.create_topics([NewTopic(topic, partitions, 1), NewTopic(topic + ".evals", 3, 1),
                          NewTopic(topic + ".dlt", 3, 1)])
     admin.close()
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20,
@@ -168,41 +185,103 @@ def in_process(count: int, *, repeat: int = 3) -> float:
     return count / best
 
 
-def sidecar(bootstrap: str, topic: str, count: int, *, redaction: bool = True) -> float:
-    group = f"{topic}-citewatch-{'r' if redaction else 'plain'}"
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _ready(port: int) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
+
+
+def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return int(sock.getsockname()[1])
+
+
+def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redaction: bool = True,
+            group: str | None = None) -> tuple[float, float]:
+    """Records per second of ``replicas`` `citewatch run --judge none` processes in one new
+    consumer group over ``topic``, and their CPU microseconds per record.
+
+    The clock starts once every replica is ready at the same moment (partitions assigned
+    after the last rebalance), at the records committed by then; it stops when the group's
+    committed offsets reach ``count``. Records the first replica took alone while the
+    others were starting are outside the window.
+    """
+    group = group or f"{topic}-citewatch-{replicas}-{'r' if redaction else 'plain'}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWATCH_")}
     if not redaction:
         env["CITEWATCH_REDACTION_ENABLED"] = "false"
-    process = subprocess.Popen(
+    ports = [_free_port() for _ in range(replicas)]
+    processes = [subprocess.Popen(
         [sys.executable, "-c", "import sys; from sidecar.cli import main; sys.exit(main())",
          "run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group", group,
          "--evaluations-topic", topic + ".evals", "--dead-letter-topic", topic + ".dlt",
          "--judge", "none", "--metrics-port", str(port), "--metrics-address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL) for port in ports]
     try:
-        first_at, first_count = 0.0, 0
+        first_at, first_count, first_cpu = 0.0, 0, 0.0
         while True:
+            for process in processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f"citewatch run exited with {process.returncode}")
+            if not first_at:
+                if all(_ready(port) for port in ports):
+                    first_cpu = sum(_cpu_seconds(p.pid) for p in processes)
+                    first_at = time.perf_counter()
+                    first_count = _committed(bootstrap, group, topic)
+                    if first_count >= count:
+                        raise RuntimeError("every record was committed before all replicas "
+                                           "were ready: raise --count")
+                time.sleep(0.1)
+                continue
             done = _committed(bootstrap, group, topic)
             now = time.perf_counter()
-            if done and not first_at:
-                first_at, first_count = now, done
             if done >= count:
-                return (count - first_count) / (now - first_at)
-            if process.poll() is not None:
-                raise RuntimeError(f"citewatch run exited with {process.returncode}")
+                cpu = sum(_cpu_seconds(p.pid) for p in processes) - first_cpu
+                records = count - first_count
+                return records / (now - first_at), cpu / records * 1e6
             time.sleep(0.25)
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(60)
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10_000)
+    parser.add_argument("--partitions", type=int, default=4,
+                        help="partitions of the input topic (default 4)")
+    parser.add_argument("--replicas", default="1",
+                        help="comma-separated replica counts to measure, e.g. 1,2 (default 1)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat every measurement this often, alternating, and print "
+                             "medians (the machine may be shared)")
     parser.add_argument("--bootstrap", default=None, help="use this broker instead")
     parser.add_argument("--no-redaction", action="store_true",
                         help="also measure citewatch with redaction off (the runtime's own cost)")
@@ -212,6 +291,7 @@ def main() -> int:
     if args.in_process_only:
         print(f"in-process path: {in_process(args.count):9.0f} records/s")
         return 0
+    counts = sorted({int(n) for n in args.replicas.split(",")} | {1})
     broker = None
     bootstrap = args.bootstrap
     if bootstrap is None:
@@ -224,21 +304,46 @@ def main() -> int:
         # Record-batch CRCs dominate kafka-python's per-record cost unless the C crc32c
         # package is installed (a citewatch dependency); say which one both sides ran with.
         print(f"record CRC: {'C (crc32c package)' if crc32c_c else 'pure Python'}")
-        print(f"producing {args.count} traces of {len(trace(0))} bytes to {topic}")
-        produce(bootstrap, topic, args.count)
+        print(f"at start: {_load()}")
+        print(f"producing {args.count} traces of {len(trace(0))} bytes to {topic} "
+              f"({args.partitions} partitions)")
+        produce(bootstrap, topic, args.count, partitions=args.partitions)
         baseline = bare_consumer(bootstrap, topic, args.count)
         print(f"baseline  bare kafka-python consumer, poll+commit: {baseline:9.0f} records/s")
-        local = in_process(args.count)
-        print(f"in-process path (decode, evaluate, metrics, JSON):    {local:9.0f} records/s")
-        rate = sidecar(bootstrap, topic, args.count)
-        print(f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s")
+        local: list[float] = []
+        rates: dict[int, list[float]] = {n: [] for n in counts}
+        cpus: dict[int, list[float]] = {n: [] for n in counts}
+        ratios: list[float] = []
+        for round_ in range(args.rounds):
+            local.append(in_process(args.count))
+            for n in counts:
+                rate, cpu = sidecar(bootstrap, topic, args.count, replicas=n,
+                                    group=f"{topic}-citewatch-{n}-{round_}")
+                rates[n].append(rate)
+                cpus[n].append(cpu)
+            ratios.append(rates[1][-1] / local[-1])
+            print(f"round {round_ + 1}: in-process {local[-1]:.0f}, "
+                  + ", ".join(f"{n} replica(s) {rates[n][-1]:.0f}" for n in counts)
+                  + f" records/s; {_load()}", flush=True)
+        median = statistics.median
+        inproc, rate = median(local), median(rates[1])
+        print(f"in-process path (decode, evaluate, metrics, JSON):    {inproc:9.0f} records/s")
+        print(f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s, "
+              f"{median(cpus[1]):.0f} CPU us per record")
         print(f"ratio citewatch/baseline: {rate / baseline:.2f} (target >= 0.50)")
-        print(f"ratio citewatch/in-process: {rate / local:.2f} (target >= 0.70); the Kafka "
-              f"runtime adds {(1 / rate - 1 / local) * 1e6:.0f} us per record")
+        print(f"ratio citewatch/in-process: {median(ratios):.2f} (median of the rounds' "
+              f"ratios; target >= 0.70); the Kafka runtime adds "
+              f"{(1 / rate - 1 / inproc) * 1e6:.0f} us per record")
+        for n in counts[1:]:
+            many = median(rates[n])
+            print(f"{n} replicas, one group, {args.partitions} partitions: {many:9.0f} records/s "
+                  f"({many / n:.0f} per replica, {median(cpus[n]):.0f} CPU us per record); "
+                  f"{n} replicas / 1 replica: {many / rate:.2f}")
         if args.no_redaction:
-            plain = sidecar(bootstrap, topic, args.count, redaction=False)
+            plain, _ = sidecar(bootstrap, topic, args.count, redaction=False)
             print(f"citewatch run --judge none, redaction off:             {plain:9.0f} records/s")
             print(f"ratio citewatch (redaction off)/baseline: {plain / baseline:.2f}")
+        print(f"at end: {_load()}")
     finally:
         if broker is not None:
             broker.stop()

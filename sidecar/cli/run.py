@@ -176,6 +176,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
 
     from exporters.kafka import KafkaEmitter, producer_config
     from sidecar.runtime.consumer import KafkaRunner, kafka_listener, security_config
+    from sidecar.runtime.heap import settle_heap
     from sidecar.runtime.startup import build_until_stopped
 
     kafka = settings.kafka
@@ -184,7 +185,9 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     def build() -> tuple[Any, Any]:
         producer = KafkaProducer(**producer_config(
             bootstrap_servers=kafka.bootstrap_servers, security=security,
-            max_request_size=kafka.max_request_bytes))
+            max_request_size=kafka.max_request_bytes,
+            linger_ms=settings.producer.linger_ms, batch_size=settings.producer.batch_size,
+            compression_type=settings.producer.compression_type))
         try:
             consumer = KafkaConsumer(
                 bootstrap_servers=kafka.bootstrap_servers.split(","),
@@ -228,6 +231,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
         runner = holder["runner"] = KafkaRunner(
             settings=settings, consumer=consumer, emitter=emitter, pipeline=pipeline,
             metrics=metrics, listener=kafka_listener, tracer=tracer)
+        settle_heap()
         runner.run(stop)
     finally:
         server.close()

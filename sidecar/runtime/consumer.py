@@ -231,6 +231,7 @@ class KafkaRunner:
                                    max_records=self.kafka.max_poll_records)
         self._last_poll = self.clock()
         self._apply_events()
+        work = []
         for tp, records in batch.items():
             if tp not in self.assigned:
                 # Revoked while poll() was returning: if the partition comes back with its
@@ -239,8 +240,9 @@ class KafkaRunner:
                     first = records[0].offset
                     self._resume_at[tp] = min(self._resume_at.get(tp, first), first)
                 continue
-            items = [self._item(tp, record) for record in records]
-            self.worker.submit(tp, [self._factory(item) for item in items])
+            work.append((tp, [self._factory(self._item(tp, record)) for record in records]))
+        # The whole poll batch is one hand-off to the worker (one wakeup of its loop).
+        self.worker.submit_all(work)
         self._apply_events()
         self._maybe_commit()
         self._backpressure()

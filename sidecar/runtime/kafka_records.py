@@ -21,23 +21,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import trace as otel_trace
-from opentelemetry.trace import Status, StatusCode, Tracer
+from opentelemetry.trace import NoOpTracer, Status, StatusCode, Tracer
 
 from exporters.kafka import DeadLetter, KafkaEmitter
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from exporters.tracing import consume_span, record_evaluation
 from schemas import Trace
+from sidecar.judge.resilience import Backoff
 from sidecar.runtime.guard import Evaluated, Failure, Skipped, where
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
-from sidecar.runtime.worker import wait_kafka_future
+from sidecar.runtime.worker import LoopInbox, wait_kafka_future
 
 __all__ = ["SEND_BACKOFF_MAX", "SEND_BACKOFF_START", "KafkaRecordHandler", "WorkItem"]
 
 logger = logging.getLogger(__name__)
 
 SEND_BACKOFF_START = 0.5
+"""Ceiling of the first wait before a produce is retried (the wait is jittered)."""
 SEND_BACKOFF_MAX = 10.0
+"""Ceiling of any wait between produce retries."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,8 @@ class KafkaRecordHandler:
     def __init__(self, *, emitter: KafkaEmitter, records: RecordProcessor,
                  metrics: CitewatchMetrics, slow: SlowRecords,
                  events: queue.SimpleQueue[tuple[Any, ...]], stopping: threading.Event,
-                 group_id: str, tracer: Tracer | None = None) -> None:
+                 group_id: str, tracer: Tracer | None = None,
+                 backoff: Backoff | None = None) -> None:
         self.emitter = emitter
         self.records = records
         self.metrics = metrics
@@ -69,7 +73,11 @@ class KafkaRecordHandler:
         self.events = events
         self._stopping = stopping
         self.group_id = group_id
-        self.tracer = tracer
+        # Nothing exports spans through a no-op tracer: skip the span work per record.
+        self.tracer = None if tracer is None or isinstance(tracer, NoOpTracer) else tracer
+        self.backoff = backoff or Backoff(base_seconds=SEND_BACKOFF_START,
+                                          max_seconds=SEND_BACKOFF_MAX)
+        self._inbox: LoopInbox | None = None  # made on the worker loop, at the first send
         self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
         self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
 
@@ -111,12 +119,14 @@ class KafkaRecordHandler:
             self.slow.end(token)
 
     async def _process_unguarded(self, item: WorkItem, token: int) -> None:
-        decoded: Trace | None = None
+        # Only the trace's ID and app outlive decoding: the trace itself is not held while
+        # the record waits for its ack (fewer objects for the collector to walk per record).
+        decoded: tuple[str, str] | None = None
         marker: asyncio.Event | None = None
 
         async def wait_for(trace: Trace) -> None:
             nonlocal decoded
-            decoded = trace
+            decoded = (trace.trace_id, trace.app)
             # A copy of this trace already in flight (a replay on another partition, a
             # producer retry): wait for it, so the trace is evaluated and emitted once.
             while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
@@ -133,13 +143,13 @@ class KafkaRecordHandler:
             if isinstance(outcome, Skipped):
                 self._done(item)
             elif isinstance(outcome, Failure):
-                app = decoded.app if decoded is not None else UNKNOWN_APP
+                app = decoded[1] if decoded is not None else UNKNOWN_APP
                 await self._dead_letter(item, outcome, app=app)
             else:
                 await self._emit(item, outcome)
         finally:
             if marker is not None and decoded is not None:
-                del self._in_flight_ids[decoded.trace_id]
+                del self._in_flight_ids[decoded[0]]
                 marker.set()
 
     async def _emit(self, item: WorkItem, outcome: Evaluated) -> None:
@@ -154,7 +164,8 @@ class KafkaRecordHandler:
             return
         self._done(item)
         emit_seconds = time.perf_counter() - emit_started
-        record_evaluation(otel_trace.get_current_span(), record)
+        if self.tracer is not None:
+            record_evaluation(otel_trace.get_current_span(), record)
         self.records.emitted(record, emit_seconds=emit_seconds,
                              new=self.records.is_new(record))
 
@@ -181,9 +192,10 @@ class KafkaRecordHandler:
         logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
                      failure.reason)
         self.records.dead_lettered(failure, app)
-        span = otel_trace.get_current_span()
-        span.set_attribute("error.type", failure.reason)
-        span.set_status(Status(StatusCode.ERROR))
+        if self.tracer is not None:
+            span = otel_trace.get_current_span()
+            span.set_attribute("error.type", failure.reason)
+            span.set_status(Status(StatusCode.ERROR))
         self.metrics.mark_processed(time.time())
 
     async def _send(self, send: Callable[[], Any], what: str) -> BaseException | None:
@@ -191,7 +203,7 @@ class KafkaRecordHandler:
         succeeds. Returns the error when the producer refuses the record for good (it will
         never succeed: too large, not serialisable); raises :class:`_Abandoned` when the
         runner stops first (the record stays uncommitted and is replayed later)."""
-        delay = SEND_BACKOFF_START
+        delays = self.backoff.delays()
         while True:
             error = await self._send_once(send)
             if error is None:
@@ -202,21 +214,22 @@ class KafkaRecordHandler:
                 return cause
             if self._stopping.is_set():
                 raise _Abandoned()
+            delay = next(delays)
             logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
                            type(error).__name__, delay)
             await asyncio.sleep(delay)
-            delay = min(delay * 2, SEND_BACKOFF_MAX)
 
-    @staticmethod
-    async def _send_once(send: Callable[[], Any]) -> BaseException | None:
+    async def _send_once(self, send: Callable[[], Any]) -> BaseException | None:
         try:
             future = send()
         except Exception as exc:
             # Raised before reaching the producer's queue: too large, not serialisable. Only
             # a Kafka error that says it is retriable (metadata not there yet) is retried.
             return exc if getattr(exc, "retriable", False) else _Refused(exc)
+        if self._inbox is None:
+            self._inbox = LoopInbox(asyncio.get_running_loop())
         try:
-            await wait_kafka_future(future)
+            await wait_kafka_future(future, self._inbox)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -16,11 +16,14 @@ from collections.abc import Callable, Coroutine, Hashable, Iterable
 from concurrent.futures import Future as ThreadFuture
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["AsyncWorker", "KafkaFuture", "wait_kafka_future"]
+__all__ = ["AsyncWorker", "KafkaFuture", "LoopInbox", "wait_kafka_future"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+Factory = Callable[[], Coroutine[Any, Any, Any]]
+"""Makes the coroutine of one task."""
 
 
 class KafkaFuture(Protocol):
@@ -44,20 +47,58 @@ def _settle(target: asyncio.Future[Any], value: Any, error: BaseException | None
         target.set_result(value)
 
 
-async def wait_kafka_future(future: KafkaFuture) -> Any:
-    """Await a producer future from a coroutine; its callbacks fire on the producer's thread."""
+class LoopInbox:
+    """Hands results from other threads to one event loop, many per wakeup of the loop.
+
+    ``loop.call_soon_threadsafe`` writes to the loop's self-pipe on every call, so a
+    producer that acknowledges a batch of 200 records would wake the loop 200 times (and
+    hand the interpreter lock back and forth as often). The inbox wakes it once per burst:
+    the first item of a burst schedules a drain, the rest join it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._items: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+
+    def settle(self, target: asyncio.Future[Any], value: Any,
+               error: BaseException | None = None) -> None:
+        """Resolve ``target`` on its loop (from any thread)."""
+        with self._lock:
+            self._items.append((target, value, error))
+            if len(self._items) > 1:
+                return  # a drain is already scheduled
+        self._loop.call_soon_threadsafe(self._drain)
+
+    def _drain(self) -> None:
+        with self._lock:
+            items, self._items = self._items, []
+        for target, value, error in items:
+            _settle(target, value, error)
+
+
+async def wait_kafka_future(future: KafkaFuture, inbox: LoopInbox | None = None) -> Any:
+    """Await a producer future from a coroutine; its callbacks fire on the producer's thread
+    and reach the loop through ``inbox`` (one wakeup per burst of acks) when given."""
     loop = asyncio.get_running_loop()
     waiter: asyncio.Future[Any] = loop.create_future()
+    if inbox is not None:
+        future.add_callback(functools.partial(inbox.settle, waiter))
+        future.add_errback(functools.partial(_errback, inbox, waiter))
+    else:
+        def ok(value: Any) -> None:
+            loop.call_soon_threadsafe(_settle, waiter, value, None)
 
-    def ok(value: Any) -> None:
-        loop.call_soon_threadsafe(_settle, waiter, value, None)
+        def failed(error: BaseException) -> None:
+            loop.call_soon_threadsafe(_settle, waiter, None, error)
 
-    def failed(error: BaseException) -> None:
-        loop.call_soon_threadsafe(_settle, waiter, None, error)
-
-    future.add_callback(ok)
-    future.add_errback(failed)
+        future.add_callback(ok)
+        future.add_errback(failed)
     return await waiter
+
+
+def _errback(inbox: LoopInbox, waiter: asyncio.Future[Any], error: BaseException) -> None:
+    inbox.settle(waiter, None, error)
 
 
 class AsyncWorker:
@@ -79,16 +120,23 @@ class AsyncWorker:
     def submit(self, key: Hashable, factories: Iterable[Callable[[], Coroutine[Any, Any, Any]]]
                ) -> None:
         """Schedule one task per coroutine factory under ``key`` (thread-safe, non-blocking)."""
-        batch = list(factories)
-        if batch:
-            self.loop.call_soon_threadsafe(self._spawn, key, batch)
+        self.submit_all([(key, list(factories))])
 
-    def _spawn(self, key: Hashable, batch: list[Callable[[], Coroutine[Any, Any, Any]]]) -> None:
-        group = self._tasks.setdefault(key, set())
-        for factory in batch:
-            task = self.loop.create_task(factory())
-            group.add(task)
-            task.add_done_callback(functools.partial(self._forget, key))
+    def submit_all(self, batches: list[tuple[Hashable, list[Factory]]]) -> None:
+        """Schedule the tasks of several keys with one wakeup of the loop (a whole poll
+        batch is one hand-off, whatever its partitions and records)."""
+        batches = [(key, factories) for key, factories in batches if factories]
+        if batches:
+            self.loop.call_soon_threadsafe(self._spawn, batches)
+
+    def _spawn(self, batches: list[tuple[Hashable, list[Factory]]]) -> None:
+        for key, factories in batches:
+            group = self._tasks.setdefault(key, set())
+            forget = functools.partial(self._forget, key)
+            for factory in factories:
+                task = self.loop.create_task(factory())
+                group.add(task)
+                task.add_done_callback(forget)
 
     def _forget(self, key: Hashable, task: asyncio.Task[Any]) -> None:
         group = self._tasks.get(key)

@@ -43,6 +43,9 @@ def test_precedence_flags_over_env_over_file(tmp_path: Path,
         pytest.param("metrics:\n  port: 99999\n", "metrics.port", id="port-range"),
         pytest.param("scoring:\n  weight_validity: 0.9\n", "sum to 1.0", id="weights"),
         pytest.param("kafka:\n  bogus: 1\n", "kafka.bogus", id="unknown-field"),
+        pytest.param("producer:\n  compression_type: brotli\n", "producer.compression_type",
+                     id="unknown-codec"),
+        pytest.param("producer:\n  linger_ms: -1\n", "producer.linger_ms", id="negative-linger"),
         pytest.param("- a list\n", "mapping", id="not-a-mapping"),
         pytest.param("metrics: [\n", "not valid YAML", id="bad-yaml"),
     ],
@@ -65,3 +68,23 @@ def test_secret_is_masked_in_dumps(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CITEWATCH_KAFKA_SASL_PLAIN_PASSWORD", "hunter2-secret")
     dumped = load_settings().model_dump_json()
     assert "hunter2-secret" not in dumped
+
+
+def test_a_codec_whose_package_is_missing_stops_start_up(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "zstandard" else real(name, *a))
+    config = tmp_path / "c.yaml"
+    config.write_text("producer:\n  compression_type: zstd\n")
+    with pytest.raises(ConfigError, match="needs the zstandard package"):
+        load_settings(config)
+
+
+def test_producer_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITEWATCH_PRODUCER_LINGER_MS", "20")
+    monkeypatch.setenv("CITEWATCH_PRODUCER_COMPRESSION_TYPE", "gzip")
+    settings = load_settings(None)
+    assert (settings.producer.linger_ms, settings.producer.compression_type) == (20, "gzip")

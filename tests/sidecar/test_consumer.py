@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import Trace
 from sidecar.checks import Analysis
 from sidecar.config import Settings
+from sidecar.judge.resilience import Backoff
 from sidecar.pipeline import JudgeOutcome, Pipeline
 from sidecar.runtime.consumer import KafkaRunner
 from tests.factories import trace_dict
@@ -443,6 +445,34 @@ def test_a_failed_send_is_retried_before_the_commit() -> None:
         _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 1})
     finally:
         runner.shutdown()
+    assert [s["key"] for s in producer.sent] == [f"{1:032x}".encode()]
+
+
+class RecordedBackoff(Backoff):
+    """The shared backoff, with tiny waits that it remembers."""
+
+    def __init__(self) -> None:
+        super().__init__(base_seconds=0.004, max_seconds=0.02, rng=random.Random(7))
+        self.given: list[float] = []
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        value = super().delay(attempt, retry_after)
+        self.given.append(value)
+        return value
+
+
+def test_produce_retries_wait_as_the_shared_jittered_backoff_says() -> None:
+    consumer = FakeConsumer({0: [_trace(0)]})
+    producer = FakeProducer(fail=4)
+    runner, _ = _runner(consumer, producer)
+    backoff = runner.handler.backoff = RecordedBackoff()
+    try:
+        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 1})
+    finally:
+        runner.shutdown()
+    expected = Backoff(base_seconds=0.004, max_seconds=0.02, rng=random.Random(7))
+    assert backoff.given == [expected.delay(n) for n in range(4)]
+    assert len(set(backoff.given)) == 4  # jittered, not a fixed ladder
     assert [s["key"] for s in producer.sent] == [f"{1:032x}".encode()]
 
 
