@@ -129,8 +129,9 @@ def _count_lines(path: str) -> int:
                show_default=True, help="Where evaluation records go (JSON Lines); the file "
                "is replaced unless --append.")
 @click.option("--append", is_flag=True, help="Append to --output instead of replacing it.")
-@click.option("--concurrency", type=click.IntRange(1, 1024), default=16, show_default=True,
-              help="Traces evaluated at once (matters with a judge).")
+@click.option("--concurrency", type=click.IntRange(1, 4096), default=None,
+              help="Traces evaluated at once (matters with a judge; keep it at least twice "
+                   "judge.concurrency) [default: input.concurrency from the settings, 64].")
 @click.option("--progress/--no-progress", default=None,
               help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.")
 @click.option("--judge", "judge_backend",
@@ -141,7 +142,7 @@ def _count_lines(path: str) -> int:
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @config_option
 @one_line_errors
-def check_command(source: str, out_path: str, append: bool, concurrency: int,
+def check_command(source: str, out_path: str, append: bool, concurrency: int | None,
                   progress: bool | None, config_file: str | None, **judge_flags: Any) -> None:
     """Evaluate JSON Lines traces from FILE (or - for stdin) without Kafka.
 
@@ -184,7 +185,7 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int,
         sink = _CheckSink(summary, out_stream, err, progress)
         await evaluate_in_order(records(),
                                 lambda _, value: evaluate_raw(pipeline, value, limits),
-                                sink, concurrency=concurrency)
+                                sink, concurrency=concurrency or settings.input.concurrency)
         if pipeline.judge is not None:
             await pipeline.judge.aclose(5.0)
 

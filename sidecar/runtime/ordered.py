@@ -1,8 +1,14 @@
 """The one ordered, windowed loop: records evaluated concurrently, outcomes written in order.
 
 `citewatch check` and the file source of `citewatch run` both read numbered records, start
-one evaluation per record, keep at most ``concurrency`` of them in flight, and hand each
+one evaluation per record, keep at most ``concurrency`` of them running, and hand each
 outcome to a :class:`Sink` in input order, whatever order the evaluations finish in.
+
+Only running evaluations count against ``concurrency``: a slow record (a judge call being
+retried) holds one slot, not the whole window, so the records behind it keep starting and
+the judge's other slots stay busy. Their outcomes wait, in memory, for the slow one to be
+written; at most ``backlog`` of them (by default eight times ``concurrency``), beyond which
+reading waits for the oldest record.
 """
 
 from __future__ import annotations
@@ -47,22 +53,38 @@ async def evaluate_in_order(
     *,
     concurrency: int,
     finish_timeout: float | None = None,
+    backlog: int | None = None,
 ) -> int:
-    """Evaluate ``records`` with ``start``, at most ``concurrency`` at once, and write each
-    outcome to ``sink`` in order. When the records end, what is in flight gets
-    ``finish_timeout`` seconds (None: as long as it takes); the rest is cancelled, not
-    written. Returns how many records were abandoned so.
+    """Evaluate ``records`` with ``start``, at most ``concurrency`` running at once and at
+    most ``concurrency + backlog`` not yet written, and write each outcome to ``sink`` in
+    order. When the records end, what is in flight gets ``finish_timeout`` seconds (None: as
+    long as it takes); the rest is cancelled, not written. Returns how many records were
+    abandoned so.
     """
+    limit = concurrency + (backlog if backlog is not None else 8 * concurrency)
     window: deque[tuple[int, asyncio.Task[Outcome]]] = deque()
+    running: set[asyncio.Task[Outcome]] = set()
     async with contextlib.aclosing(records):
         async for position, value in records:
             if position == IDLE:
                 while window:
                     await _write_ready(window, sink, wait=True)
+                running.clear()
                 sink.flush()
                 continue
-            window.append((position, asyncio.ensure_future(start(position, value))))
-            await _write_ready(window, sink, wait=len(window) >= concurrency)
+            task = asyncio.ensure_future(start(position, value))
+            window.append((position, task))
+            running.add(task)
+            await _write_ready(window, sink, wait=False)
+            while True:
+                running = {task for task in running if not task.done()}
+                if len(running) >= concurrency:
+                    await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                elif len(window) >= limit:
+                    await _write_ready(window, sink, wait=True)
+                else:
+                    break
+                await _write_ready(window, sink, wait=False)
     return await _finish(window, sink, finish_timeout)
 
 

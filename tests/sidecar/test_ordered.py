@@ -91,3 +91,39 @@ def test_records_still_in_flight_at_the_finish_timeout_are_abandoned_unwritten()
                                               concurrency=8, finish_timeout=0.05))
     assert abandoned == 1
     assert sink.events == [("write", 1, "Evaluated"), ("write", 3, "Evaluated")]
+
+
+def test_a_slow_record_holds_one_slot_and_the_backlog_bounds_what_waits_behind_it() -> None:
+    """A judge call being retried must not idle the other slots: records behind it keep
+    starting, up to the backlog of finished outcomes waiting for it."""
+    started: list[int] = []
+    slow_done = asyncio.Event()
+
+    async def start(position: int, value: bytes) -> Outcome:
+        started.append(position)
+        if position == 1:
+            await asyncio.sleep(0.2)
+            slow_done.set()
+        else:
+            await asyncio.sleep(0)
+        return Evaluated(RECORD, b"{}")
+
+    started_before_slow: list[int] = []
+
+    async def main(backlog: int) -> ListSink:
+        sink = ListSink()
+
+        async def watch() -> None:
+            await slow_done.wait()
+            started_before_slow.extend(started)
+
+        watcher = asyncio.ensure_future(watch())
+        await evaluate_in_order(_records(range(1, 41)), start, sink, concurrency=2,
+                                backlog=backlog)
+        await watcher
+        return sink
+
+    sink = asyncio.run(main(backlog=6))
+    assert sink.events == [("write", n, "Evaluated") for n in range(1, 41)]
+    # concurrency 2 + backlog 6: record 1 and seven behind it, not one at a time
+    assert len(started_before_slow) == 8, started_before_slow
