@@ -87,15 +87,23 @@ class Redactor:
 
     def detect(self, text: str) -> list[Entity] | None:
         """Non-overlapping entities to replace, in text order; None when a detector failed."""
+        detectors = self.detectors
+        if len(detectors) == 1 and not self.allow and "<" not in text:
+            # The built-in detectors alone: the engine resolves overlaps itself.
+            native = getattr(detectors[0], "detect_kept", None)
+            if native is not None:
+                try:
+                    result: list[Entity] = native(text)
+                except Exception as exc:
+                    self._detector_failed(detectors[0], exc)
+                    return None
+                return result
         found: list[Entity] = []
-        for detector in self.detectors:
+        for detector in detectors:
             try:
                 found.extend(detector.detect(text))
             except Exception as exc:
-                # Fail closed: a text a detector cannot read is not let through.
-                self.detector_errors += 1
-                logger.warning("redaction detector %s failed (%s); text withheld",
-                               detector.name, type(exc).__name__)
+                self._detector_failed(detector, exc)
                 return None
         if not found:
             return []
@@ -135,6 +143,12 @@ class Redactor:
             kept.append(entity)
             last_end = entity.end
         return kept
+
+    def _detector_failed(self, detector: Detector, exc: Exception) -> None:
+        """Fail closed: a text a detector cannot read is not let through."""
+        self.detector_errors += 1
+        logger.warning("redaction detector %s failed (%s); text withheld",
+                       detector.name, type(exc).__name__)
 
     def redact_text(self, text: str, scope: Scope | None = None) -> TextRedaction:
         """Replace every detected value in ``text``; numbering continues within ``scope``.
