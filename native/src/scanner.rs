@@ -213,52 +213,6 @@ impl Memo {
     }
 }
 
-/// What the cheap tests of `Engine::detect` read, counted in one pass over the bytes.
-struct Stats {
-    digits: usize,
-    colons: usize,
-    double_colon: bool,
-    /// Places where an ASCII digit, a dot and an ASCII digit follow each other (an IPv4
-    /// address has three).
-    digit_dot_digit: usize,
-    /// Whether two ASCII letters are followed by two ASCII digits somewhere (an IBAN's start).
-    iban_head: bool,
-}
-
-impl Stats {
-    fn of(bytes: &[u8]) -> Stats {
-        let mut st = Stats { digits: 0, colons: 0, double_colon: false, digit_dot_digit: 0, iban_head: false };
-        // the classes of the last three bytes: bit 0 digit, 1 letter, 2 dot, 3 colon
-        let (mut p1, mut p2, mut p3) = (0u8, 0u8, 0u8);
-        for &b in bytes {
-            let k = if b.is_ascii_digit() {
-                st.digits += 1;
-                if p1 == 4 && p2 == 1 {
-                    st.digit_dot_digit += 1;
-                }
-                if p1 == 1 && p2 == 2 && p3 == 2 {
-                    st.iban_head = true;
-                }
-                1
-            } else if b.is_ascii_alphabetic() {
-                2
-            } else if b == b'.' {
-                4
-            } else if b == b':' {
-                st.colons += 1;
-                if p1 == 8 {
-                    st.double_colon = true;
-                }
-                8
-            } else {
-                0
-            };
-            (p3, p2, p1) = (p2, p1, k);
-        }
-        st
-    }
-}
-
 const TRAILING: &str = ".,:;)]}'\"`!?";
 
 impl Engine {
@@ -293,8 +247,7 @@ impl Engine {
         };
         let c = compiled();
         let bytes = s.as_bytes();
-        let stats = Stats::of(bytes);
-        let digits = stats.digits;
+        let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
         let ascii = s.is_ascii();
         let mut text: Option<Text> = None;
         let mut found = Vec::new();
@@ -304,10 +257,17 @@ impl Engine {
                 Group::Number => digits >= 7,
                 // every country's IBAN has eight digits or more, and starts with two
                 // letters and two digits
-                Group::Iban => digits >= 8 && stats.iban_head,
-                Group::Ipv4 => stats.digit_dot_digit >= 3,
+                Group::Iban => digits >= 8 && bytes.windows(4).any(|w| {
+                    w[2].is_ascii_digit() && w[3].is_ascii_digit()
+                        && w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic()
+                }),
+                // three places where a digit, a dot and a digit follow each other
+                Group::Ipv4 => digits >= 4 && bytes.iter().filter(|&&b| b == b'.').count() >= 3
+                    && bytes.windows(3).filter(|w| {
+                        w[1] == b'.' && w[0].is_ascii_digit() && w[2].is_ascii_digit()
+                    }).count() >= 3,
                 Group::Email => bytes.contains(&b'@'),
-                Group::Ipv6 => stats.double_colon || stats.colons >= 7,
+                Group::Ipv6 => s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7,
                 Group::Tokens => c.tokens_trigger.is_match(s),
                 Group::Kv if ascii => c.kv_ascii.is_match(s),
                 Group::Kv => c.kv_trigger.is_match(s),
