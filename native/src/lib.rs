@@ -149,8 +149,31 @@ impl Detector {
     fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let entity = self.entity.bind(py);
+        // The keys of the last few values, as str objects to share: a text that repeats a
+        // value makes one str for it, whose hash Python then computes once (the Redactor
+        // looks each key up in its scope).
+        let mut recent: Vec<(String, Py<PyString>)> = Vec::new();
+        let mut next = 0;
+        let share = found.len() > 2;
         for e in found {
             let key: PyObject = match e.key {
+                Some(k) if share => {
+                    let known = recent.iter().find(|(r, _)| *r == k).map(|(_, o)| o.clone_ref(py));
+                    match known {
+                        Some(o) => o.into_any(),
+                        None => {
+                            let o = PyString::new(py, &k).unbind();
+                            let shared = o.clone_ref(py).into_any();
+                            if recent.len() < RECENT_KEYS {
+                                recent.push((k, o));
+                            } else {
+                                recent[next] = (k, o);
+                                next = (next + 1) % RECENT_KEYS;
+                            }
+                            shared
+                        }
+                    }
+                }
                 Some(k) => PyString::new(py, &k).into_any().unbind(),
                 None => py.None(),
             };
@@ -162,6 +185,8 @@ impl Detector {
         Ok(list)
     }
 }
+
+const RECENT_KEYS: usize = 8;
 
 /// An instance of the entity class (a NamedTuple: a tuple subclass without a __dict__) made
 /// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.

@@ -385,7 +385,22 @@ impl Numbers {
             start += 1;
         }
         let value = t.sl(start, end);
-        let digits = stripped(value);
+        // value.translate(_STRIP), on the stack (a candidate is a few dozen characters)
+        let mut buf = ['\0'; 96];
+        let owned;
+        let digits: &[char] = if value.len() <= buf.len() {
+            let mut n = 0;
+            for &c in value {
+                if !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+') {
+                    buf[n] = c;
+                    n += 1;
+                }
+            }
+            &buf[..n]
+        } else {
+            owned = stripped(value);
+            &owned
+        };
         if digits.is_empty() || !digits.iter().all(|c| c.is_ascii_digit()) {
             return None;
         }
@@ -393,14 +408,18 @@ impl Numbers {
         if count < 7 {
             return None;
         }
-        let digit_str = ch::to_string(&digits);
+        if !self.phone && !self.card && !(self.ssn && count == 9) {
+            return None;
+        }
+        // the digits as a string, made only for an entity's key
+        let digit_str = || ch::to_string(digits);
         let span_end = ext_end.unwrap_or(end);
         if self.ssn && count == 9 {
             if let Some(key) = ssn_key(value, words::ssn(nearest)) {
                 return Some(Ent::new(Ty::Ssn, start, end, Some(key)));
             }
             if words::ssn(nearest) && (ch::all_digit(value) || ssn_parts(value).is_some()) {
-                return Some(Ent::new(Ty::Ssn, start, end, Some(digit_str)));
+                return Some(Ent::new(Ty::Ssn, start, end, Some(digit_str())));
             }
         }
         let phone_context = words::phone(nearest);
@@ -412,14 +431,20 @@ impl Numbers {
         let card = self.card && (12..=19).contains(&count) && ext.is_empty() && !international
             && card_shaped(value, count, words::card(nearest))
             && digits.iter().any(|&c| c != digits[0])
-            && luhn_valid(digit_str.as_bytes());
+            && {
+                let mut bytes = [0u8; 19]; // count <= 19 here
+                for (b, &c) in bytes.iter_mut().zip(digits) {
+                    *b = c as u8;
+                }
+                luhn_valid(&bytes[..count])
+            };
         if card {
-            return Some(Ent::new(Ty::Card, start, end, Some(digit_str)));
+            return Some(Ent::new(Ty::Card, start, end, Some(digit_str())));
         }
         if self.phone && count <= 15 && !words::amount(nearest)
-            && phone_shaped(value, &digits, international, phone_context)
+            && phone_shaped(value, digits, international, phone_context)
         {
-            let key = self.phone_key(value, &digit_str, ext);
+            let key = self.phone_key(value, &digit_str(), ext);
             return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));
         }
         None

@@ -31,7 +31,6 @@ _FAILED = "<REDACTED>"
 
 _START = attrgetter("start")
 _TYPE = attrgetter("type")
-_END = attrgetter("end")
 
 
 def _precedence(entity: Entity) -> tuple[int, int, bool]:
@@ -190,31 +189,11 @@ class Redactor:
                origin: list[int] | None) -> tuple[str, list[int] | None]:
         """Text with entities replaced and, when ``origin`` (index in the original text of
         each character) is given, the same map for the new text (-1 inside placeholders)."""
+        pieces: list[str] = []
+        new_origin: list[int] | None = [] if origin is not None else None
+        cursor = 0
         scope.counts.update(map(_TYPE, entities))
         tokens = scope.tokens
-        if origin is None:
-            # The common case, whole lists at a time (a text can hold a value every few
-            # characters): the tokens known in the scope, then the new ones in text order
-            # (numbering follows first sight), then the text between them and the tokens
-            # interleaved.
-            keys = [(e.type, text[e.start:e.end] if e.key is None else e.key) for e in entities]
-            get = tokens.get
-            replaced = [get(key, "") for key in keys]  # a token is never empty ("drop" is
-            if "" in replaced:                         # not remembered)
-                for i, entity in enumerate(entities):
-                    if not replaced[i]:
-                        replaced[i] = get(keys[i]) or self._token(entity, text, scope)
-            ends = [0, *map(_END, entities)]
-            pieces: list[str] = [text[a:e.start]
-                                 for a, e in zip(ends, entities, strict=False)]
-            pieces.append(text[ends[-1]:])
-            out = [""] * (2 * len(pieces) - 1)
-            out[0::2] = pieces
-            out[1::2] = replaced
-            return "".join(out), None
-        pieces = []
-        new_origin: list[int] | None = []
-        cursor = 0
         for entity in entities:
             key = entity.key if entity.key is not None else text[entity.start:entity.end]
             token = tokens.get((entity.type, key))
