@@ -252,6 +252,8 @@ impl Engine {
         let mut text: Option<Text> = None;
         let mut found = Vec::new();
         let mut memo = (s.len() > MEMO_MIN_BYTES).then(Memo::default);
+        // a long text's IP addresses: the canonical forms of the last few, by candidate
+        let mut ip_keys = Recent::new(s.len() > MEMO_MIN_BYTES);
         for &group in &self.groups {
             let may_hold = match group {
                 Group::Number => digits >= 7,
@@ -321,7 +323,7 @@ impl Engine {
                     Group::Email => found.extend(email(t, &f, casefold)),
                     Group::Obfuscated => found.extend(obfuscated(c, t, &f)),
                     Group::Iban => found.extend(iban(t, &f)),
-                    Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f)),
+                    Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f, &mut ip_keys)),
                 }
             }
         }
@@ -517,7 +519,39 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
     None
 }
 
-fn ip(t: &Text, m: &Found) -> Option<Ent> {
+/// The last few results of a pure function of a candidate's text, when `on`.
+struct Recent<'a> {
+    on: bool,
+    items: Vec<(&'a str, Option<String>)>,
+    next: usize,
+}
+
+impl<'a> Recent<'a> {
+    const SIZE: usize = 8;
+
+    fn new(on: bool) -> Self {
+        Recent { on, items: Vec::new(), next: 0 }
+    }
+
+    fn get(&mut self, candidate: &'a str, f: impl Fn(&str) -> Option<String>) -> Option<String> {
+        if !self.on {
+            return f(candidate);
+        }
+        if let Some((_, v)) = self.items.iter().find(|(k, _)| *k == candidate) {
+            return v.clone();
+        }
+        let v = f(candidate);
+        if self.items.len() < Self::SIZE {
+            self.items.push((candidate, v.clone()));
+        } else {
+            self.items[self.next] = (candidate, v.clone());
+            self.next = (self.next + 1) % Self::SIZE;
+        }
+        v
+    }
+}
+
+fn ip<'a>(t: &Text, m: &Found<'a>, keys: &mut Recent<'a>) -> Option<Ent> {
     let (start, end) = span(t, m);
     if t.at(end) == Some('.') && t.at(end + 1).is_some_and(ch::is_digit) {
         return None; // part of a longer dotted number
@@ -531,7 +565,7 @@ fn ip(t: &Text, m: &Found) -> Option<Ent> {
     if ["v", "version", "ver", "release", "build", "firmware"].iter().any(|w| ch::ends_with(before, w)) {
         return None;
     }
-    let key = ip_key(m.text)?;
+    let key = keys.get(m.text, ip_key)?;
     Some(Ent::new(Ty::Ip, start, end, Some(key)))
 }
 
