@@ -81,10 +81,10 @@ impl Pair {
 
 struct Compiled {
     pairs: Vec<Pair>,
-    /// The kv and obfuscated triggers for ASCII texts, where case-insensitive means ASCII
-    /// case (the regexes' Unicode case folding only differs on other characters: K and ſ).
+    /// The kv trigger for ASCII texts, where case-insensitive means ASCII case (the
+    /// regexes' Unicode case folding only differs on other characters: K and ſ); the
+    /// obfuscated group's is `at_trigger`.
     kv_ascii: aho_corasick::AhoCorasick,
-    at_ascii: aho_corasick::AhoCorasick,
     /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
     /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
     /// value ended, both give the same groups, and the automaton is a fraction of the size.
@@ -126,20 +126,12 @@ fn compiled() -> &'static Compiled {
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
         let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
                         "signature"];
-        let mut at_words: Vec<String> = ["[at]", "(at)", "{at}", "<at>"].iter().map(|w| w.to_string()).collect();
-        for a in ["\t", "\n", "\x0c", "\r", " "] {
-            for b in ["\t", "\n", "\x0c", "\r", " "] {
-                at_words.push(format!("{a}at{b}"));
-                at_words.push(format!("{a}@{b}"));
-            }
-        }
         let ascii = |words: &[String]| aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .build(words)
             .expect("trigger words");
         Compiled {
             kv_ascii: ascii(&kv_words.map(str::to_string)),
-            at_ascii: ascii(&at_words),
             tokens_trigger: aho_corasick::AhoCorasick::new([
                 "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
                 "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
@@ -273,7 +265,7 @@ impl Engine {
                 Group::Tokens => c.tokens_trigger.is_match(s),
                 Group::Kv if ascii => c.kv_ascii.is_match(s),
                 Group::Kv => c.kv_trigger.is_match(s),
-                Group::Obfuscated if ascii => c.at_ascii.is_match(s),
+                Group::Obfuscated if ascii => at_trigger(bytes),
                 Group::Obfuscated => c.obfuscated_trigger.is_match(s),
             };
             if !may_hold {
@@ -517,6 +509,28 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
         labels.pop();
     }
     None
+}
+
+/// Whether an ASCII text holds a trigger of the obfuscated group: "[at]", "(at)", "{at}",
+/// "<at>" in any case, or "at" or "@" between two of tab, line feed, form feed, carriage
+/// return and space.
+fn at_trigger(b: &[u8]) -> bool {
+    let ws = |x: u8| matches!(x, b'\t' | b'\n' | 0x0c | b'\r' | b' ');
+    memchr::memchr3_iter(b'a', b'A', b'@', b).any(|i| {
+        if i == 0 || i + 1 >= b.len() {
+            return false;
+        }
+        let prev = b[i - 1];
+        if b[i] == b'@' {
+            return ws(prev) && ws(b[i + 1]);
+        }
+        if b[i + 1] | 0x20 != b't' || i + 2 >= b.len() {
+            return false;
+        }
+        let next = b[i + 2];
+        (ws(prev) && ws(next))
+            || matches!((prev, next), (b'[', b']') | (b'(', b')') | (b'{', b'}') | (b'<', b'>'))
+    })
 }
 
 /// The last few results of a pure function of a candidate's text, when `on`.

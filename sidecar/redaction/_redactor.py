@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import logging
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal
@@ -79,6 +79,11 @@ class Redactor:
         if uses_hmac and not hmac_key:
             raise ValueError("the hmac mode needs a key")
         self._hmac_key = hmac_key or b""
+        # The engine's own overlap resolution, for when its detector is the only one and
+        # there is no allow-list (detect checks that this still holds).
+        self._native_of: Detector | None = self.detectors[0] if self.detectors else None
+        self._native: Callable[[str], list[Entity]] | None = getattr(
+            self._native_of, "detect_kept", None)
         self.detector_errors = 0
 
     def __repr__(self) -> str:  # never show the key
@@ -88,16 +93,16 @@ class Redactor:
     def detect(self, text: str) -> list[Entity] | None:
         """Non-overlapping entities to replace, in text order; None when a detector failed."""
         detectors = self.detectors
-        if len(detectors) == 1 and not self.allow and "<" not in text:
+        native = self._native
+        if (native is not None and len(detectors) == 1 and detectors[0] is self._native_of
+                and not self.allow and "<" not in text):
             # The built-in detectors alone: the engine resolves overlaps itself.
-            native = getattr(detectors[0], "detect_kept", None)
-            if native is not None:
-                try:
-                    result: list[Entity] = native(text)
-                except Exception as exc:
-                    self._detector_failed(detectors[0], exc)
-                    return None
-                return result
+            try:
+                result: list[Entity] = native(text)
+            except Exception as exc:
+                self._detector_failed(detectors[0], exc)
+                return None
+            return result
         found: list[Entity] = []
         for detector in detectors:
             try:
