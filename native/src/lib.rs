@@ -104,6 +104,35 @@ impl Detector {
     /// Entities of the enabled types in ``text`` (they may overlap), in the order of the
     /// groups, then of the text.
     fn detect<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let found = self.find(py, text)?;
+        self.entities(py, found)
+    }
+
+    /// The entities ``detect`` returns that a redactor with this detector alone keeps, in
+    /// text order: the earliest, then the longest, on the same span a validated type before
+    /// SECRET (ties in the order of ``detect``), each not overlapping one kept before it and
+    /// not empty. Redactor.detect without placeholders in the text or an allow-list.
+    fn detect_kept<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+        let mut found = self.find(py, text)?;
+        if found.len() > 1 {
+            found.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end), e.ty == Ty::Secret));
+            let mut last_end = 0;
+            found.retain(|e| {
+                let keep = e.start >= last_end && e.end > e.start;
+                if keep {
+                    last_end = e.end;
+                }
+                keep
+            });
+        } else {
+            found.retain(|e| e.end > e.start);
+        }
+        self.entities(py, found)
+    }
+}
+
+impl Detector {
+    fn find(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Vec<Ent>> {
         let owned;
         let s: &str = match text.to_str() {
             Ok(s) => s,
@@ -114,11 +143,37 @@ impl Detector {
                 &owned
             }
         };
-        let found = self.engine.detect(s, &mut |k: &str| casefold(py, k));
+        Ok(self.engine.detect(s, &mut |k: &str| casefold(py, k)))
+    }
+
+    fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let entity = self.entity.bind(py);
+        // The keys of the last few values, as str objects to share: a text that repeats a
+        // value makes one str for it, whose hash Python then computes once (the Redactor
+        // looks each key up in its scope).
+        let mut recent: Vec<(String, Py<PyString>)> = Vec::new();
+        let mut next = 0;
+        let share = found.len() > 2;
         for e in found {
             let key: PyObject = match e.key {
+                Some(k) if share => {
+                    let known = recent.iter().find(|(r, _)| *r == k).map(|(_, o)| o.clone_ref(py));
+                    match known {
+                        Some(o) => o.into_any(),
+                        None => {
+                            let o = PyString::new(py, &k).unbind();
+                            let shared = o.clone_ref(py).into_any();
+                            if recent.len() < RECENT_KEYS {
+                                recent.push((k, o));
+                            } else {
+                                recent[next] = (k, o);
+                                next = (next + 1) % RECENT_KEYS;
+                            }
+                            shared
+                        }
+                    }
+                }
                 Some(k) => PyString::new(py, &k).into_any().unbind(),
                 None => py.None(),
             };
@@ -130,6 +185,8 @@ impl Detector {
         Ok(list)
     }
 }
+
+const RECENT_KEYS: usize = 8;
 
 /// An instance of the entity class (a NamedTuple: a tuple subclass without a __dict__) made
 /// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.

@@ -81,12 +81,54 @@ fn stripped_len(s: &[char]) -> usize {
     s.iter().filter(|&&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).count()
 }
 
+/// A short lower-cased word on the stack (a context word or a unit), compared to the word
+/// lists as a str; a word too long for it is empty, as it is in no list.
+struct Word {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Word {
+    const EMPTY: Word = Word { buf: [0; 64], len: 0 };
+
+    /// The word lower-cased as str.lower does (ASCII characters directly).
+    fn lower(word: &[char]) -> Word {
+        let mut w = Word::EMPTY;
+        for &c in word {
+            if c.is_ascii() {
+                if w.len == w.buf.len() {
+                    return Word::EMPTY;
+                }
+                w.buf[w.len] = c.to_ascii_lowercase() as u8;
+                w.len += 1;
+            } else {
+                for l in c.to_lowercase() {
+                    if w.len + l.len_utf8() > w.buf.len() {
+                        return Word::EMPTY;
+                    }
+                    w.len += l.encode_utf8(&mut w.buf[w.len..]).len();
+                }
+            }
+        }
+        w
+    }
+}
+
+impl std::ops::Deref for Word {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // only whole characters are written
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
 /// The nearest of the last four words before ``start`` (within 48 characters and after the
 /// last digit; from the last sentence end or line break) that is a context word, or "".
-fn nearest_context_word(t: &Text, start: usize) -> String {
+fn nearest_context_word(t: &Text, start: usize) -> Word {
     let window = t.sl(start.saturating_sub(48), start);
     if window.iter().all(|&c| c.is_ascii() && !c.is_ascii_alphabetic() && !words::symbol(c)) {
-        return String::new(); // no word at all: the common case of a run after digits
+        return Word::EMPTY; // no word at all: the common case of a run after digits
     }
     let mut w = window;
     if let Some(last) = w.iter().rposition(|c| c.is_ascii_digit()) {
@@ -130,28 +172,23 @@ fn nearest_context_word(t: &Text, start: usize) -> String {
         };
         seen += 1;
         // compared on the stack: no context word is longer than a few letters
-        let mut buf = [0u8; 64];
-        let mut len = 0;
+        let mut found = Word::EMPTY;
         let mut fits = true;
         for &x in word {
-            if len + x.len_utf8() > buf.len() {
+            if found.len + x.len_utf8() > found.buf.len() {
                 fits = false;
                 break;
             }
-            len += x.encode_utf8(&mut buf[len..]).len();
+            found.len += x.encode_utf8(&mut found.buf[found.len..]).len();
         }
-        if fits {
-            if let Ok(text) = std::str::from_utf8(&buf[..len]) {
-                if words::context(text) {
-                    return text.to_string();
-                }
-            }
+        if fits && words::context(&found) {
+            return found;
         }
     }
-    String::new()
+    Word::EMPTY
 }
 
-fn word_after(t: &Text, end: usize) -> String {
+fn word_after(t: &Text, end: usize) -> Word {
     let mut w = t.sl(end, end + 16);
     while let Some((&c, rest)) = w.split_first() {
         if c == ' ' || c == '\u{a0}' {
@@ -160,16 +197,16 @@ fn word_after(t: &Text, end: usize) -> String {
             break;
         }
     }
-    let Some(&first) = w.first() else { return String::new() };
+    let Some(&first) = w.first() else { return Word::EMPTY };
     let word: &[char] = if ch::is_word_letter(first) {
         let j = w.iter().position(|&c| !ch::is_word_letter(c)).unwrap_or(w.len());
         &w[..j]
     } else if words::symbol(first) {
         &w[..1]
     } else {
-        return String::new();
+        return Word::EMPTY;
     };
-    ch::to_string(&ch::lower(word))
+    Word::lower(word)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -385,7 +422,22 @@ impl Numbers {
             start += 1;
         }
         let value = t.sl(start, end);
-        let digits = stripped(value);
+        // value.translate(_STRIP), on the stack (a candidate is a few dozen characters)
+        let mut buf = ['\0'; 96];
+        let owned;
+        let digits: &[char] = if value.len() <= buf.len() {
+            let mut n = 0;
+            for &c in value {
+                if !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+') {
+                    buf[n] = c;
+                    n += 1;
+                }
+            }
+            &buf[..n]
+        } else {
+            owned = stripped(value);
+            &owned
+        };
         if digits.is_empty() || !digits.iter().all(|c| c.is_ascii_digit()) {
             return None;
         }
@@ -393,14 +445,18 @@ impl Numbers {
         if count < 7 {
             return None;
         }
-        let digit_str = ch::to_string(&digits);
+        if !self.phone && !self.card && !(self.ssn && count == 9) {
+            return None;
+        }
+        // the digits as a string, made only for an entity's key
+        let digit_str = || ch::to_string(digits);
         let span_end = ext_end.unwrap_or(end);
         if self.ssn && count == 9 {
             if let Some(key) = ssn_key(value, words::ssn(nearest)) {
                 return Some(Ent::new(Ty::Ssn, start, end, Some(key)));
             }
             if words::ssn(nearest) && (ch::all_digit(value) || ssn_parts(value).is_some()) {
-                return Some(Ent::new(Ty::Ssn, start, end, Some(digit_str)));
+                return Some(Ent::new(Ty::Ssn, start, end, Some(digit_str())));
             }
         }
         let phone_context = words::phone(nearest);
@@ -412,14 +468,20 @@ impl Numbers {
         let card = self.card && (12..=19).contains(&count) && ext.is_empty() && !international
             && card_shaped(value, count, words::card(nearest))
             && digits.iter().any(|&c| c != digits[0])
-            && luhn_valid(digit_str.as_bytes());
+            && {
+                let mut bytes = [0u8; 19]; // count <= 19 here
+                for (b, &c) in bytes.iter_mut().zip(digits) {
+                    *b = c as u8;
+                }
+                luhn_valid(&bytes[..count])
+            };
         if card {
-            return Some(Ent::new(Ty::Card, start, end, Some(digit_str)));
+            return Some(Ent::new(Ty::Card, start, end, Some(digit_str())));
         }
         if self.phone && count <= 15 && !words::amount(nearest)
-            && phone_shaped(value, &digits, international, phone_context)
+            && phone_shaped(value, digits, international, phone_context)
         {
-            let key = self.phone_key(value, &digit_str, ext);
+            let key = self.phone_key(value, &digit_str(), ext);
             return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));
         }
         None

@@ -81,10 +81,10 @@ impl Pair {
 
 struct Compiled {
     pairs: Vec<Pair>,
-    /// The kv and obfuscated triggers for ASCII texts, where case-insensitive means ASCII
-    /// case (the regexes' Unicode case folding only differs on other characters: K and ſ).
+    /// The kv trigger for ASCII texts, where case-insensitive means ASCII case (the
+    /// regexes' Unicode case folding only differs on other characters: K and ſ); the
+    /// obfuscated group's is `at_trigger`.
     kv_ascii: aho_corasick::AhoCorasick,
-    at_ascii: aho_corasick::AhoCorasick,
     /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
     /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
     /// value ended, both give the same groups, and the automaton is a fraction of the size.
@@ -126,20 +126,12 @@ fn compiled() -> &'static Compiled {
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
         let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
                         "signature"];
-        let mut at_words: Vec<String> = ["[at]", "(at)", "{at}", "<at>"].iter().map(|w| w.to_string()).collect();
-        for a in ["\t", "\n", "\x0c", "\r", " "] {
-            for b in ["\t", "\n", "\x0c", "\r", " "] {
-                at_words.push(format!("{a}at{b}"));
-                at_words.push(format!("{a}@{b}"));
-            }
-        }
         let ascii = |words: &[String]| aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .build(words)
             .expect("trigger words");
         Compiled {
             kv_ascii: ascii(&kv_words.map(str::to_string)),
-            at_ascii: ascii(&at_words),
             tokens_trigger: aho_corasick::AhoCorasick::new([
                 "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
                 "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
@@ -252,17 +244,28 @@ impl Engine {
         let mut text: Option<Text> = None;
         let mut found = Vec::new();
         let mut memo = (s.len() > MEMO_MIN_BYTES).then(Memo::default);
+        // a long text's IP addresses: the canonical forms of the last few, by candidate
+        let mut ip_keys = Recent::new(s.len() > MEMO_MIN_BYTES);
         for &group in &self.groups {
             let may_hold = match group {
                 Group::Number => digits >= 7,
-                Group::Iban => digits >= 8, // every country's IBAN has eight digits or more
-                Group::Ipv4 => digits >= 4 && bytes.iter().filter(|&&b| b == b'.').count() >= 3,
+                // every country's IBAN has eight digits or more, and starts with two
+                // letters and two digits
+                Group::Iban => digits >= 8 && bytes.windows(4).any(|w| {
+                    w[2].is_ascii_digit() && w[3].is_ascii_digit()
+                        && w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic()
+                }),
+                // three places where a digit, a dot and a digit follow each other
+                Group::Ipv4 => digits >= 4 && bytes.iter().filter(|&&b| b == b'.').count() >= 3
+                    && bytes.windows(3).filter(|w| {
+                        w[1] == b'.' && w[0].is_ascii_digit() && w[2].is_ascii_digit()
+                    }).count() >= 3,
                 Group::Email => bytes.contains(&b'@'),
                 Group::Ipv6 => s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7,
                 Group::Tokens => c.tokens_trigger.is_match(s),
                 Group::Kv if ascii => c.kv_ascii.is_match(s),
                 Group::Kv => c.kv_trigger.is_match(s),
-                Group::Obfuscated if ascii => c.at_ascii.is_match(s),
+                Group::Obfuscated if ascii => at_trigger(bytes),
                 Group::Obfuscated => c.obfuscated_trigger.is_match(s),
             };
             if !may_hold {
@@ -312,7 +315,7 @@ impl Engine {
                     Group::Email => found.extend(email(t, &f, casefold)),
                     Group::Obfuscated => found.extend(obfuscated(c, t, &f)),
                     Group::Iban => found.extend(iban(t, &f)),
-                    Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f)),
+                    Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f, &mut ip_keys)),
                 }
             }
         }
@@ -508,7 +511,61 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
     None
 }
 
-fn ip(t: &Text, m: &Found) -> Option<Ent> {
+/// Whether an ASCII text holds a trigger of the obfuscated group: "[at]", "(at)", "{at}",
+/// "<at>" in any case, or "at" or "@" between two of tab, line feed, form feed, carriage
+/// return and space.
+fn at_trigger(b: &[u8]) -> bool {
+    let ws = |x: u8| matches!(x, b'\t' | b'\n' | 0x0c | b'\r' | b' ');
+    memchr::memchr3_iter(b'a', b'A', b'@', b).any(|i| {
+        if i == 0 || i + 1 >= b.len() {
+            return false;
+        }
+        let prev = b[i - 1];
+        if b[i] == b'@' {
+            return ws(prev) && ws(b[i + 1]);
+        }
+        if b[i + 1] | 0x20 != b't' || i + 2 >= b.len() {
+            return false;
+        }
+        let next = b[i + 2];
+        (ws(prev) && ws(next))
+            || matches!((prev, next), (b'[', b']') | (b'(', b')') | (b'{', b'}') | (b'<', b'>'))
+    })
+}
+
+/// The last few results of a pure function of a candidate's text, when `on`.
+struct Recent<'a> {
+    on: bool,
+    items: Vec<(&'a str, Option<String>)>,
+    next: usize,
+}
+
+impl<'a> Recent<'a> {
+    const SIZE: usize = 8;
+
+    fn new(on: bool) -> Self {
+        Recent { on, items: Vec::new(), next: 0 }
+    }
+
+    fn get(&mut self, candidate: &'a str, f: impl Fn(&str) -> Option<String>) -> Option<String> {
+        if !self.on {
+            return f(candidate);
+        }
+        if let Some((_, v)) = self.items.iter().find(|(k, _)| *k == candidate) {
+            return v.clone();
+        }
+        let v = f(candidate);
+        if self.items.len() < Self::SIZE {
+            self.items.push((candidate, v.clone()));
+        } else {
+            self.items[self.next] = (candidate, v.clone());
+            self.next = (self.next + 1) % Self::SIZE;
+        }
+        v
+    }
+}
+
+fn ip<'a>(t: &Text, m: &Found<'a>, keys: &mut Recent<'a>) -> Option<Ent> {
     let (start, end) = span(t, m);
     if t.at(end) == Some('.') && t.at(end + 1).is_some_and(ch::is_digit) {
         return None; // part of a longer dotted number
@@ -522,7 +579,7 @@ fn ip(t: &Text, m: &Found) -> Option<Ent> {
     if ["v", "version", "ver", "release", "build", "firmware"].iter().any(|w| ch::ends_with(before, w)) {
         return None;
     }
-    let key = ip_key(m.text)?;
+    let key = keys.get(m.text, ip_key)?;
     Some(Ent::new(Ty::Ip, start, end, Some(key)))
 }
 

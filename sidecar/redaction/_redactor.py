@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import logging
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal
@@ -79,6 +79,11 @@ class Redactor:
         if uses_hmac and not hmac_key:
             raise ValueError("the hmac mode needs a key")
         self._hmac_key = hmac_key or b""
+        # The engine's own overlap resolution, for when its detector is the only one and
+        # there is no allow-list (detect checks that this still holds).
+        self._native_of: Detector | None = self.detectors[0] if self.detectors else None
+        self._native: Callable[[str], list[Entity]] | None = getattr(
+            self._native_of, "detect_kept", None)
         self.detector_errors = 0
 
     def __repr__(self) -> str:  # never show the key
@@ -87,15 +92,23 @@ class Redactor:
 
     def detect(self, text: str) -> list[Entity] | None:
         """Non-overlapping entities to replace, in text order; None when a detector failed."""
+        detectors = self.detectors
+        native = self._native
+        if (native is not None and len(detectors) == 1 and detectors[0] is self._native_of
+                and not self.allow and "<" not in text):
+            # The built-in detectors alone: the engine resolves overlaps itself.
+            try:
+                result: list[Entity] = native(text)
+            except Exception as exc:
+                self._detector_failed(detectors[0], exc)
+                return None
+            return result
         found: list[Entity] = []
-        for detector in self.detectors:
+        for detector in detectors:
             try:
                 found.extend(detector.detect(text))
             except Exception as exc:
-                # Fail closed: a text a detector cannot read is not let through.
-                self.detector_errors += 1
-                logger.warning("redaction detector %s failed (%s); text withheld",
-                               detector.name, type(exc).__name__)
+                self._detector_failed(detector, exc)
                 return None
         if not found:
             return []
@@ -135,6 +148,12 @@ class Redactor:
             kept.append(entity)
             last_end = entity.end
         return kept
+
+    def _detector_failed(self, detector: Detector, exc: Exception) -> None:
+        """Fail closed: a text a detector cannot read is not let through."""
+        self.detector_errors += 1
+        logger.warning("redaction detector %s failed (%s); text withheld",
+                       detector.name, type(exc).__name__)
 
     def redact_text(self, text: str, scope: Scope | None = None) -> TextRedaction:
         """Replace every detected value in ``text``; numbering continues within ``scope``.
