@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sidecar.redaction import Entity, PatternDetector, Redactor
@@ -52,6 +52,7 @@ def test_a_seeded_value_never_survives(
     before: str, after: str, entity_type: str, seed: int
 ) -> None:
     value = _value(entity_type, seed)
+    assume(not _ambiguous(entity_type, value))
     # A comma after the value: a number followed by a unit ("6786415057 days") is a
     # quantity by design, and a number right after another may be read as part of it.
     text = f"{before} {value}, {after}"
@@ -65,6 +66,22 @@ def test_a_seeded_value_never_survives(
     assert any(e.type == entity_type or e.start < start or e.end > end for e in covering)
 
 
+def _ambiguous(entity_type: str, value: str) -> bool:
+    """A generated phone number that reads as well as something the rules keep by design
+    when no word around it says otherwise (see docs/redaction.md, "Recall first"): a range
+    ("5123-8202": two equal-length numbers, the first smaller) or a number with thousands
+    separators ("63.127.453"). About one generated phone number in 1,100 has such a shape; the
+    corpus tests measure recall on them, these properties leave them out."""
+    if entity_type != "PHONE":
+        return False
+    low, dash, high = value.partition("-")
+    if dash and low.isdigit() and high.isdigit() and len(low) == len(high) > 2:
+        return low < high
+    groups = value.split(".")
+    return (len(groups) >= 3 and all(g.isdigit() for g in groups) and len(groups[0]) <= 2
+            and groups[0][0] != "0" and all(len(g) == 3 for g in groups[1:]))
+
+
 @SETTINGS
 @given(PROSE, st.sampled_from(["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN",
                                "IP_ADDRESS", "SECRET"]), st.integers(0, 2**32))
@@ -73,6 +90,7 @@ def test_placeholders_are_consistent_across_the_fields_of_a_trace(
 ) -> None:
     value = _value(entity_type, seed)
     other = _value(entity_type, seed + 1)
+    assume(not _ambiguous(entity_type, value) and not _ambiguous(entity_type, other))
     trace = make_trace(
         # A comma between the filler and the value: a number written right before or after
         # a phone number ("30 415-555-2671") may legitimately be read as part of it.
