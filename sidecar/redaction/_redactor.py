@@ -260,18 +260,22 @@ class Redactor:
         def text(value: str) -> str:
             return self.redact_text(value, scope).text
 
+        # Most texts hold nothing to redact: a claim or source is copied only when one of
+        # its texts changed (the models are not mutated downstream, so sharing is safe).
         update: dict[str, Any] = {"question": text(trace.question), "answer": text(trace.answer)}
-        update["claims"] = [
-            claim.model_copy(update={"text": text(claim.text)}) for claim in trace.claims
-        ]
-        update["sources"] = [
-            source.model_copy(update={
-                "title": text(source.title),
-                "text": text(source.text),
-                "url": self.redact_url(source.url, scope) if source.url else source.url,
-            })
-            for source in trace.sources
-        ]
+        claims = []
+        for claim in trace.claims:
+            redacted = text(claim.text)
+            claims.append(claim if redacted is claim.text
+                          else claim.model_copy(update={"text": redacted}))
+        update["claims"] = claims
+        sources = []
+        for source in trace.sources:
+            fields = {"title": text(source.title), "text": text(source.text),
+                      "url": self.redact_url(source.url, scope) if source.url else source.url}
+            changed = any(value is not getattr(source, name) for name, value in fields.items())
+            sources.append(source.model_copy(update=fields) if changed else source)
+        update["sources"] = sources
         if trace.extra:
             update["extra"] = self._redact_json(trace.extra, scope)
         return trace.model_copy(update=update), dict(scope.counts)
