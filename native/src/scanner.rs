@@ -248,7 +248,7 @@ impl Engine {
         let mut ip_keys = Recent::new(s.len() > MEMO_MIN_BYTES);
         for &group in &self.groups {
             let may_hold = match group {
-                Group::Number => digits >= 7,
+                Group::Number => digits >= 6, // six only after a phone word (numbers.rs)
                 // every country's IBAN has eight digits or more, and starts with two
                 // letters and two digits
                 Group::Iban => digits >= 8 && bytes.windows(4).any(|w| {

@@ -105,8 +105,12 @@ def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:
                  id="escaped-break-ends-the-run"),
     pytest.param("Part 12-34-5678-AB and 555-201-7731-X9", "Part 12-34-5678-AB and "
                  "555-201-7731-X9", id="codes-glued-by-dash-stay"),
+    pytest.param("You can call 33 93 31 or fax 61-23-68.", "You can call <PHONE_1> or fax "
+                 "<PHONE_2>.", id="six-digits-after-a-phone-word"),
+    pytest.param("Room 33 93 31, call 339331 or on 12.03.24.", "Room 33 93 31, call 339331 or "
+                 "on 12.03.24.", id="six-digits-otherwise-stay"),
 ])
-def test_text_from_json_and_address_blocks(text: str, expected: str) -> None:
+def test_text_from_json_address_blocks_and_signatures(text: str, expected: str) -> None:
     """Escaped line breaks written out in the text (``\\n``) separate like line breaks, and
     a label glued by a dash does not make a phone number an identifier."""
     assert REDACTOR.redact_text(text).text == expected

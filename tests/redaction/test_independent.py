@@ -11,7 +11,8 @@ fixes (escaped line breaks written out as ``\\n``, labels glued by a dash as in
 What the generator calls an SSN is each locale's national identifier (an Italian codice
 fiscale, a British National Insurance number); only those written as a US SSN count as
 US_SSN here, the others are reported apart: citewatch has no national-identifier detector.
-Phone numbers of six digits (Greenland, the Faroe Islands) are below the phone shape's seven.
+Phone numbers of six digits (Greenland, the Faroe Islands) are found right after a phone
+word, not on the line after their label.
 """
 
 from __future__ import annotations
