@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from sidecar.redaction import Entity, PatternDetector, Redactor, RegexDetector, Scope
+from sidecar.redaction import Entity, PatternDetector, Redactor, RegexDetector, Scope, _native
 from tests.factories import make_trace
 
 DETECTOR = PatternDetector()
@@ -120,6 +120,33 @@ def test_a_failing_detector_withholds_the_text_and_logs_no_content(
     assert scope.counts == {"REDACTION_ERROR": 1}
     assert "anna" not in caplog.text
     assert "broken" in caplog.text
+
+
+class _Panicking:
+    """A detector whose engine panics, through the engine's own guard."""
+
+    name = "panicking"
+
+    def detect(self, text: str) -> list[Entity]:
+        _native._panic_in_engine()
+        return []
+
+
+def test_a_panic_in_the_engine_withholds_the_text_and_prints_nothing(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """pyo3 raises a panic as PanicException, a BaseException that no `except Exception`
+    catches: one text would stop the service. The guard makes it a RuntimeError, and the
+    panic's message (which may quote the text) is not printed."""
+    with pytest.raises(RuntimeError, match="the redaction engine failed on this text"):
+        _native._panic_in_engine()
+    redactor = Redactor([_Panicking()])
+    scope = Scope()
+    assert redactor.redact_text("call 555-201-7731", scope).text == "<REDACTED>"
+    assert scope.counts == {"REDACTION_ERROR": 1}
+    captured = capfd.readouterr()
+    assert "555-201-7731" not in captured.err + captured.out
+    assert redactor.redact_text("call 555-201-7731").text == "<REDACTED>"  # and again
 
 
 def test_trace_fields_urls_and_extra_are_redacted_with_one_numbering() -> None:
