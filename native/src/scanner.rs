@@ -126,13 +126,20 @@ fn compiled() -> &'static Compiled {
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
         let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
                         "signature"];
+        // Both trigger sets as full DFAs without a prefilter: their first letters are
+        // everywhere in prose, where a prefilter would stop at nearly every word.
         let ascii = |words: &[String]| aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .prefilter(false)
             .build(words)
             .expect("trigger words");
         Compiled {
             kv_ascii: ascii(&kv_words.map(str::to_string)),
-            tokens_trigger: aho_corasick::AhoCorasick::new([
+            tokens_trigger: aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .prefilter(false)
+                .build([
                 "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
                 "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
                 "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",

@@ -1,6 +1,8 @@
 """Types of the compiled redaction engine (native/src/lib.rs)."""
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, overload
 
 from sidecar.redaction._base import Entity
 
@@ -11,6 +13,22 @@ class Detector:
                  entity: type[Entity]) -> None: ...
     def detect(self, text: str) -> list[Entity]: ...
     def detect_kept(self, text: str) -> list[Entity]: ...
+
+class Replacer:
+    """Whole-text redaction with ``detector`` alone and no allow-list (see native/src/lib.rs)."""
+
+    def __init__(self, detector: Detector, *, modes: Mapping[str, str], default_mode: str,
+                 hmac_token: Callable[[str, str], str] | None) -> None: ...
+    @overload
+    def redact(self, text: str, tokens: dict[tuple[str, str], str], numbers: Counter[str],
+               counts: Counter[str], with_entities: Literal[False] = False) -> str | None: ...
+    @overload
+    def redact(self, text: str, tokens: dict[tuple[str, str], str], numbers: Counter[str],
+               counts: Counter[str], with_entities: Literal[True]
+               ) -> tuple[str, tuple[Entity, ...]] | None: ...
+    def redact_many(self, texts: list[str], tokens: dict[tuple[str, str], str],
+                    numbers: Counter[str], counts: Counter[str]
+                    ) -> tuple[list[str | None], int]: ...
 
 def luhn_valid(digits: str) -> bool: ...
 def iban_key(candidate: str) -> str | None: ...

@@ -15,6 +15,8 @@ from urllib.parse import unquote_plus, urlsplit, urlunsplit
 from schemas import Trace
 from sidecar._regex import compile_linear
 from sidecar.redaction._base import Detector, Entity
+from sidecar.redaction._native import Detector as NativeDetector
+from sidecar.redaction._native import Replacer
 
 __all__ = ["PLACEHOLDER", "Mode", "Redactor", "Scope", "TextRedaction"]
 
@@ -27,6 +29,20 @@ PLACEHOLDER: Any = compile_linear(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<R
 idempotent."""
 
 _FAILED = "<REDACTED>"
+
+
+def _inert_url(url: str | None) -> bool:
+    """Whether redact_url leaves ``url`` as it is without looking at any of it: no password,
+    query or fragment, and a URL urlsplit reads."""
+    if not url:
+        return True
+    if "@" in url or "?" in url or "#" in url:
+        return False
+    try:
+        urlsplit(url)
+    except ValueError:
+        return False
+    return True
 
 
 _START = attrgetter("start")
@@ -84,6 +100,13 @@ class Redactor:
         self._native_of: Detector | None = self.detectors[0] if self.detectors else None
         self._native: Callable[[str], list[Entity]] | None = getattr(
             self._native_of, "detect_kept", None)
+        # ... and when there is no allow-list either, whole texts are redacted there, passes
+        # and replacements included, in the same scope (see _replacer).
+        engine = getattr(self._native_of, "engine", None)
+        self._replacer: Replacer | None = None
+        if isinstance(engine, NativeDetector) and not self.allow:
+            self._replacer = Replacer(engine, modes=self.modes, default_mode=default_mode,
+                                      hmac_token=self._hmac_token if uses_hmac else None)
         self.detector_errors = 0
 
     def __repr__(self) -> str:  # never show the key
@@ -165,6 +188,15 @@ class Redactor:
         outside placeholders, which shrinks with each pass.
         """
         scope = scope if scope is not None else Scope()
+        replacer = self._native_replacer()
+        if replacer is not None:
+            try:
+                done = replacer.redact(text, scope.tokens, scope.numbers, scope.counts, True)
+            except Exception as exc:
+                self._detector_failed(self.detectors[0], exc)
+                return self._failed(scope)
+            if done is not None:
+                return TextRedaction(*done)
         entities = self.detect(text)
         if entities is None:
             return self._failed(scope)
@@ -185,6 +217,47 @@ class Redactor:
                          for e in more)
             current, origin = self._apply(current, more, scope, origin)
         return self._failed(scope)
+
+    def _native_replacer(self) -> Replacer | None:
+        """The engine's whole-text redaction, while the built-in detectors are still this
+        redactor's only ones (the same rules as redact_text's, without a Python frame per
+        pass or value); None otherwise."""
+        replacer = self._replacer
+        if (replacer is not None and len(self.detectors) == 1
+                and self.detectors[0] is self._native_of):
+            return replacer
+        return None
+
+    def _redacted(self, text: str, scope: Scope) -> str:
+        """``redact_text(text, scope).text``; the text itself when nothing was found."""
+        replacer = self._native_replacer()
+        if replacer is not None:
+            try:
+                done = replacer.redact(text, scope.tokens, scope.numbers, scope.counts)
+            except Exception as exc:
+                self._detector_failed(self.detectors[0], exc)
+                return self._failed(scope).text
+            if done is not None:
+                return done
+        return self.redact_text(text, scope).text
+
+    def _redacted_all(self, texts: list[str], scope: Scope) -> list[str]:
+        """``_redacted`` of each text in turn (in one engine call where it can be)."""
+        replacer = self._native_replacer()
+        if replacer is None:
+            return [self.redact_text(text, scope).text for text in texts]
+        results: list[str] = []
+        while len(results) < len(texts):
+            done, failures = replacer.redact_many(texts[len(results):], scope.tokens,
+                                                  scope.numbers, scope.counts)
+            if failures:
+                self.detector_errors += failures
+                logger.warning("redaction detector %s failed on %d text(s) (RuntimeError); "
+                               "withheld", self.detectors[0].name, failures)
+            for text in done:
+                results.append(text if text is not None
+                               else self.redact_text(texts[len(results)], scope).text)
+        return results
 
     def _failed(self, scope: Scope) -> TextRedaction:
         scope.counts["REDACTION_ERROR"] += 1
@@ -243,36 +316,47 @@ class Redactor:
         token = scope.tokens.get((entity.type, key))
         if token is None:
             if mode == "hmac":
-                digest = hmac.new(self._hmac_key, f"{entity.type}\x00{key}".encode(),
-                                  hashlib.sha256).hexdigest()[:16]
-                token = f"<{entity.type}_{digest}>"
+                token = self._hmac_token(entity.type, key)
             else:
                 scope.numbers[entity.type] += 1
                 token = f"<{entity.type}_{scope.numbers[entity.type]}>"
             scope.tokens[(entity.type, key)] = token
         return token
 
+    def _hmac_token(self, entity_type: str, key: str) -> str:
+        digest = hmac.new(self._hmac_key, f"{entity_type}\x00{key}".encode(),
+                          hashlib.sha256).hexdigest()[:16]
+        return f"<{entity_type}_{digest}>"
+
     def redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
         """The trace with question, answer, claims, source titles, texts and URL queries, and
         unknown extra fields redacted, and the number of values replaced per entity type."""
         scope = Scope()
-
-        def text(value: str) -> str:
-            return self.redact_text(value, scope).text
-
+        # The texts in the order they are numbered in, in one call where they can be: a
+        # source URL that may hold a value takes its turn after its source's texts.
+        inert = all(_inert_url(source.url) for source in trace.sources)
+        texts = [trace.question, trace.answer, *(claim.text for claim in trace.claims)]
+        if inert:
+            for source in trace.sources:
+                texts += (source.title, source.text)
+        redacted = iter(self._redacted_all(texts, scope))
+        update: dict[str, Any] = {"question": next(redacted), "answer": next(redacted)}
         # Most texts hold nothing to redact: a claim or source is copied only when one of
         # its texts changed (the models are not mutated downstream, so sharing is safe).
-        update: dict[str, Any] = {"question": text(trace.question), "answer": text(trace.answer)}
         claims = []
         for claim in trace.claims:
-            redacted = text(claim.text)
-            claims.append(claim if redacted is claim.text
-                          else claim.model_copy(update={"text": redacted}))
+            text = next(redacted)
+            claims.append(claim if text is claim.text
+                          else claim.model_copy(update={"text": text}))
         update["claims"] = claims
         sources = []
         for source in trace.sources:
-            fields = {"title": text(source.title), "text": text(source.text),
-                      "url": self.redact_url(source.url, scope) if source.url else source.url}
+            if inert:
+                fields = {"title": next(redacted), "text": next(redacted), "url": source.url}
+            else:
+                fields = {"title": self._redacted(source.title, scope),
+                          "text": self._redacted(source.text, scope),
+                          "url": self.redact_url(source.url, scope) if source.url else source.url}
             changed = any(value is not getattr(source, name) for name, value in fields.items())
             sources.append(source.model_copy(update=fields) if changed else source)
         update["sources"] = sources
@@ -311,7 +395,7 @@ class Redactor:
 
     def _redact_json(self, value: Any, scope: Scope) -> Any:
         if isinstance(value, str):
-            return self.redact_text(value, scope).text
+            return self._redacted(value, scope)
         if isinstance(value, dict):
             return {k: self._redact_json(v, scope) for k, v in value.items()}
         if isinstance(value, list):

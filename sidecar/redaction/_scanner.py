@@ -36,6 +36,8 @@ class PatternDetector:
     as the engine reports them: it is the engine's own method, so a text costs no Python
     frame of its own. ``detect_kept(text)`` returns those a Redactor with this detector
     alone keeps (no overlaps, in text order; it does not know placeholders or an allow-list).
+    ``engine`` is the compiled detector itself (a Redactor with it alone redacts whole texts
+    there).
     """
 
     name = "patterns"
@@ -49,5 +51,6 @@ class PatternDetector:
         self.phone_region = phone_region.upper()
         engine = Detector(sorted(self.types), country_code=_country_code(self.phone_region),
                           email_obfuscations=email_obfuscations, entity=Entity)
+        self.engine = engine
         self.detect: Callable[[str], list[Entity]] = engine.detect
         self.detect_kept: Callable[[str], list[Entity]] = engine.detect_kept

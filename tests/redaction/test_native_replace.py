@@ -1,0 +1,158 @@
+"""The engine's whole-text redaction (passes and replacements in native code) against the
+Redactor's Python rules, which decide when there are several detectors or an allow-list.
+
+Both ways must give the same texts, entities, placeholder numbering and counts on every
+input: the Python rules are the reference, and a Redactor switches between the two per
+configuration (and per text, for texts with lone surrogates).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schemas import Trace
+from sidecar.redaction import PatternDetector, Redactor, Scope
+from tests.factories import make_trace
+from tests.redaction._negatives import negative_phrase
+from tests.redaction.build_corpus import GENERATORS
+from tests.redaction.corpus_eval import load_corpus
+from tests.redaction.test_properties import ANY_TEXT, ENTITY_TYPES
+
+MODES: list[dict[str, Any]] = [
+    {},
+    {"default_mode": "hmac", "hmac_key": b"k" * 32},
+    {"default_mode": "drop"},
+    {"modes": {"EMAIL": "drop", "PHONE": "hmac"}, "hmac_key": b"k" * 32},
+]
+PLACEHOLDERS = ["<EMAIL_1>", "<PHONE_12>", "<REDACTED>", "<SECRET_0123456789abcdef>", "<", ""]
+
+
+def _pair(**kwargs: Any) -> tuple[Redactor, Redactor]:
+    """The same configuration twice: the engine's way, and the Python rules alone."""
+    native = Redactor([PatternDetector()], **kwargs)
+    python = Redactor([PatternDetector()], **kwargs)
+    assert native._replacer is not None
+    python._replacer = None
+    return native, python
+
+
+PAIRS = [_pair(**kwargs) for kwargs in MODES]
+
+
+def _same_text(native: Redactor, python: Redactor, texts: list[str]) -> None:
+    """Texts redacted one after another in one scope give the same results both ways."""
+    native_scope, python_scope = Scope(), Scope()
+    for text in texts:
+        assert native.redact_text(text, native_scope) == python.redact_text(text, python_scope)
+    assert native_scope == python_scope
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(ANY_TEXT, st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)),
+                                             max_size=3),
+                          st.sampled_from(PLACEHOLDERS)), min_size=1, max_size=4),
+       st.data())
+def test_generated_texts_give_the_same_results_both_ways(
+    drafts: list[tuple[str, list[tuple[str, int]], str]], data: st.DataObject
+) -> None:
+    texts = []
+    for text, seeded, placeholder in drafts:
+        for entity_type, seed in seeded:
+            at = data.draw(st.integers(0, len(text)))
+            value = GENERATORS[entity_type](random.Random(seed))
+            text = f"{text[:at]} {value}{placeholder}{text[at:]}"
+        texts.append(text)
+    for native, python in PAIRS:
+        _same_text(native, python, texts)
+
+
+def _chunks(texts: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(texts), size):
+        yield texts[start:start + size]
+
+
+def test_corpus_texts_and_hard_negatives_give_the_same_results_both_ways() -> None:
+    rng = random.Random(11)
+    texts = [line["text"] for line in load_corpus("dev")]
+    texts += [negative_phrase(rng) for _ in range(500)]
+    # values glued to placeholders, which later passes and the placeholder shield decide
+    texts += [f"{rng.choice(texts)[:60]}{rng.choice(PLACEHOLDERS)}{rng.choice(texts)[:60]}"
+              for _ in range(500)]
+    for native, python in PAIRS:
+        for chunk in _chunks(texts, 8):
+            _same_text(native, python, chunk)
+
+
+def _trace(rng: random.Random, values: list[str]) -> Trace:
+    urls = [None, "https://docs.example.com/a", "https://x.example/a?phone=555-201-7731",
+            "http://user:pw1234@host.example/p", "https://x.example/p#jane@example.com",
+            "http://[bad"]
+    return make_trace(
+        question=f"Is {rng.choice(values)} right?",
+        answer=f"Yes {rng.choice(values)} [S1].",
+        sources=[{"id": f"S{n}", "title": rng.choice(values), "text": rng.choice(values),
+                  "url": rng.choice(urls)} for n in (1, 2, 3)],
+        claims=[{"id": "c1", "text": rng.choice(values), "citation_ids": ["S1"],
+                 "importance": 3}],
+        note=rng.choice(values),
+    )
+
+
+def test_traces_give_the_same_results_both_ways() -> None:
+    """One call for a trace's texts when no source URL can hold a value; otherwise each
+    text and URL in turn: the numbering is the same either way."""
+    rng = random.Random(5)
+    values = [line["text"] for line in load_corpus("dev")][:400] + [
+        "call 555-201-7731", "<PHONE_1> and 555-201-7731", "bad \ud800 then anna@example.com",
+        "nothing here"]
+    traces = [_trace(rng, values) for _ in range(150)]
+    for native, python in PAIRS:
+        for trace in traces:
+            assert native.redact(trace) == python.redact(trace)
+
+
+def test_a_text_with_lone_surrogates_takes_its_turn_in_the_numbering() -> None:
+    native, _ = PAIRS[0]
+    trace = make_trace(question="a@example.com", answer="b@example.com \ud800 [S1].",
+                       claims=[{"id": "c1", "text": "c@example.com", "citation_ids": ["S1"],
+                                "importance": 1}])
+    redacted, counts = native.redact(trace)
+    assert (redacted.question, redacted.claims[0].text) == ("<EMAIL_1>", "<EMAIL_3>")
+    assert redacted.answer == "<EMAIL_2> \ud800 [S1]."
+    assert counts == {"EMAIL": 3}
+
+
+class _FailingReplacer:
+    """The engine's way failing as the engine reports it (a RuntimeError from its guard,
+    or texts it withheld)."""
+
+    def redact(self, text: str, *args: Any) -> Any:
+        raise RuntimeError("the redaction engine failed on this text")
+
+    def redact_many(self, texts: list[str], tokens: Any, numbers: Any,
+                    counts: Any) -> tuple[list[str | None], int]:
+        counts["REDACTION_ERROR"] += len(texts)
+        return ["<REDACTED>"] * len(texts), len(texts)
+
+
+def test_an_engine_failure_withholds_the_text_and_is_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    redactor = Redactor([PatternDetector()])
+    redactor._replacer = _FailingReplacer()  # type: ignore[assignment]
+    scope = Scope()
+    with caplog.at_level(logging.DEBUG):
+        assert redactor.redact_text("call 555-201-7731", scope).text == "<REDACTED>"
+        redacted, counts = redactor.redact(make_trace(question="call 555-201-7731"))
+    assert scope.counts == {"REDACTION_ERROR": 1}
+    assert redacted.question == "<REDACTED>"
+    assert counts["REDACTION_ERROR"] >= 1
+    assert redactor.detector_errors == 1 + counts["REDACTION_ERROR"]
+    assert "555-201-7731" not in caplog.text
