@@ -141,7 +141,7 @@ fn nearest_context_word(t: &Text, start: usize) -> Word {
         let stop = (0..n).rev().find_map(|p| {
             if matches!(w[p], '.' | '!' | '?') && p + 2 < n && w[p + 1] == ' ' && w[p + 2].is_ascii_uppercase() {
                 Some(p + 2)
-            } else if w[p] == '\n' || w[p] == ';' {
+            } else if w[p] == ';' || (w[p] == '\n' && !ends_label(&w[..p])) {
                 Some(p + 1)
             } else {
                 None
@@ -186,6 +186,17 @@ fn nearest_context_word(t: &Text, start: usize) -> Word {
         }
     }
     Word::EMPTY
+}
+
+/// Whether a line ends with a label ("Phone:", "Card number :"): the value on the next line
+/// is the label's.
+fn ends_label(line: &[char]) -> bool {
+    let blank = |c: &char| matches!(c, ' ' | '\t' | '\r');
+    let n = line.iter().rposition(|c| !blank(c)).map_or(0, |p| p + 1);
+    if n == 0 || line[n - 1] != ':' {
+        return false;
+    }
+    line[..n - 1].iter().rev().find(|c| !blank(c)).is_some_and(|c| c.is_alphabetic())
 }
 
 fn word_after(t: &Text, end: usize) -> Word {
@@ -523,7 +534,12 @@ fn strip_chars<'a>(s: &'a [char], set: &str) -> &'a [char] {
 
 fn excluded_by_surroundings(t: &Text, start: usize, end: usize) -> bool {
     if start > 0 && t.at(start - 1) == Some('#') {
-        return true;
+        // "#48213" numbers a ticket or an order, unless a word before the '#' says what it
+        // numbers: "card #060446183570", "phone #5552017731"
+        let w = nearest_context_word(t, start);
+        if !(words::phone(&w) || words::card(&w) || words::ssn(&w)) {
+            return true;
+        }
     }
     let after = t.sl(end, end + 2);
     let Some(&a0) = after.first() else { return false };

@@ -27,7 +27,7 @@ pub fn amount(w: &str) -> bool {
     matches!(w, "population" | "total" | "count" | "revenue" | "budget" | "salary" | "price"
         | "cost" | "costs" | "amount" | "balance" | "sum" | "paid" | "pay" | "payment" | "fee"
         | "fees" | "usd" | "eur" | "gbp" | "chf" | "jpy" | "inr" | "aud" | "cad" | "sek" | "nok"
-        | "dkk" | "pln" | "cny" | "rmb" | "rs" | "kr" | "zł" | "#" | "§" | "$" | "€" | "£" | "¥"
+        | "dkk" | "pln" | "cny" | "rmb" | "rs" | "kr" | "zł" | "§" | "$" | "€" | "£" | "¥"
         | "₹" | "₽" | "₩")
 }
 
@@ -61,7 +61,8 @@ pub fn context(w: &str) -> bool {
     phone(w) || id(w) || amount(w) || ssn(w) || card(w)
 }
 
-/// Symbols that count as a context word on their own.
+/// Symbols that count as a word on their own ('#' and '%' decide nothing: "card # 4111..."
+/// takes its meaning from "card").
 pub fn symbol(c: char) -> bool {
     matches!(c, '#' | '§' | '$' | '€' | '£' | '¥' | '₹' | '₽' | '₩' | '%')
 }

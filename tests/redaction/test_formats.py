@@ -109,10 +109,20 @@ def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:
                  "<PHONE_2>.", id="six-digits-after-a-phone-word"),
     pytest.param("Room 33 93 31, call 339331 or on 12.03.24.", "Room 33 93 31, call 339331 or "
                  "on 12.03.24.", id="six-digits-otherwise-stay"),
+    pytest.param("Phone:\n32 32 85\nFax :\r\n61-23-68", "Phone:\n<PHONE_1>\nFax :\r\n<PHONE_2>",
+                 id="six-digits-on-the-line-after-a-label"),
+    pytest.param("Notes\n\n32 32 85, Order:\n32 32 85 12", "Notes\n\n32 32 85, Order:\n32 32 85 12",
+                 id="six-digits-after-a-blank-line-or-another-label-stay"),
+    pytest.param("card # 060446183570, phone #5552017731, call # 555 201 7731",
+                 "card # <CREDIT_CARD_1>, phone #<PHONE_1>, call # <PHONE_1>",
+                 id="number-sign-after-a-card-or-phone-word"),
+    pytest.param("ticket #060446183570 and order # 5552017731", "ticket #060446183570 and "
+                 "order # 5552017731", id="number-sign-after-an-identifier-word-stays"),
 ])
 def test_text_from_json_address_blocks_and_signatures(text: str, expected: str) -> None:
-    """Escaped line breaks written out in the text (``\\n``) separate like line breaks, and
-    a label glued by a dash does not make a phone number an identifier."""
+    """Escaped line breaks written out in the text (``\\n``) separate like line breaks, a
+    label glued by a dash does not make a phone number an identifier, a label ending its line
+    names the value on the next, and a number sign takes its meaning from the word before it."""
     assert REDACTOR.redact_text(text).text == expected
 
 
