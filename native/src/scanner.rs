@@ -81,10 +81,6 @@ impl Pair {
 
 struct Compiled {
     pairs: Vec<Pair>,
-    /// The kv trigger for ASCII texts, where case-insensitive means ASCII case (the
-    /// regexes' Unicode case folding only differs on other characters: K and ſ); the
-    /// obfuscated group's is `at_trigger`.
-    kv_ascii: aho_corasick::AhoCorasick,
     /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
     /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
     /// value ended, both give the same groups, and the automaton is a fraction of the size.
@@ -98,6 +94,12 @@ struct Compiled {
     /// Literals one of which every token candidate holds (a few, such as "AC" of an account
     /// SID, are shorter than what the pattern needs: a wider trigger only skips less).
     tokens_trigger: aho_corasick::AhoCorasick,
+    /// Both secret groups' triggers in one automaton, for ASCII texts, where case-insensitive
+    /// means ASCII case (the regexes' Unicode case folding only differs on other characters:
+    /// K and ſ): the kv words in either case, the token literals as they are. One scan says
+    /// whether either group may hold anything; each group's own pattern then decides. (The
+    /// obfuscated group's trigger for ASCII texts is `at_trigger`.)
+    secret_trigger: regex_automata::dfa::dense::DFA<Vec<u32>>,
     kv_trigger: Regex,
     obfuscated_trigger: Regex,
     at: Regex,
@@ -126,28 +128,26 @@ fn compiled() -> &'static Compiled {
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
         let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
                         "signature"];
-        // Both trigger sets as full DFAs without a prefilter: their first letters are
-        // everywhere in prose, where a prefilter would stop at nearly every word.
-        let ascii = |words: &[String]| aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .prefilter(false)
-            .build(words)
-            .expect("trigger words");
+        let token_literals = [
+            "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+            "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
+            "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",
+            "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
+            "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
+            "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
+            "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA",
+        ];
+        let secret_trigger = format!(
+            "(?i:{})|{}", kv_words.join("|"),
+            token_literals.iter().map(|l| regex::escape(l)).collect::<Vec<_>>().join("|"));
         Compiled {
-            kv_ascii: ascii(&kv_words.map(str::to_string)),
-            tokens_trigger: aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .prefilter(false)
-                .build([
-                "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
-                "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
-                "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",
-                "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
-                "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
-                "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
-                "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA",
-            ]).expect("trigger literals"),
+            tokens_trigger: aho_corasick::AhoCorasick::new(token_literals)
+                .expect("trigger literals"),
+            secret_trigger: regex_automata::dfa::dense::Builder::new()
+                .syntax(syntax::Config::new().unicode(false).utf8(false))
+                .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+                .build(&secret_trigger)
+                .expect("secret trigger compiles"),
             kv_trigger: compile(r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)"),
             obfuscated_trigger: compile(r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)"),
             at: Regex::new(&format!(
@@ -253,6 +253,7 @@ impl Engine {
         let mut memo = (s.len() > MEMO_MIN_BYTES).then(Memo::default);
         // a long text's IP addresses: the canonical forms of the last few, by candidate
         let mut ip_keys = Recent::new(s.len() > MEMO_MIN_BYTES);
+        let mut secret_hint: Option<bool> = None;
         for &group in &self.groups {
             let may_hold = match group {
                 Group::Number => digits >= 6, // six only after a phone word (numbers.rs)
@@ -263,14 +264,21 @@ impl Engine {
                         && w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic()
                 }),
                 // three places where a digit, a dot and a digit follow each other
-                Group::Ipv4 => digits >= 4 && bytes.iter().filter(|&&b| b == b'.').count() >= 3
-                    && bytes.windows(3).filter(|w| {
-                        w[1] == b'.' && w[0].is_ascii_digit() && w[2].is_ascii_digit()
-                    }).count() >= 3,
+                // (prose has few dots: looked at one by one)
+                Group::Ipv4 => digits >= 4 && memchr::memchr_iter(b'.', bytes)
+                    .filter(|&i| {
+                        i > 0 && i + 1 < bytes.len()
+                            && bytes[i - 1].is_ascii_digit() && bytes[i + 1].is_ascii_digit()
+                    })
+                    .nth(2).is_some(),
                 Group::Email => bytes.contains(&b'@'),
                 Group::Ipv6 => s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7,
+                Group::Tokens | Group::Kv if ascii => *secret_hint.get_or_insert_with(|| {
+                    use regex_automata::dfa::Automaton;
+                    let input = Input::new(bytes).earliest(true);
+                    matches!(c.secret_trigger.try_search_fwd(&input), Ok(Some(_)))
+                }),
                 Group::Tokens => c.tokens_trigger.is_match(s),
-                Group::Kv if ascii => c.kv_ascii.is_match(s),
                 Group::Kv => c.kv_trigger.is_match(s),
                 Group::Obfuscated if ascii => at_trigger(bytes),
                 Group::Obfuscated => c.obfuscated_trigger.is_match(s),
