@@ -188,6 +188,12 @@ fn nearest_context_word(t: &Text, start: usize) -> Word {
     Word::EMPTY
 }
 
+/// Whether a phone word follows ``end``, after blanks or a dash ("33 93 31-Office").
+fn phone_word_after(t: &Text, end: usize) -> bool {
+    let at = if t.at(end) == Some('-') { end + 1 } else { end };
+    words::phone(&word_after(t, at))
+}
+
 /// Whether a line ends with a label ("Phone:", "Card number :"): the value on the next line
 /// is the label's.
 fn ends_label(line: &[char]) -> bool {
@@ -453,9 +459,10 @@ impl Numbers {
             return None;
         }
         let count = digits.len();
-        // Seven digits or more; six when grouped right after a phone word ("call me at
-        // 33 93 31": the numbering plans of Greenland and the Faroe Islands have six).
-        if count < 7 && !(count == 6 && self.phone && words::phone(nearest) && value.len() > 6) {
+        // Seven digits or more; six when grouped next to a phone word ("call me at 33 93 31",
+        // "33 93 31 office": the numbering plans of Greenland and the Faroe Islands have six).
+        if count < 7 && !(count == 6 && self.phone && value.len() > 6
+                          && (words::phone(nearest) || phone_word_after(t, end))) {
             return None;
         }
         if !self.phone && !self.card && !(self.ssn && count == 9) {

@@ -9,7 +9,8 @@ pub fn phone(w: &str) -> bool {
         | "office" | "home" | "work" | "caller" | "callback" | "appelez" | "appeler" | "appelle"
         | "llame" | "llámenos" | "llamar" | "llámame" | "rufen" | "anrufen" | "ruf" | "chiamare"
         | "chiama" | "chiamate" | "ligue" | "ligar" | "bel" | "bellen" | "zadzwoń" | "numer"
-        | "número" | "numéro" | "nummer" | "rückruf")
+        | "número" | "numéro" | "nummer" | "rückruf" | "message" | "messages" | "msg"
+        | "answering" | "voicemail")
 }
 
 pub fn id(w: &str) -> bool {
