@@ -12,8 +12,9 @@ recognizers find nothing and only its pattern and checksum recognizers count.
 
 Then repeated triggers: each detector's trigger repeated to 1 MB (``--trigger-mb``), redacted
 whole by Redactor.redact_text (detection, replacement and the fixed-point pass), in MB/s next
-to 1 MB of ordinary prose measured in the same rounds, and the ratio prose / shape (1.0: a
-repeated trigger costs what prose does).
+to 1 MB of prose without a value and 1 MB of the corpus's texts one after another (text
+with personal data at the corpus's density) measured in the same rounds, and the time of
+each shape against each of them (1.0: a repeated trigger costs what that text does).
 
     python bench/redaction.py [--rounds N] [--min-seconds S] [--trigger-mb MB] [--triggers-only]
 
@@ -138,21 +139,31 @@ def repeated(unit: str, size: int) -> str:
 
 
 def trigger_table(*, rounds: int, size: int) -> None:
-    """MB/s of redact_text on each trigger repeated to ``size`` bytes and on prose of the
-    same size, taking turns, the best of ``rounds`` each."""
+    """MB/s of redact_text on each trigger repeated to ``size`` bytes, next to two texts of
+    the same size taking turns with it, the best of ``rounds`` each: prose without a value,
+    and the corpus's texts one after another (ordinary text with personal data: a value in
+    about every 60 bytes)."""
     redactor = build_redactor(RedactionSettings())
     prose = repeated(PROSE, size)
+    ordinary = repeated(" ".join(line["text"] for line in load_corpus("dev")) + " ", size)
 
-    print(f"\nrepeated triggers: {size / 1e6:g} MB each, redact_text, best of {rounds}")
-    print(f"  {'shape':<18} {'MB/s':>8} {'prose MB/s':>11} {'prose/shape':>12}")
+    def best(text: str) -> float:
+        return timed_pass(redactor.redact_text, [text], 1)
+
+    print(f"\nrepeated triggers: {size / 1e6:g} MB each, redact_text, best of {rounds}; "
+          "time against prose and against corpus text")
+    print(f"  {'shape':<18} {'MB/s':>8} {'prose MB/s':>11} {'corpus MB/s':>12} "
+          f"{'vs prose':>9} {'vs corpus':>10}")
     for name, unit in TRIGGERS.items():
         text = repeated(unit, size)
-        shape_s, prose_s = math.inf, math.inf
-        for _ in range(rounds):  # taking turns with prose: a slow spell hits both
-            shape_s = min(shape_s, timed_pass(redactor.redact_text, [text], 1))
-            prose_s = min(prose_s, timed_pass(redactor.redact_text, [prose], 1))
+        shape_s, prose_s, ordinary_s = math.inf, math.inf, math.inf
+        for _ in range(rounds):  # taking turns: a slow spell hits all three
+            shape_s = min(shape_s, best(text))
+            prose_s = min(prose_s, best(prose))
+            ordinary_s = min(ordinary_s, best(ordinary))
         print(f"  {name:<18} {size / shape_s / 1e6:8.2f} {size / prose_s / 1e6:11.2f} "
-              f"{shape_s / prose_s:11.1f}x")
+              f"{size / ordinary_s / 1e6:12.2f} {shape_s / prose_s:8.1f}x "
+              f"{shape_s / ordinary_s:9.1f}x")
 
 
 def table(name: str, scores: dict[str, TypeScore], types: Iterable[str]) -> None:
