@@ -240,14 +240,17 @@ pub enum Redacted {
 pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[Py<PyString>],
                    original: &str, with_entities: bool,
                    find: &mut dyn FnMut(&str) -> PyResult<Vec<Ent>>) -> PyResult<Redacted> {
+    if original.len() >= INSIDE_TOKEN as usize {
+        return Err(pyo3::exceptions::PyValueError::new_err("text too long to redact (4 GB or more)"));
+    }
     let first = keep(find(original)?, &protected(original, &Offsets::new(original)));
     if first.is_empty() {
         return Ok(Redacted::Unchanged);
     }
     let (mut current, lengths) = replacement.apply(scope, names, original, &first)?;
-    // index in the original text of each code point of `current` (None inside a token),
-    // built only when a later pass finds something and the entities are wanted
-    let mut origin: Option<Vec<Option<usize>>> = None;
+    // index in the original text of each code point of `current` (INSIDE_TOKEN inside a
+    // token), built only when a later pass finds something and the entities are wanted
+    let mut origin: Option<Vec<u32>> = None;
     let mut all = if with_entities { first.clone() } else { Vec::new() };
     for _ in 0..MAX_PASSES {
         let offsets = Offsets::new(&current);
@@ -259,8 +262,9 @@ pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[P
         if with_entities {
             let map = origin.get_or_insert_with(|| first_origin(original, &first, &lengths));
             for e in &more {
-                if let (Some(a), Some(b)) = (map[e.start], map[e.end - 1]) {
-                    all.push(Ent::new(e.ty, a, b + 1, e.key.clone()));
+                let (a, b) = (map[e.start], map[e.end - 1]);
+                if a != INSIDE_TOKEN && b != INSIDE_TOKEN {
+                    all.push(Ent::new(e.ty, a as usize, b as usize + 1, e.key.clone()));
                 }
             }
         }
@@ -274,25 +278,28 @@ pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[P
     Ok(Redacted::Failed)
 }
 
-fn first_origin(original: &str, entities: &[Ent], lengths: &[usize]) -> Vec<Option<usize>> {
+/// The origin map's mark of a code point inside a token (texts are shorter than 2^32).
+const INSIDE_TOKEN: u32 = u32::MAX;
+
+fn first_origin(original: &str, entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
     let n = original.chars().count();
     let mut map = Vec::with_capacity(n);
     let mut cursor = 0;
     for (e, &len) in entities.iter().zip(lengths) {
-        map.extend((cursor..e.start).map(Some));
-        map.extend(std::iter::repeat(None).take(len));
+        map.extend((cursor..e.start).map(|i| i as u32));
+        map.extend(std::iter::repeat(INSIDE_TOKEN).take(len));
         cursor = e.end;
     }
-    map.extend((cursor..n).map(Some));
+    map.extend((cursor..n).map(|i| i as u32));
     map
 }
 
-fn next_origin(map: &[Option<usize>], entities: &[Ent], lengths: &[usize]) -> Vec<Option<usize>> {
+fn next_origin(map: &[u32], entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
     let mut next = Vec::with_capacity(map.len());
     let mut cursor = 0;
     for (e, &len) in entities.iter().zip(lengths) {
         next.extend_from_slice(&map[cursor..e.start]);
-        next.extend(std::iter::repeat(None).take(len));
+        next.extend(std::iter::repeat(INSIDE_TOKEN).take(len));
         cursor = e.end;
     }
     next.extend_from_slice(&map[cursor..]);

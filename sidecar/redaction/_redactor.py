@@ -8,6 +8,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from operator import attrgetter
 from typing import Any, Literal
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -29,6 +30,11 @@ PLACEHOLDER: Any = compile_linear(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<R
 idempotent."""
 
 _FAILED = "<REDACTED>"
+
+
+def _hmac_token(hmac_key: bytes, entity_type: str, key: str) -> str:
+    digest = hmac.new(hmac_key, f"{entity_type}\x00{key}".encode(), hashlib.sha256).hexdigest()
+    return f"<{entity_type}_{digest[:16]}>"
 
 
 def _inert_url(url: str | None) -> bool:
@@ -105,8 +111,11 @@ class Redactor:
         engine = getattr(self._native_of, "engine", None)
         self._replacer: Replacer | None = None
         if isinstance(engine, NativeDetector) and not self.allow:
-            self._replacer = Replacer(engine, modes=self.modes, default_mode=default_mode,
-                                      hmac_token=self._hmac_token if uses_hmac else None)
+            # The token maker holds the key, not the Redactor: no reference cycle through
+            # the compiled object, which the garbage collector cannot see into.
+            self._replacer = Replacer(
+                engine, modes=self.modes, default_mode=default_mode,
+                hmac_token=partial(_hmac_token, self._hmac_key) if uses_hmac else None)
         self.detector_errors = 0
 
     def __repr__(self) -> str:  # never show the key
@@ -316,17 +325,12 @@ class Redactor:
         token = scope.tokens.get((entity.type, key))
         if token is None:
             if mode == "hmac":
-                token = self._hmac_token(entity.type, key)
+                token = _hmac_token(self._hmac_key, entity.type, key)
             else:
                 scope.numbers[entity.type] += 1
                 token = f"<{entity.type}_{scope.numbers[entity.type]}>"
             scope.tokens[(entity.type, key)] = token
         return token
-
-    def _hmac_token(self, entity_type: str, key: str) -> str:
-        digest = hmac.new(self._hmac_key, f"{entity_type}\x00{key}".encode(),
-                          hashlib.sha256).hexdigest()[:16]
-        return f"<{entity_type}_{digest}>"
 
     def redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
         """The trace with question, answer, claims, source titles, texts and URL queries, and
