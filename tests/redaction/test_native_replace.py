@@ -156,3 +156,17 @@ def test_an_engine_failure_withholds_the_text_and_is_counted(
     assert counts["REDACTION_ERROR"] >= 1
     assert redactor.detector_errors == 1 + counts["REDACTION_ERROR"]
     assert "555-201-7731" not in caplog.text
+
+
+def test_a_redactor_is_freed_when_dropped() -> None:
+    """The engine holds what it needs of the Redactor (the hmac key), not the Redactor: a
+    cycle through a compiled object is one the garbage collector cannot break."""
+    import gc
+    import weakref
+
+    redactor = Redactor([PatternDetector()], default_mode="hmac", hmac_key=b"k" * 32)
+    assert redactor.redact_text("call 555-201-7731").text.startswith("call <PHONE_")
+    dropped = weakref.ref(redactor)
+    del redactor
+    gc.collect()
+    assert dropped() is None
