@@ -39,6 +39,9 @@ pub enum Ty {
 
 pub const TYPES: [Ty; 7] = [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret];
 
+/// How many entity types there are.
+pub const N_TYPES: usize = TYPES.len();
+
 impl Ty {
     pub fn name(self) -> &'static str {
         match self {

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use regex::Regex;
 
-use crate::{Ent, Ty, TYPES};
+use crate::{Ent, Ty, N_TYPES, TYPES};
 
 /// At most this many passes over one text; a text still changing after them is withheld.
 pub const MAX_PASSES: usize = 16;
@@ -115,14 +115,14 @@ pub struct Scope<'py> {
     pub numbers: Bound<'py, PyDict>,
     pub counts: Bound<'py, PyDict>,
     /// tokens made or read during this call, by type then key
-    known: [HashMap<String, Py<PyString>>; 7],
-    counted: [usize; 7],
+    known: [HashMap<String, Py<PyString>>; N_TYPES],
+    counted: [usize; N_TYPES],
     failures: usize,
 }
 
 impl<'py> Scope<'py> {
     pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>) -> Self {
-        Scope { tokens, numbers, counts, known: Default::default(), counted: [0; 7], failures: 0 }
+        Scope { tokens, numbers, counts, known: std::array::from_fn(|_| HashMap::new()), counted: [0; N_TYPES], failures: 0 }
     }
 
     /// Adds what was counted to the scope's counts (each type's entities, and a withheld text).
@@ -136,7 +136,7 @@ impl<'py> Scope<'py> {
         if self.failures > 0 {
             add(&self.counts, PyString::new(py, "REDACTION_ERROR").as_any(), self.failures)?;
         }
-        self.counted = [0; 7];
+        self.counted = [0; N_TYPES];
         self.failures = 0;
         Ok(())
     }
@@ -157,7 +157,7 @@ fn add(counter: &Bound<'_, PyDict>, key: &Bound<'_, PyAny>, n: usize) -> PyResul
 /// How each type's values are replaced, and the hmac token maker (a Python callable of the
 /// type and the key) when a type uses it.
 pub struct Replacement {
-    pub modes: [Mode; 7],
+    pub modes: [Mode; N_TYPES],
     pub hmac: Option<PyObject>,
 }
 
@@ -307,9 +307,9 @@ fn next_origin(map: &[u32], entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
 }
 
 /// The modes of the seven types from the Redactor's settings.
-pub fn modes(by_type: &HashMap<String, String>, default: &str) -> Option<[Mode; 7]> {
+pub fn modes(by_type: &HashMap<String, String>, default: &str) -> Option<[Mode; N_TYPES]> {
     let default = Mode::parse(default)?;
-    let mut modes = [default; 7];
+    let mut modes = [default; N_TYPES];
     for (name, mode) in by_type {
         if let Some(i) = TYPES.iter().position(|t| t.name() == name) {
             modes[i] = Mode::parse(mode)?;
