@@ -232,6 +232,9 @@ def _named(self):
 threading.Thread._bootstrap_inner = _named
 """
 
+BROKER = "(broker process)"
+"""The key of the broker's CPU per record among a replica's threads (not one of them)."""
+
 THREAD_ROLES = {
     "MainThread": "consumer poll, commits",
     "citewatch-worker": "asyncio loop: decode, pipeline, send",
@@ -277,10 +280,12 @@ def _free_port() -> int:
 
 
 def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redaction: bool = True,
-            group: str | None = None) -> tuple[float, float, dict[str, float]]:
+            group: str | None = None, broker_pid: int | None = None,
+            ) -> tuple[float, float, dict[str, float]]:
     """Records per second of ``replicas`` `citewatch run --judge none` processes in one new
     consumer group over ``topic``, their CPU microseconds per record, and (one replica) the
-    CPU microseconds per record of each of its threads by name.
+    CPU microseconds per record of each of its threads by name (and of the broker's process,
+    named ``BROKER``, when ``broker_pid`` is given: it shares the cores).
 
     The clock starts once every replica is ready at the same moment (partitions assigned
     after the last rebalance), at the records committed by then; it stops when the group's
@@ -305,6 +310,7 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
     try:
         first_at, first_count, first_cpu = 0.0, 0, 0.0
         first_threads: dict[int, float] = {}
+        first_broker = 0.0
         while True:
             for process in processes:
                 if process.poll() is not None:
@@ -313,6 +319,7 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
                 if all(_ready(port) for port in ports):
                     first_cpu = sum(_cpu_seconds(p.pid) for p in processes)
                     first_threads = _thread_cpu(processes[0].pid)
+                    first_broker = _cpu_seconds(broker_pid) if broker_pid else 0.0
                     first_at = time.perf_counter()
                     first_count = _committed(bootstrap, group, topic)
                     if first_count >= count:
@@ -327,6 +334,8 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
                 records = count - first_count
                 threads = (_per_thread(first_threads, _thread_cpu(processes[0].pid),
                                        names_file, records) if replicas == 1 else {})
+                if broker_pid and replicas == 1:
+                    threads[BROKER] = (_cpu_seconds(broker_pid) - first_broker) / records * 1e6
                 return records / (now - first_at), cpu / records * 1e6, threads
             time.sleep(0.25)
     finally:
@@ -349,6 +358,7 @@ def _load() -> str:
 def _print_threads(rounds: list[dict[str, float]], in_process_cpu: float) -> None:
     """CPU microseconds per record of each thread of the single replica (medians of the
     rounds), next to the in-process path's one thread: the runtime's own cost, itemised."""
+    broker = [usage.pop(BROKER) for usage in rounds if BROKER in usage]
     names = sorted({name for usage in rounds for name in usage},
                    key=lambda name: statistics.median(u.get(name, 0.0) for u in rounds))
     shown = [name for name in names
@@ -365,7 +375,11 @@ def _print_threads(rounds: list[dict[str, float]], in_process_cpu: float) -> Non
         print(f"  {'(other threads)':26s} {rest:7.1f}")
     total = statistics.median(sum(usage.values()) for usage in rounds)
     print(f"  {'total':26s} {total:7.1f}   in-process {in_process_cpu:7.1f}   "
-          f"(runtime's own: {total - in_process_cpu:.1f})")
+          f"(runtime's own: {total - in_process_cpu:.1f}; ratio by CPU time "
+          f"{in_process_cpu / total:.2f})")
+    if broker:
+        print(f"  the broker, same cores:    {statistics.median(broker):7.1f}   (not citewatch's "
+              "own; the in-process path runs with the broker idle)")
 
 
 def main() -> int:
@@ -379,6 +393,9 @@ def main() -> int:
                         help="repeat every measurement this often, alternating, and print "
                              "medians (the machine may be shared)")
     parser.add_argument("--bootstrap", default=None, help="use this broker instead")
+    parser.add_argument("--broker-pid", type=int, default=None,
+                        help="with --bootstrap on this machine: the broker's pid, to print its "
+                             "CPU per record too")
     parser.add_argument("--no-redaction", action="store_true",
                         help="also measure citewatch with redaction off (the runtime's own cost)")
     parser.add_argument("--in-process-only", action="store_true",
@@ -394,6 +411,9 @@ def main() -> int:
     if bootstrap is None:
         broker = _kafka_local().LocalKafka(Path(tempfile.mkdtemp(prefix="bench-kafka-")))
         bootstrap = broker.start()
+    broker_pid = args.broker_pid
+    if broker is not None and broker.process is not None:
+        broker_pid = broker.process.pid
     try:
         topic = f"bench-{uuid.uuid4().hex[:8]}"
         from kafka.record.util import crc32c_c
@@ -419,7 +439,8 @@ def main() -> int:
             local_cpus.append(local_cpu)
             for n in counts:
                 rate, cpu, per_thread = sidecar(bootstrap, topic, args.count, replicas=n,
-                                                group=f"{topic}-citewatch-{n}-{round_}")
+                                                group=f"{topic}-citewatch-{n}-{round_}",
+                                                broker_pid=broker_pid)
                 rates[n].append(rate)
                 cpus[n].append(cpu)
                 if n == 1:
