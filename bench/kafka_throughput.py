@@ -33,8 +33,13 @@ py-spy``): a running service, every thread, 25 s at 200 Hz, as raw collapsed sta
     py-spy record -r 200 -f raw -o inprocess.txt -- \\
         python bench/kafka_throughput.py --in-process-only --count 4000
 
-Per-thread CPU time of a running service comes from /proc/<pid>/task/*/stat (utime + stime)
-read at the first and last commit; the thread names from ``py-spy dump --pid <pid>``.
+Every run also prints, for the single replica, the CPU microseconds per record of each of
+its threads (medians of the rounds) next to the in-process path's one thread: the poll
+thread (MainThread), the worker's event loop (citewatch-worker), kafka-python's producer
+sender (citewatch-network-thread) and consumer IO thread (kafka-io-*). They come from
+/proc/<pid>/task/*/stat (utime + stime) read when the replica is ready and at the last
+commit; the names from a file the replica writes as it starts each thread (Python 3.11
+gives its threads no OS-level name).
 """
 
 from __future__ import annotations
@@ -144,10 +149,10 @@ def _committed(bootstrap: str, group: str, topic: str) -> int:
     return sum(m.offset for tp, m in offsets.items() if tp.topic == topic and m.offset > 0)
 
 
-def in_process(count: int, *, repeat: int = 3) -> float:
+def in_process(count: int, *, repeat: int = 3) -> tuple[float, float]:
     """Records per second of `citewatch run`'s per-record work without Kafka (best of
     ``repeat``), with the settings `citewatch run --judge none` gets from an empty
-    environment."""
+    environment, and the CPU microseconds per record of that best repeat (one thread)."""
     import asyncio
 
     from prometheus_client import CollectorRegistry
@@ -177,12 +182,14 @@ def in_process(count: int, *, repeat: int = 3) -> float:
             metrics.observe_record(record)
             metrics.mark_processed(time.time())
 
-    best = float("inf")
+    best, best_cpu = float("inf"), 0.0
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         asyncio.run(run_all())
-        best = min(best, time.perf_counter() - start)
-    return count / best
+        elapsed = time.perf_counter() - start
+        if elapsed < best:
+            best, best_cpu = elapsed, time.thread_time() - cpu
+    return count / best, best_cpu / count * 1e6
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -192,6 +199,68 @@ def _cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _thread_cpu(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of every thread of a process so far, by thread ID."""
+    times: dict[int, float] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return times
+    for tid in tids:
+        try:
+            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended
+        times[int(tid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return times
+
+
+# Python 3.11 does not give its threads OS-level names: the child process writes the
+# native ID and Python name of every thread it starts to a file, read back here.
+_NAME_THREADS = """
+import os, threading
+_names = os.environ.pop("BENCH_THREAD_NAMES")
+with open(_names, "a") as _out:
+    _out.write(f"{os.getpid()} MainThread\\n")
+_bootstrap = threading.Thread._bootstrap_inner
+def _named(self):
+    with open(_names, "a") as out:
+        out.write(f"{threading.get_native_id()} {self.name}\\n")
+    _bootstrap(self)
+threading.Thread._bootstrap_inner = _named
+"""
+
+BROKER = "(broker process)"
+"""The key of the broker's CPU per record among a replica's threads (not one of them)."""
+
+THREAD_ROLES = {
+    "MainThread": "consumer poll, commits",
+    "citewatch-worker": "asyncio loop: decode, pipeline, send",
+    "citewatch-network-thread": "kafka-python producer sender",
+}
+
+
+def _thread_role(name: str) -> str:
+    if name.startswith("kafka-io"):
+        return "kafka-python consumer IO"
+    return THREAD_ROLES.get(name, "")
+
+
+def _per_thread(before: dict[int, float], after: dict[int, float], names_file: Path,
+                records: int) -> dict[str, float]:
+    """CPU microseconds per record of each named thread between two snapshots."""
+    names: dict[int, str] = {}
+    if names_file.exists():
+        for line in names_file.read_text().splitlines():
+            native_id, _, name = line.partition(" ")
+            names[int(native_id)] = name
+    usage: dict[str, float] = {}
+    for tid, seconds in after.items():
+        label = names.get(tid, f"thread {tid}")
+        usage[label] = usage.get(label, 0.0) + (seconds - before.get(tid, 0.0)) / records * 1e6
+    return usage
 
 
 def _ready(port: int) -> bool:
@@ -211,9 +280,12 @@ def _free_port() -> int:
 
 
 def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redaction: bool = True,
-            group: str | None = None) -> tuple[float, float]:
+            group: str | None = None, broker_pid: int | None = None,
+            ) -> tuple[float, float, dict[str, float]]:
     """Records per second of ``replicas`` `citewatch run --judge none` processes in one new
-    consumer group over ``topic``, and their CPU microseconds per record.
+    consumer group over ``topic``, their CPU microseconds per record, and (one replica) the
+    CPU microseconds per record of each of its threads by name (and of the broker's process,
+    named ``BROKER``, when ``broker_pid`` is given: it shares the cores).
 
     The clock starts once every replica is ready at the same moment (partitions assigned
     after the last rebalance), at the records committed by then; it stops when the group's
@@ -224,9 +296,12 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWATCH_")}
     if not redaction:
         env["CITEWATCH_REDACTION_ENABLED"] = "false"
+    names_file = Path(tempfile.mkdtemp(prefix="bench-threads-")) / "names"
+    env["BENCH_THREAD_NAMES"] = str(names_file)
     ports = [_free_port() for _ in range(replicas)]
     processes = [subprocess.Popen(
-        [sys.executable, "-c", "import sys; from sidecar.cli import main; sys.exit(main())",
+        [sys.executable, "-c",
+         _NAME_THREADS + "import sys; from sidecar.cli import main; sys.exit(main())",
          "run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group", group,
          "--evaluations-topic", topic + ".evals", "--dead-letter-topic", topic + ".dlt",
          "--judge", "none", "--metrics-port", str(port), "--metrics-address", "127.0.0.1"],
@@ -234,6 +309,8 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
         stderr=subprocess.DEVNULL) for port in ports]
     try:
         first_at, first_count, first_cpu = 0.0, 0, 0.0
+        first_threads: dict[int, float] = {}
+        first_broker = 0.0
         while True:
             for process in processes:
                 if process.poll() is not None:
@@ -241,6 +318,8 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
             if not first_at:
                 if all(_ready(port) for port in ports):
                     first_cpu = sum(_cpu_seconds(p.pid) for p in processes)
+                    first_threads = _thread_cpu(processes[0].pid)
+                    first_broker = _cpu_seconds(broker_pid) if broker_pid else 0.0
                     first_at = time.perf_counter()
                     first_count = _committed(bootstrap, group, topic)
                     if first_count >= count:
@@ -253,7 +332,11 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
             if done >= count:
                 cpu = sum(_cpu_seconds(p.pid) for p in processes) - first_cpu
                 records = count - first_count
-                return records / (now - first_at), cpu / records * 1e6
+                threads = (_per_thread(first_threads, _thread_cpu(processes[0].pid),
+                                       names_file, records) if replicas == 1 else {})
+                if broker_pid and replicas == 1:
+                    threads[BROKER] = (_cpu_seconds(broker_pid) - first_broker) / records * 1e6
+                return records / (now - first_at), cpu / records * 1e6, threads
             time.sleep(0.25)
     finally:
         for process in processes:
@@ -272,6 +355,33 @@ def _load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
+def _print_threads(rounds: list[dict[str, float]], in_process_cpu: float) -> None:
+    """CPU microseconds per record of each thread of the single replica (medians of the
+    rounds), next to the in-process path's one thread: the runtime's own cost, itemised."""
+    broker = [usage.pop(BROKER) for usage in rounds if BROKER in usage]
+    names = sorted({name for usage in rounds for name in usage},
+                   key=lambda name: statistics.median(u.get(name, 0.0) for u in rounds))
+    shown = [name for name in names
+             if statistics.median(u.get(name, 0.0) for u in rounds) >= 0.5]
+    print("CPU us per record by thread (1 replica, medians of the rounds):")
+    for name in reversed(shown):
+        value = statistics.median(usage.get(name, 0.0) for usage in rounds)
+        role = _thread_role(name)
+        beside = f"   in-process {in_process_cpu:7.1f}" if name == "citewatch-worker" else ""
+        print(f"  {name:26s} {value:7.1f}{beside}   {role}")
+    rest = statistics.median(sum(v for n, v in usage.items() if n not in shown)
+                             for usage in rounds)
+    if rest >= 0.05:
+        print(f"  {'(other threads)':26s} {rest:7.1f}")
+    total = statistics.median(sum(usage.values()) for usage in rounds)
+    print(f"  {'total':26s} {total:7.1f}   in-process {in_process_cpu:7.1f}   "
+          f"(runtime's own: {total - in_process_cpu:.1f}; ratio by CPU time "
+          f"{in_process_cpu / total:.2f})")
+    if broker:
+        print(f"  the broker, same cores:    {statistics.median(broker):7.1f}   (not citewatch's "
+              "own; the in-process path runs with the broker idle)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10_000)
@@ -283,13 +393,17 @@ def main() -> int:
                         help="repeat every measurement this often, alternating, and print "
                              "medians (the machine may be shared)")
     parser.add_argument("--bootstrap", default=None, help="use this broker instead")
+    parser.add_argument("--broker-pid", type=int, default=None,
+                        help="with --bootstrap on this machine: the broker's pid, to print its "
+                             "CPU per record too")
     parser.add_argument("--no-redaction", action="store_true",
                         help="also measure citewatch with redaction off (the runtime's own cost)")
     parser.add_argument("--in-process-only", action="store_true",
                         help="measure only the in-process path (no broker; for profiling)")
     args = parser.parse_args()
     if args.in_process_only:
-        print(f"in-process path: {in_process(args.count):9.0f} records/s")
+        rate, cpu = in_process(args.count)
+        print(f"in-process path: {rate:9.0f} records/s, {cpu:.0f} CPU us per record")
         return 0
     counts = sorted({int(n) for n in args.replicas.split(",")} | {1})
     broker = None
@@ -297,6 +411,9 @@ def main() -> int:
     if bootstrap is None:
         broker = _kafka_local().LocalKafka(Path(tempfile.mkdtemp(prefix="bench-kafka-")))
         bootstrap = broker.start()
+    broker_pid = args.broker_pid
+    if broker is not None and broker.process is not None:
+        broker_pid = broker.process.pid
     try:
         topic = f"bench-{uuid.uuid4().hex[:8]}"
         from kafka.record.util import crc32c_c
@@ -311,16 +428,23 @@ def main() -> int:
         baseline = bare_consumer(bootstrap, topic, args.count)
         print(f"baseline  bare kafka-python consumer, poll+commit: {baseline:9.0f} records/s")
         local: list[float] = []
+        local_cpus: list[float] = []
+        threads: list[dict[str, float]] = []
         rates: dict[int, list[float]] = {n: [] for n in counts}
         cpus: dict[int, list[float]] = {n: [] for n in counts}
         ratios: list[float] = []
         for round_ in range(args.rounds):
-            local.append(in_process(args.count))
+            local_rate, local_cpu = in_process(args.count)
+            local.append(local_rate)
+            local_cpus.append(local_cpu)
             for n in counts:
-                rate, cpu = sidecar(bootstrap, topic, args.count, replicas=n,
-                                    group=f"{topic}-citewatch-{n}-{round_}")
+                rate, cpu, per_thread = sidecar(bootstrap, topic, args.count, replicas=n,
+                                                group=f"{topic}-citewatch-{n}-{round_}",
+                                                broker_pid=broker_pid)
                 rates[n].append(rate)
                 cpus[n].append(cpu)
+                if n == 1:
+                    threads.append(per_thread)
             ratios.append(rates[1][-1] / local[-1])
             print(f"round {round_ + 1}: in-process {local[-1]:.0f}, "
                   + ", ".join(f"{n} replica(s) {rates[n][-1]:.0f}" for n in counts)
@@ -334,13 +458,14 @@ def main() -> int:
         print(f"ratio citewatch/in-process: {median(ratios):.2f} (median of the rounds' "
               f"ratios; target >= 0.70); the Kafka runtime adds "
               f"{(1 / rate - 1 / inproc) * 1e6:.0f} us per record")
+        _print_threads(threads, median(local_cpus))
         for n in counts[1:]:
             many = median(rates[n])
             print(f"{n} replicas, one group, {args.partitions} partitions: {many:9.0f} records/s "
                   f"({many / n:.0f} per replica, {median(cpus[n]):.0f} CPU us per record); "
                   f"{n} replicas / 1 replica: {many / rate:.2f}")
         if args.no_redaction:
-            plain, _ = sidecar(bootstrap, topic, args.count, redaction=False)
+            plain, _, _ = sidecar(bootstrap, topic, args.count, redaction=False)
             print(f"citewatch run --judge none, redaction off:             {plain:9.0f} records/s")
             print(f"ratio citewatch (redaction off)/baseline: {plain / baseline:.2f}")
         print(f"at end: {_load()}")

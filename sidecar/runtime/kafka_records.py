@@ -16,9 +16,8 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, NamedTuple
 
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import NoOpTracer, Status, StatusCode, Tracer
@@ -43,9 +42,10 @@ SEND_BACKOFF_MAX = 10.0
 """Ceiling of any wait between produce retries."""
 
 
-@dataclass(frozen=True)
-class WorkItem:
-    """One consumed record on its way through the pipeline."""
+class WorkItem(NamedTuple):
+    """One consumed record on its way through the pipeline (a NamedTuple: the poll thread
+    makes one per record, and a tuple is built in C where a frozen dataclass sets each
+    field through ``object.__setattr__``)."""
 
     tp: Hashable
     topic: str
@@ -79,7 +79,8 @@ class KafkaRecordHandler:
                                           max_seconds=SEND_BACKOFF_MAX)
         self._inbox: LoopInbox | None = None  # made on the worker loop, at the first send
         self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
-        self._in_flight_ids: dict[str, asyncio.Event] = {}  # worker loop only
+        # Trace IDs in evaluation, with the copies waiting for each (worker loop only).
+        self._in_flight_ids: dict[str, list[asyncio.Future[None]] | None] = {}
 
     async def process(self, item: WorkItem) -> None:
         """Evaluate one record and emit its outcome; its offset then finishes."""
@@ -122,19 +123,26 @@ class KafkaRecordHandler:
         # Only the trace's ID and app outlive decoding: the trace itself is not held while
         # the record waits for its ack (fewer objects for the collector to walk per record).
         decoded: tuple[str, str] | None = None
-        marker: asyncio.Event | None = None
+        admitted = False
 
         async def wait_for(trace: Trace) -> None:
             nonlocal decoded
             decoded = (trace.trace_id, trace.app)
             # A copy of this trace already in flight (a replay on another partition, a
             # producer retry): wait for it, so the trace is evaluated and emitted once.
-            while (first := self._in_flight_ids.get(trace.trace_id)) is not None:
-                await first.wait()
+            while trace.trace_id in self._in_flight_ids:
+                waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                waiters = self._in_flight_ids[trace.trace_id]
+                if waiters is None:
+                    waiters = self._in_flight_ids[trace.trace_id] = []
+                waiters.append(waiter)
+                await waiter
 
         def on_admit(trace: Trace) -> None:
-            nonlocal marker
-            marker = self._in_flight_ids[trace.trace_id] = asyncio.Event()
+            nonlocal admitted
+            # The list of the copies waiting is made when one comes: most never do.
+            self._in_flight_ids[trace.trace_id] = None
+            admitted = True
 
         try:
             value = item.value if item.value is not None else b""
@@ -148,9 +156,10 @@ class KafkaRecordHandler:
             else:
                 await self._emit(item, outcome)
         finally:
-            if marker is not None and decoded is not None:
-                del self._in_flight_ids[decoded[0]]
-                marker.set()
+            if admitted and decoded is not None:
+                for waiter in self._in_flight_ids.pop(decoded[0]) or ():
+                    if not waiter.done():
+                        waiter.set_result(None)
 
     async def _emit(self, item: WorkItem, outcome: Evaluated) -> None:
         record = outcome.record
@@ -203,7 +212,7 @@ class KafkaRecordHandler:
         succeeds. Returns the error when the producer refuses the record for good (it will
         never succeed: too large, not serialisable); raises :class:`_Abandoned` when the
         runner stops first (the record stays uncommitted and is replayed later)."""
-        delays = self.backoff.delays()
+        delays: Iterator[float] | None = None  # made at the first retry: most sends need none
         while True:
             error = await self._send_once(send)
             if error is None:
@@ -214,6 +223,8 @@ class KafkaRecordHandler:
                 return cause
             if self._stopping.is_set():
                 raise _Abandoned()
+            if delays is None:
+                delays = self.backoff.delays()
             delay = next(delays)
             logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
                            type(error).__name__, delay)

@@ -20,7 +20,7 @@ __all__ = ["SlowRecords"]
 logger = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(slots=True)
 class _InProgress:
     where: str
     started: float

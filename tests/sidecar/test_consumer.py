@@ -491,6 +491,25 @@ def test_a_replayed_trace_id_is_counted_and_emitted_once() -> None:
     assert samples == {"evaluated": 2, "duplicate": 1}
 
 
+def test_copies_waiting_for_one_trace_in_flight_are_each_counted_as_duplicates() -> None:
+    # Three copies of one trace in one batch: the second and third wait for the first's ack
+    # together, then each finds it emitted.
+    consumer = FakeConsumer({0: [_trace(0), _trace(0), _trace(0), _trace(1)]})
+    producer = FakeProducer()
+    runner, registry = _runner(consumer, producer)
+    try:
+        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 4})
+    finally:
+        runner.shutdown()
+    assert sorted(s["key"] for s in producer.sent) == [f"{1:032x}".encode(),
+                                                        f"{2:032x}".encode()]
+    samples = {outcome: registry.get_sample_value(
+        "citewatch_traces_total", {"app": "other", "outcome": outcome})
+        for outcome in ("evaluated", "duplicate")}
+    assert samples == {"evaluated": 2, "duplicate": 2}
+    assert runner.handler._in_flight_ids == {}
+
+
 @pytest.mark.parametrize("stop_after", [pytest.param(0.0, id="idle"),
                                         pytest.param(0.05, id="mid-run")])
 def test_run_stops_when_asked_and_commits(stop_after: float) -> None:
