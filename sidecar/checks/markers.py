@@ -60,22 +60,23 @@ class MarkerParser:
 
     def markers(self, text: str) -> list[Marker]:
         """Every marker in order of appearance."""
-        found = []
-        if _SURROGATE.search(text):
+        if not text.isascii() and _SURROGATE.search(text):
             # RE2 matches UTF-8, which has no lone surrogates; the same-length stand-in keeps
             # every offset valid for the text as given.
             text = _SURROGATE.sub("\ufffd", text)
+        found = []
         for match in self._regex.finditer(text):
             inner = (match[1] or "").strip()
             if "," in inner or ";" in inner:
                 ids = tuple([part for part in _SPLIT.split(inner) if part])
+                if not ids:
+                    continue
             elif inner:
                 ids = (inner,)
             else:
                 continue
-            if ids:
-                start, end = match.span()
-                found.append(Marker(start, end, ids))
+            start, end = match.span()
+            found.append(Marker(start, end, ids))
         return found
 
     def ids(self, text: str) -> list[str]:

@@ -167,7 +167,8 @@ _PIECES = [*"0123456789.,; \x1c\n\u0663", "no", "not", "t", "can't", "NEVER"]
 def test_the_ascii_shortcuts_agree_with_the_regex_and_the_word_split(text: str) -> None:
     from sidecar.checks import prescreen
 
-    assert prescreen._number_strings(text) == prescreen._NUMBER.findall(text)
+    canonical = {prescreen._canonical(raw) for raw in prescreen._NUMBER.findall(text)}
+    assert prescreen.numbers_in(text) == canonical
     words = text.lower().translate(prescreen._PUNCTUATION).split()
     assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
 
