@@ -117,8 +117,11 @@ class PassageFacts:
         return self._negated
 
 
-def prescreen_flags(claim_text: str, passages: Sequence[PassageFacts]) -> tuple[str, ...]:
-    """Flags for one cited claim: ``number_missing`` and/or ``negation_missing``."""
+def prescreen_flags(claim_text: str, passages: Sequence[PassageFacts], *,
+                    negated: bool | None = None) -> tuple[str, ...]:
+    """Flags for one cited claim: ``number_missing`` and/or ``negation_missing``.
+
+    ``negated`` says whether the claim holds a negation word, when the caller knows it."""
     flags = []
     claim_numbers = numbers_in(claim_text)
     if claim_numbers:
@@ -136,7 +139,7 @@ def prescreen_flags(claim_text: str, passages: Sequence[PassageFacts]) -> tuple[
                 available |= fact.numbers
             if not available.issuperset(missing):
                 flags.append("number_missing")
-    if has_negation(claim_text):
+    if has_negation(claim_text) if negated is None else negated:
         for fact in passages:
             if fact.negated:
                 break
