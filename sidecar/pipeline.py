@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol, get_args
+from typing import Any, Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
@@ -204,16 +204,17 @@ def build_record(
     claims = []
     for item in analysis.claims:
         claim = item.claim
-        verdict = verdicts.get(claim.id)
+        claim_id = claim.id
+        verdict = verdicts.get(claim_id)
         not_judged: NotJudgedReason | None = None
         if verdict is None and item.status == "cited":
-            if claim.id in abstained:
+            if claim_id in abstained:
                 not_judged = "abstained"
             elif failed:
                 not_judged = "judge_failed"
         claims.append({
-            "claim_id": claim.id,
-            "text": texts.get(claim.id, ""),
+            "claim_id": claim_id,
+            "text": texts.get(claim_id, ""),
             "importance": claim.importance,
             "kind": claim.kind,
             "status": item.status,
@@ -224,16 +225,16 @@ def build_record(
             "verdict": verdict.verdict if verdict else None,
             "verdict_reason": verdict.reason if verdict else None,
             "evidence_quote": verdict.evidence_quote if verdict else None,
-            "critical_reason": critical.get(claim.id),
+            "critical_reason": critical.get(claim_id),
             "resolved_by": verdict.resolved_by if verdict else None,
             "not_judged": not_judged,
-            "critical_unjudged": claim.id in critical_unjudged,
+            "critical_unjudged": claim_id in critical_unjudged,
             "derived": derived,
         })
     sampled_by = outcome.sampled_by if outcome.sampled_by in _SAMPLED_BY else None
     # One validation of the nested structure: the same checks as building each part as a
     # model, without a Python-level __init__ per claim and finding.
-    return EvaluationRecord.model_validate({
+    return _validate_record({
         "trace_id": trace.trace_id,
         "app": trace.app,
         "tenant": trace.tenant,
@@ -271,6 +272,10 @@ def build_record(
 
 
 _SAMPLED_BY = frozenset(get_args(SampledBy))
+_validate_record: Callable[[Any], EvaluationRecord] = (
+    EvaluationRecord.__pydantic_validator__.validate_python
+)
+"""``EvaluationRecord.model_validate`` without the keyword arguments it passes on."""
 
 
 def _round(value: float | None) -> float | None:
