@@ -17,7 +17,6 @@ from schemas import (
     TRACE_SCHEMA_VERSION,
     EvaluationRecord,
     JudgeRun,
-    NotJudgedReason,
     SampledBy,
     Trace,
 )
@@ -205,14 +204,9 @@ def build_record(
     for item in analysis.claims:
         claim = item.claim
         claim_id = claim.id
-        verdict = verdicts.get(claim_id)
-        not_judged: NotJudgedReason | None = None
-        if verdict is None and item.status == "cited":
-            if claim_id in abstained:
-                not_judged = "abstained"
-            elif failed:
-                not_judged = "judge_failed"
-        claims.append({
+        # Fields left at their default (None, False) are not passed: validation fills them
+        # in at less cost, and the record and its JSON are the same.
+        entry = {
             "claim_id": claim_id,
             "text": texts.get(claim_id, ""),
             "importance": claim.importance,
@@ -222,15 +216,24 @@ def build_record(
             "citation_ids": claim.citation_ids,
             "invalid_citation_ids": item.invalid_ids,
             "prescreen_flags": item.prescreen,
-            "verdict": verdict.verdict if verdict else None,
-            "verdict_reason": verdict.reason if verdict else None,
-            "evidence_quote": verdict.evidence_quote if verdict else None,
-            "critical_reason": critical.get(claim_id),
-            "resolved_by": verdict.resolved_by if verdict else None,
-            "not_judged": not_judged,
-            "critical_unjudged": claim_id in critical_unjudged,
             "derived": derived,
-        })
+        }
+        verdict = verdicts.get(claim_id)
+        if verdict is not None:
+            entry["verdict"] = verdict.verdict
+            entry["verdict_reason"] = verdict.reason
+            entry["evidence_quote"] = verdict.evidence_quote
+            entry["resolved_by"] = verdict.resolved_by
+        elif item.status == "cited":
+            if claim_id in abstained:
+                entry["not_judged"] = "abstained"
+            elif failed:
+                entry["not_judged"] = "judge_failed"
+        if claim_id in critical:
+            entry["critical_reason"] = critical[claim_id]
+        if claim_id in critical_unjudged:
+            entry["critical_unjudged"] = True
+        claims.append(entry)
     sampled_by = outcome.sampled_by if outcome.sampled_by in _SAMPLED_BY else None
     # One validation of the nested structure: the same checks as building each part as a
     # model, without a Python-level __init__ per claim and finding.
