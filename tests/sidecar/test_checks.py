@@ -180,3 +180,12 @@ def test_the_folding_shortcut_folds_like_split_and_join(text: str) -> None:
     from sidecar.checks.builtin import _collapse_lower
 
     assert _collapse_lower(text) == " ".join(text.split()).lower()
+
+
+@given(st.lists(st.lists(st.sampled_from([*_PIECES, "é", "İ", "Σ"]), max_size=12).map("".join),
+                max_size=6))
+def test_one_negation_scan_of_all_claims_agrees_with_one_per_claim(texts: list[str]) -> None:
+    from sidecar.checks import prescreen
+
+    joined = prescreen.has_negation("\n".join(texts))
+    assert joined == any(prescreen.has_negation(text) for text in texts)
