@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -80,13 +81,10 @@ class Trace(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _collect_unknown_fields(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or _FIELD_NAMES.issuperset(data):
             return data
-        known = set(cls.model_fields)
-        unknown = {k: v for k, v in data.items() if k not in known}
-        if not unknown:
-            return data
-        kept = {k: v for k, v in data.items() if k in known}
+        unknown = {k: v for k, v in data.items() if k not in _FIELD_NAMES}
+        kept = {k: v for k, v in data.items() if k in _FIELD_NAMES}
         extra = dict(kept.get("extra") or {})
         extra.update(unknown)
         kept["extra"] = extra
@@ -103,7 +101,7 @@ class Trace(BaseModel):
         if not value:
             raise ValueError("trace_id is empty")
         lowered = value.lower()
-        if len(lowered) != 32 or any(c not in "0123456789abcdef" for c in lowered):
+        if _TRACE_ID.fullmatch(lowered) is None:
             raise ValueError("trace_id must be 32 hex digits")
         if lowered == "0" * 32:
             raise ValueError("trace_id must not be all zeros")
@@ -113,9 +111,15 @@ class Trace(BaseModel):
     def _check_unique_ids(self) -> Trace:
         for kind, ids in (("source", [s.id for s in self.sources]),
                           ("claim", [c.id for c in self.claims])):
+            if len(set(ids)) == len(ids):
+                continue
             seen: set[str] = set()
             for item_id in ids:
                 if item_id in seen:
                     raise ValueError(f"duplicate {kind} id {item_id!r}")
                 seen.add(item_id)
         return self
+
+
+_FIELD_NAMES = frozenset(Trace.model_fields)
+_TRACE_ID = re.compile("[0-9a-f]{32}")

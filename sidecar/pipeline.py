@@ -11,13 +11,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol, get_args
+from typing import Any, Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
     EvaluationRecord,
     JudgeRun,
-    NotJudgedReason,
     SampledBy,
     Trace,
 )
@@ -204,16 +203,12 @@ def build_record(
     claims = []
     for item in analysis.claims:
         claim = item.claim
-        verdict = verdicts.get(claim.id)
-        not_judged: NotJudgedReason | None = None
-        if verdict is None and item.status == "cited":
-            if claim.id in abstained:
-                not_judged = "abstained"
-            elif failed:
-                not_judged = "judge_failed"
-        claims.append({
-            "claim_id": claim.id,
-            "text": texts.get(claim.id, ""),
+        claim_id = claim.id
+        # Fields left at their default (None, False) are not passed: validation fills them
+        # in at less cost, and the record and its JSON are the same.
+        entry = {
+            "claim_id": claim_id,
+            "text": texts.get(claim_id, ""),
             "importance": claim.importance,
             "kind": claim.kind,
             "status": item.status,
@@ -221,19 +216,28 @@ def build_record(
             "citation_ids": claim.citation_ids,
             "invalid_citation_ids": item.invalid_ids,
             "prescreen_flags": item.prescreen,
-            "verdict": verdict.verdict if verdict else None,
-            "verdict_reason": verdict.reason if verdict else None,
-            "evidence_quote": verdict.evidence_quote if verdict else None,
-            "critical_reason": critical.get(claim.id),
-            "resolved_by": verdict.resolved_by if verdict else None,
-            "not_judged": not_judged,
-            "critical_unjudged": claim.id in critical_unjudged,
             "derived": derived,
-        })
+        }
+        verdict = verdicts.get(claim_id)
+        if verdict is not None:
+            entry["verdict"] = verdict.verdict
+            entry["verdict_reason"] = verdict.reason
+            entry["evidence_quote"] = verdict.evidence_quote
+            entry["resolved_by"] = verdict.resolved_by
+        elif item.status == "cited":
+            if claim_id in abstained:
+                entry["not_judged"] = "abstained"
+            elif failed:
+                entry["not_judged"] = "judge_failed"
+        if claim_id in critical:
+            entry["critical_reason"] = critical[claim_id]
+        if claim_id in critical_unjudged:
+            entry["critical_unjudged"] = True
+        claims.append(entry)
     sampled_by = outcome.sampled_by if outcome.sampled_by in _SAMPLED_BY else None
     # One validation of the nested structure: the same checks as building each part as a
     # model, without a Python-level __init__ per claim and finding.
-    return EvaluationRecord.model_validate({
+    return _validate_record({
         "trace_id": trace.trace_id,
         "app": trace.app,
         "tenant": trace.tenant,
@@ -271,6 +275,10 @@ def build_record(
 
 
 _SAMPLED_BY = frozenset(get_args(SampledBy))
+_validate_record: Callable[[Any], EvaluationRecord] = (
+    EvaluationRecord.__pydantic_validator__.validate_python
+)
+"""``EvaluationRecord.model_validate`` without the keyword arguments it passes on."""
 
 
 def _round(value: float | None) -> float | None:

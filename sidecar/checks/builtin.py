@@ -73,7 +73,8 @@ class ClaimCitationCheck:
         return findings
 
 
-_GAP = re.compile(r"[\s.,;:]{0,3}")
+_MAX_GAP = 3
+_GAP = re.compile(rf"[\s.,;:]{{0,{_MAX_GAP}}}")
 _SPACE_ONLY = re.compile(r"\s*")
 
 
@@ -88,8 +89,8 @@ def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
     before the first, only whitespace between the next ones). ``starts`` holds the start of
     each marker, in order, so the run is found by bisection, not by a scan."""
     first = bisect.bisect_left(starts, position)
-    if first == len(starts):
-        return []  # no marker after the claim
+    if first == len(starts) or starts[first] > position + _MAX_GAP:
+        return []  # no marker after the claim, or none within reach of the gap
     gap = _GAP.match(answer, position)
     cursor = gap.end() if gap else position
     ids: list[str] = []
@@ -144,7 +145,8 @@ class CitationMismatchCheck:
             nearby = _markers_after(analysis.markers, starts, answer, claim_end)
             if not nearby:
                 continue
-            if set(nearby) != set(item.claim.citation_ids):
+            cited = item.claim.citation_ids
+            if nearby != cited and set(nearby) != set(cited):  # equal lists: the common case
                 findings.append(Finding("citation_mismatch", "warning", claim_id=item.claim.id,
                                         detail=f"markers={','.join(dict.fromkeys(nearby))}"))
         return findings
@@ -224,7 +226,7 @@ class SourceUsageCheck:
             cited.update(item.valid_ids)
         findings = []
         for source in analysis.trace.sources:
-            if not source.text.strip():
+            if not source.text or source.text.isspace():  # blank, without a stripped copy
                 findings.append(Finding("empty_source", "warning", source_id=source.id))
             if source.id not in cited:
                 findings.append(Finding("uncited_source", "info", source_id=source.id))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 __all__ = ["PassageFacts", "normalise", "numbers_in", "has_negation", "prescreen_flags"]
 
@@ -48,28 +48,25 @@ _FOLD = str.maketrans({
 
 def numbers_in(text: str) -> set[str]:
     """Numbers as written, with thousands separators removed ('1,000' -> '1000')."""
+    if not text.isascii():
+        return {_canonical(raw) for raw in _NUMBER.findall(text)}
+    # ASCII: found within the runs of digits, dots and commas, the only characters a match
+    # can contain; a run of digits alone (the common case) is its own canonical form.
     out = set()
-    for raw in _number_strings(text):
-        value = raw.replace(",", "") if "," in raw and _THOUSANDS.fullmatch(raw) else raw
-        if "." in value:
-            # 99.0 and 99 state the same number
-            value = value.rstrip("0").rstrip(".") or "0"
-        out.add(value)
+    for run in text.encode("ascii").translate(_NUMBER_CHARS).split():
+        if run.isdigit():
+            out.add(run.decode("ascii"))
+        elif run.strip(b".,"):
+            out.update(_canonical(match.decode("ascii")) for match in _NUMBER_BYTES.findall(run))
     return out
 
 
-def _number_strings(text: str) -> list[str]:
-    """``_NUMBER.findall(text)``; for ASCII text found within the runs of digits, dots and
-    commas, the only characters a match can contain."""
-    if not text.isascii():
-        return _NUMBER.findall(text)
-    found: list[str] = []
-    for run in text.encode("ascii").translate(_NUMBER_CHARS).split():
-        if run.isdigit():
-            found.append(run.decode("ascii"))
-        elif run.strip(b".,"):
-            found.extend(match.decode("ascii") for match in _NUMBER_BYTES.findall(run))
-    return found
+def _canonical(raw: str) -> str:
+    value = raw.replace(",", "") if "," in raw and _THOUSANDS.fullmatch(raw) else raw
+    if "." in value:
+        # 99.0 and 99 state the same number
+        value = value.rstrip("0").rstrip(".") or "0"
+    return value
 
 
 def _contains_number(text: str, number: str) -> bool:
@@ -120,30 +117,32 @@ class PassageFacts:
         return self._negated
 
 
-def prescreen_flags(claim_text: str, passages: Iterable[PassageFacts]) -> list[str]:
-    """Flags for one cited claim: ``number_missing`` and/or ``negation_missing``."""
-    facts = list(passages)
+def prescreen_flags(claim_text: str, passages: Sequence[PassageFacts], *,
+                    negated: bool | None = None) -> tuple[str, ...]:
+    """Flags for one cited claim: ``number_missing`` and/or ``negation_missing``.
+
+    ``negated`` says whether the claim holds a negation word, when the caller knows it."""
     flags = []
     claim_numbers = numbers_in(claim_text)
     if claim_numbers:
         # Fast path: a number written the same way in a passage needs no full scan of it.
-        missing = set()
+        missing = []
         for number in claim_numbers:
-            for fact in facts:
+            for fact in passages:
                 if _contains_number(fact.text, number):
                     break
             else:
-                missing.add(number)
+                missing.append(number)
         if missing:
             available: set[str] = set()
-            for fact in facts:
+            for fact in passages:
                 available |= fact.numbers
-            if not missing <= available:
+            if not available.issuperset(missing):
                 flags.append("number_missing")
-    if has_negation(claim_text):
-        for fact in facts:
+    if has_negation(claim_text) if negated is None else negated:
+        for fact in passages:
             if fact.negated:
                 break
         else:
             flags.append("negation_missing")
-    return flags
+    return tuple(flags)

@@ -167,7 +167,8 @@ _PIECES = [*"0123456789.,; \x1c\n\u0663", "no", "not", "t", "can't", "NEVER"]
 def test_the_ascii_shortcuts_agree_with_the_regex_and_the_word_split(text: str) -> None:
     from sidecar.checks import prescreen
 
-    assert prescreen._number_strings(text) == prescreen._NUMBER.findall(text)
+    canonical = {prescreen._canonical(raw) for raw in prescreen._NUMBER.findall(text)}
+    assert prescreen.numbers_in(text) == canonical
     words = text.lower().translate(prescreen._PUNCTUATION).split()
     assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
 
@@ -179,3 +180,12 @@ def test_the_folding_shortcut_folds_like_split_and_join(text: str) -> None:
     from sidecar.checks.builtin import _collapse_lower
 
     assert _collapse_lower(text) == " ".join(text.split()).lower()
+
+
+@given(st.lists(st.lists(st.sampled_from([*_PIECES, "é", "İ", "Σ"]), max_size=12).map("".join),
+                max_size=6))
+def test_one_negation_scan_of_all_claims_agrees_with_one_per_claim(texts: list[str]) -> None:
+    from sidecar.checks import prescreen
+
+    joined = prescreen.has_negation("\n".join(texts))
+    assert joined == any(prescreen.has_negation(text) for text in texts)

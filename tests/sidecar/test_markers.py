@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from sidecar._regex import compile_linear
 from sidecar.checks import MarkerParser
-from sidecar.checks.markers import _BUILTIN, DEFAULT_MARKER_PATTERN, Marker
+from sidecar.checks.markers import _BUILTIN, _BUILTIN_ASCII, DEFAULT_MARKER_PATTERN, Marker
 
 
 @pytest.mark.parametrize(
@@ -96,6 +96,9 @@ def test_the_builtin_pattern_finds_what_re2_finds(text: str) -> None:
         return [(m.start(), m.end(), m.group(1)) for m in matches]
 
     assert spans(_BUILTIN.finditer(utf8_safe)) == spans(re2_pattern.finditer(utf8_safe))
+    ascii_text = text.encode("ascii", "ignore").decode("ascii")
+    assert (spans(_BUILTIN_ASCII.finditer(ascii_text))
+            == spans(_BUILTIN.finditer(ascii_text)))
     configured = MarkerParser(DEFAULT_MARKER_PATTERN + "(?:)")  # the same markers, on RE2
     assert MarkerParser().markers(text) == configured.markers(text)
 
