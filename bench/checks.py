@@ -34,6 +34,7 @@ from sidecar.config import Settings
 from sidecar.decode import decode_trace
 from sidecar.pipeline import JudgeOutcome, Pipeline, build_record
 from sidecar.redaction import build_redactor
+from sidecar.runtime.guard import serialise_record
 from sidecar.scoring import score
 
 STAGES = ("decode/validate", "analysis+checks", "redaction", "scoring+record", "record JSON")
@@ -78,7 +79,7 @@ def main() -> None:
             analysis, findings = pipeline.analyse(trace)
             result = score(analysis, None, settings.scoring)
             record = build_record(trace, analysis, findings, result, no_judge, {})
-            record.model_dump_json().encode()
+            serialise_record(record)
 
     def whole_path() -> None:
         clock = time.process_time
@@ -94,7 +95,7 @@ def main() -> None:
             result = score(analysis, None, settings.scoring)
             record = build_record(redacted, analysis, findings, result, no_judge, redactions)
             t4 = clock()
-            record.model_dump_json().encode()
+            serialise_record(record)
             t5 = clock()
             for stage, seconds in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4),
                                       strict=True):

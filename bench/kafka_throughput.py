@@ -161,6 +161,7 @@ def in_process(count: int, *, repeat: int = 3) -> tuple[float, float]:
     from sidecar.assembly import build_pipeline
     from sidecar.config import Settings
     from sidecar.decode import decode_trace
+    from sidecar.runtime.guard import serialise_record
 
     env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("CITEWATCH_")}
     try:
@@ -178,7 +179,7 @@ def in_process(count: int, *, repeat: int = 3) -> tuple[float, float]:
             evaluated = decode_trace(value)
             metrics.observe_stage("decode", time.perf_counter() - started)
             record = await pipeline.evaluate(evaluated)
-            record.model_dump_json().encode("utf-8")
+            serialise_record(record)
             metrics.observe_record(record)
             metrics.mark_processed(time.time())
 

@@ -85,8 +85,9 @@ def decode_guarded(value: bytes | str, limits: DecodeLimits) -> Trace | Failure:
 
 
 def serialise_record(record: EvaluationRecord) -> bytes:
-    """The record as UTF-8 JSON. Raises whatever pydantic or the codec raises."""
-    return record.model_dump_json().encode("utf-8")
+    """The record as UTF-8 JSON (the bytes of ``record.model_dump_json()``, made without the
+    str in between). Raises whatever pydantic raises."""
+    return type(record).__pydantic_serializer__.to_json(record)
 
 
 async def evaluate_guarded(pipeline: Pipeline, trace: Trace) -> Evaluated | Failure:
