@@ -115,14 +115,14 @@ pub struct Scope<'py> {
     pub numbers: Bound<'py, PyDict>,
     pub counts: Bound<'py, PyDict>,
     /// tokens made or read during this call, by type then key
-    known: [HashMap<String, Py<PyString>>; 7],
-    counted: [usize; 7],
+    known: [HashMap<String, Py<PyString>>; TYPES.len()],
+    counted: [usize; TYPES.len()],
     failures: usize,
 }
 
 impl<'py> Scope<'py> {
     pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>) -> Self {
-        Scope { tokens, numbers, counts, known: Default::default(), counted: [0; 7], failures: 0 }
+        Scope { tokens, numbers, counts, known: Default::default(), counted: [0; TYPES.len()], failures: 0 }
     }
 
     /// Adds what was counted to the scope's counts (each type's entities, and a withheld text).
@@ -136,7 +136,7 @@ impl<'py> Scope<'py> {
         if self.failures > 0 {
             add(&self.counts, PyString::new(py, "REDACTION_ERROR").as_any(), self.failures)?;
         }
-        self.counted = [0; 7];
+        self.counted = [0; TYPES.len()];
         self.failures = 0;
         Ok(())
     }
@@ -157,7 +157,7 @@ fn add(counter: &Bound<'_, PyDict>, key: &Bound<'_, PyAny>, n: usize) -> PyResul
 /// How each type's values are replaced, and the hmac token maker (a Python callable of the
 /// type and the key) when a type uses it.
 pub struct Replacement {
-    pub modes: [Mode; 7],
+    pub modes: [Mode; TYPES.len()],
     pub hmac: Option<PyObject>,
 }
 
@@ -299,10 +299,10 @@ fn next_origin(map: &[Option<usize>], entities: &[Ent], lengths: &[usize]) -> Ve
     next
 }
 
-/// The modes of the seven types from the Redactor's settings.
-pub fn modes(by_type: &HashMap<String, String>, default: &str) -> Option<[Mode; 7]> {
+/// The modes of the built-in types (TYPES) from the Redactor's settings.
+pub fn modes(by_type: &HashMap<String, String>, default: &str) -> Option<[Mode; TYPES.len()]> {
     let default = Mode::parse(default)?;
-    let mut modes = [default; 7];
+    let mut modes = [default; TYPES.len()];
     for (name, mode) in by_type {
         if let Some(i) = TYPES.iter().position(|t| t.name() == name) {
             modes[i] = Mode::parse(mode)?;
