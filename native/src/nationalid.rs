@@ -4,8 +4,11 @@
 //!
 //! The candidate pattern is the group "national_id" of `patterns`; a candidate of the exact
 //! shape is redacted whether or not its check character is right (recall first). The check
-//! only decides whether an identifier word right before it ("part no.", "order", "model")
-//! keeps it: a candidate whose check holds is redacted whatever precedes it.
+//! (codice fiscale, DNI, NIE) decides only where the shape alone is weak: an identifier word
+//! right before it ("part no.", "order", "model") keeps a candidate whose check fails, and
+//! so does a DNI or NIE with a lower-case letter ("58317492j", an imaginary number), and a
+//! codice fiscale without any digit ("maximumPerMinute") unless it is in upper case. A
+//! candidate whose check holds is redacted whatever precedes it.
 
 use crate::chars::Text;
 use crate::validate::{cf_check_ok, dni_check_ok};
@@ -51,14 +54,22 @@ pub fn may_hold(b: &[u8]) -> bool {
 /// None when its case or an identifier word before it says it is something else.
 pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
     let separated = value.bytes().any(|b| matches!(b, b' ' | b'-' | b'.'));
-    let spaced = value.contains(' ');
     let compact: Vec<u8> = value.bytes()
         .filter(|b| b.is_ascii_alphanumeric())
         .map(|b| b.to_ascii_uppercase())
         .collect();
     let letters_upper = value.bytes().filter(u8::is_ascii_alphabetic).all(|b| b.is_ascii_uppercase());
     let checked = match compact.len() {
-        16 => Some(cf_check_ok(&compact)),
+        16 => {
+            let ok = cf_check_ok(&compact);
+            // Omocodia turns digits into letters from the right, all seven only after seven
+            // people shared a code: a word without digits ("maximumPerMinute") is one only
+            // written in upper case with its check right.
+            if !value.bytes().any(|b| b.is_ascii_digit()) && !(letters_upper && ok) {
+                return None;
+            }
+            Some(ok)
+        }
         9 if compact[1].is_ascii_alphabetic() => {
             // National Insurance number: written grouped, its letters are upper case (a
             // grouped lower-case shape is prose: "on 12 34 56 a").
@@ -68,9 +79,17 @@ pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
             None
         }
         9 => {
+            // The mantissa of a number in scientific notation (1.38435736E+12), or the end
+            // of a longer number (2024-12345678A): not a DNI.
+            let glued = start >= 2 && matches!(t.c[start - 1], '.' | ',' | '-' | '/')
+                && t.c[start - 2].is_ascii_digit();
+            if glued || (compact[8] == b'E' && matches!(t.at(end), Some('+' | '-'))) {
+                return None;
+            }
             let ok = dni_check_ok(&compact);
-            // DNI or NIE: a lower-case letter after a space is prose unless it checks.
-            if spaced && !letters_upper && !ok {
+            // DNI or NIE: a lower-case letter is prose ("12345678 a") or an imaginary
+            // number ("58317492j") unless it checks.
+            if !letters_upper && !ok {
                 return None;
             }
             Some(ok)
