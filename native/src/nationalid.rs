@@ -14,41 +14,99 @@ use crate::chars::Text;
 use crate::validate::{cf_check_ok, dni_check_ok};
 use crate::{words, Ent, Ty};
 
-/// Whether an ASCII-scanned text may hold a candidate: a run of exactly 16 word characters
-/// starting with six letters (a codice fiscale, whose digits omocodia may turn into
-/// letters); a digit followed, directly or after one space or dash, by a letter that ends a
-/// word (every other format but the CURP ends so); a digit followed by two upper-case
-/// letters (a CURP's sex and state). One pass over the bytes, no allocation.
+/// Whether a text may hold a candidate (its bytes; the candidates are ASCII): a run of
+/// exactly 16 word characters starting with six letters (a codice fiscale, whose digits
+/// omocodia may turn into letters); two digits, not a time's seconds ("10:30:45Z"), then,
+/// directly or after one space or dash, a letter that ends a word (every other format but
+/// the CURP), seven digits (or a dot and three) when that letter is a lower-case one after
+/// a separator (only a DNI or NIE whose check holds is one: "12345678 z", "12.345.678-z",
+/// never "1920 x 1080"); six digits and a CURP's sex letter (H, M or X) before an
+/// upper-case letter. One pass over the runs of word characters, looking into those that
+/// hold a digit; no allocation.
 pub fn may_hold(b: &[u8]) -> bool {
-    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
     let n = b.len();
-    let mut run_start = 0;
     let mut i = 0;
     while i < n {
-        let x = b[i];
-        if !word(x) {
-            if i - run_start == 16 && b[run_start..run_start + 6].iter().all(u8::is_ascii_alphabetic) {
-                return true;
+        // a run of word characters: its end, and whether it holds a digit
+        let start = i;
+        let mut seen = 0;
+        while i < n {
+            let c = CLASS[b[i] as usize];
+            if c & WORD == 0 {
+                break;
             }
-            run_start = i + 1;
-        } else if x.is_ascii_digit() && i + 1 < n {
-            let mut j = i + 1;
-            if matches!(b[j], b' ' | b'-') && j + 1 < n {
-                j += 1;
-            }
-            if b[j].is_ascii_alphabetic() {
-                if j + 1 == n || !word(b[j + 1]) {
-                    return true;
-                }
-                if j == i + 1 && b[j].is_ascii_uppercase() && b[j + 1].is_ascii_uppercase() {
-                    return true;
-                }
-            }
+            seen |= c;
+            i += 1;
+        }
+        if i - start == 16 && b[start..start + 6].iter().all(u8::is_ascii_alphabetic) {
+            return true;
+        }
+        if seen & DIGIT != 0 && run_may_end_one(b, start, i) {
+            return true;
+        }
+        i += 1; // the byte after the run is no word character
+    }
+    false
+}
+
+/// Whether the word run `b[start..end]`, which holds a digit, has a letter after its last
+/// two digits as `may_hold` says (the letter after a space or dash starts the next run).
+fn run_may_end_one(b: &[u8], start: usize, end: usize) -> bool {
+    let n = b.len();
+    let digits_before = |i: usize, k: usize| i + 1 >= k && b[i + 1 - k..=i].iter().all(u8::is_ascii_digit);
+    for i in start + 1..end {
+        // the last digit of two or more, before a letter in the run or a separator after it
+        if !(b[i].is_ascii_digit() && b[i - 1].is_ascii_digit())
+            || (i + 1 < end && b[i + 1].is_ascii_digit())
+        {
+            continue;
+        }
+        let mut j = i + 1;
+        let separated = j == end && j + 1 < n && matches!(b[j], b' ' | b'-');
+        if separated {
+            j += 1;
+        }
+        if j >= n || CLASS[b[j] as usize] & ALPHA == 0 {
+            continue;
+        }
+        let letter = b[j];
+        let ends = j + 1 == n || CLASS[b[j + 1] as usize] & WORD == 0;
+        if ends && !(i >= 2 && b[i - 2] == b':')
+            && (!separated || letter.is_ascii_uppercase() || digits_before(i, 7)
+                || (digits_before(i, 3) && i >= 3 && b[i - 3] == b'.'))
+        {
+            return true;
+        }
+        if !separated && matches!(letter, b'H' | b'M' | b'X') && j + 1 < n
+            && b[j + 1].is_ascii_uppercase() && digits_before(i, 6)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+const WORD: u8 = 1;
+const DIGIT: u8 = 2;
+const ALPHA: u8 = 4;
+
+/// ASCII word characters (letters, digits, '_'), digits and letters, by byte.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_digit() {
+            t[i] = WORD | DIGIT;
+        } else if b.is_ascii_alphabetic() {
+            t[i] = WORD | ALPHA;
+        } else if b == b'_' {
+            t[i] = WORD;
         }
         i += 1;
     }
-    n - run_start == 16 && b[run_start..].iter().take(6).all(u8::is_ascii_alphabetic)
-}
+    t
+};
 
 /// The entity of a candidate (ASCII, the pattern's match at code points `start..end`), or
 /// None when its case or an identifier word before it says it is something else.
@@ -80,8 +138,8 @@ pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
         }
         9 => {
             // The mantissa of a number in scientific notation (1.38435736E+12), or the end
-            // of a longer number (2024-12345678A): not a DNI.
-            let glued = start >= 2 && matches!(t.c[start - 1], '.' | ',' | '-' | '/')
+            // of a longer number (2024-12345678A): not a DNI. (A comma separates CSV fields.)
+            let glued = start >= 2 && matches!(t.c[start - 1], '.' | '-' | '/')
                 && t.c[start - 2].is_ascii_digit();
             if glued || (compact[8] == b'E' && matches!(t.at(end), Some('+' | '-'))) {
                 return None;

@@ -124,7 +124,7 @@ fn compiled() -> &'static Compiled {
         // The number pattern runs without a prefilter: its first characters (digits, '+',
         // '(') are everywhere in the texts it runs on, where a prefilter only interrupts.
         let pairs = sources.iter()
-            .map(|(name, p)| Pair::new(&re2_to_rust(p), *name != "number"))
+            .map(|(name, p)| Pair::new(&re2_to_rust(p), !matches!(*name, "number" | "national_id")))
             .collect();
         // Python's \s on the ASCII text these run on.
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";

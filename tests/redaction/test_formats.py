@@ -56,6 +56,8 @@ REDACTOR = Redactor([PatternDetector()])
     pytest.param("12.345.678-Z", "NATIONAL_ID", id="dni-dotted"),
     pytest.param("12345678 Z", "NATIONAL_ID", id="dni-space"),
     pytest.param("12345678z", "NATIONAL_ID", id="dni-lower-case-checked"),
+    pytest.param("12.345.678-z", "NATIONAL_ID", id="dni-dotted-lower-case-checked"),
+    pytest.param("x-1234567-l", "NATIONAL_ID", id="nie-lower-case-checked"),
     pytest.param("X1234567L", "NATIONAL_ID", id="nie"),
     pytest.param("Y-1234567-X", "NATIONAL_ID", id="nie-dashes"),
     pytest.param("ABCPE1234F", "NATIONAL_ID", id="pan"),
@@ -127,6 +129,12 @@ def test_a_national_identifier_whose_check_holds_is_redacted_after_any_word() ->
     text = "order CNDLGO39P18C121E, ref 12345678Z: same as CNDLGO39P18C121E"
     assert REDACTOR.redact_text(text).text == (
         "order <NATIONAL_ID_1>, ref <NATIONAL_ID_2>: same as <NATIONAL_ID_1>")
+
+
+def test_a_national_identifier_in_a_csv_row_is_redacted() -> None:
+    text = "id,national_id,start\n1042,58813470-D,2024-03-01\n1043,X4855215-F,2024-03-02"
+    assert REDACTOR.redact_text(text).text == (
+        "id,national_id,start\n1042,<NATIONAL_ID_1>,2024-03-01\n1043,<NATIONAL_ID_2>,2024-03-02")
 
 
 def test_one_national_insurance_number_written_two_ways_is_one_placeholder() -> None:
