@@ -6,107 +6,88 @@
 //! shape is redacted whether or not its check character is right (recall first). The check
 //! (codice fiscale, DNI, NIE) decides only where the shape alone is weak: an identifier word
 //! right before it ("part no.", "order", "model") keeps a candidate whose check fails, and
-//! so does a DNI or NIE with a lower-case letter ("58317492j", an imaginary number), and a
-//! codice fiscale without any digit ("maximumPerMinute") unless it is in upper case. A
-//! candidate whose check holds is redacted whatever precedes it.
+//! so does a DNI or NIE with a lower-case letter ("58317492j", an imaginary number). A
+//! candidate whose check holds is redacted whatever precedes it. A codice fiscale without
+//! any digit ("maximumPerMinute") is no code: every digit turned into a letter would take
+//! eight people born on the same day in the same town with the same initials.
 
 use crate::chars::Text;
 use crate::validate::{cf_check_ok, dni_check_ok};
 use crate::{words, Ent, Ty};
 
-/// Whether a text may hold a candidate (its bytes; the candidates are ASCII): a run of
-/// exactly 16 word characters starting with six letters (a codice fiscale, whose digits
-/// omocodia may turn into letters); two digits, not a time's seconds ("10:30:45Z"), then,
-/// directly or after one space or dash, a letter that ends a word (every other format but
-/// the CURP), seven digits (or a dot and three) when that letter is a lower-case one after
-/// a separator (only a DNI or NIE whose check holds is one: "12345678 z", "12.345.678-z",
-/// never "1920 x 1080"); six digits and a CURP's sex letter (H, M or X) before an
-/// upper-case letter. One pass over the runs of word characters, looking into those that
-/// hold a digit; no allocation.
+/// Whether a text may hold a candidate (its bytes; the candidates are ASCII). Every
+/// candidate holds a digit and ends a run of word characters (the pattern's `\b`), so only
+/// the runs that hold a digit are looked at, and only at their ends: a run of exactly 16
+/// starting with six letters (a codice fiscale, whose digits omocodia may turn into
+/// letters) or of exactly 18 with a CURP's six digits and sex letter (H, M or X); two
+/// digits, not a time's seconds ("10:30:45Z"), then a letter that ends the run, or ending
+/// the run before a space or dash and a letter that is a word of its own (every other
+/// format), seven digits (or a dot and three) when that letter is a lower-case one (only a
+/// DNI or NIE whose check holds is one: "12345678 z", "12.345.678-z", never "1920 x").
+/// Eight bytes at a time up to a digit; each byte read a bounded number of times.
 pub fn may_hold(b: &[u8]) -> bool {
     let n = b.len();
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
+    let digit = |i: usize| b[i].is_ascii_digit();
     let mut i = 0;
-    while i < n {
-        // a run of word characters: its end, and whether it holds a digit
-        let start = i;
-        let mut seen = 0;
-        while i < n {
-            let c = CLASS[b[i] as usize];
-            if c & WORD == 0 {
-                break;
-            }
-            seen |= c;
+    loop {
+        while i + 8 <= n && !has_digit(u64::from_le_bytes(b[i..i + 8].try_into().unwrap())) {
+            i += 8;
+        }
+        while i < n && !b[i].is_ascii_digit() {
             i += 1;
         }
-        if i - start == 16 && b[start..start + 6].iter().all(u8::is_ascii_alphabetic) {
+        if i >= n {
+            return false;
+        }
+        // The run of word characters holding the digit; no digit of it lies before i (the
+        // bytes before were read up to the end of the run before), so its start is needed
+        // only for a codice fiscale or a CURP: up to 16 back.
+        let mut start = i;
+        while start > 0 && i - start < 16 && word(b[start - 1]) {
+            start -= 1;
+        }
+        let mut end = i + 1;
+        while end < n && word(b[end]) {
+            end += 1;
+        }
+        let whole = start == 0 || !word(b[start - 1]);
+        let len = end - start;
+        if whole && len == 16 && b[start..start + 6].iter().all(u8::is_ascii_alphabetic) {
             return true;
         }
-        if seen & DIGIT != 0 && run_may_end_one(b, start, i) {
+        if whole && len == 18 && matches!(b[start + 10], b'H' | b'M' | b'X')
+            && b[start + 11].is_ascii_uppercase() && b[start + 4..start + 10].iter().all(u8::is_ascii_digit)
+        {
             return true;
         }
-        i += 1; // the byte after the run is no word character
+        // two digits and a letter ending the run ("12345678Z", "AB123456C")
+        if len >= 3 && b[end - 1].is_ascii_alphabetic() && digit(end - 2) && digit(end - 3)
+            && !(end >= 4 && b[end - 4] == b':')
+        {
+            return true;
+        }
+        // two digits ending the run, a space or dash, and a letter alone ("56 C", "678-Z")
+        if len >= 2 && digit(end - 1) && digit(end - 2) && end + 1 < n
+            && matches!(b[end], b' ' | b'-') && b[end + 1].is_ascii_alphabetic()
+            && (end + 2 == n || !word(b[end + 2])) && !(end >= 3 && b[end - 3] == b':')
+        {
+            let letter = b[end + 1];
+            let digits = |k: usize| end >= k && b[end - k..end].iter().all(u8::is_ascii_digit);
+            if letter.is_ascii_uppercase() || digits(7) || (digits(3) && end >= 4 && b[end - 4] == b'.') {
+                return true;
+            }
+        }
+        i = end;
     }
-    false
 }
 
-/// Whether the word run `b[start..end]`, which holds a digit, has a letter after its last
-/// two digits as `may_hold` says (the letter after a space or dash starts the next run).
-fn run_may_end_one(b: &[u8], start: usize, end: usize) -> bool {
-    let n = b.len();
-    let digits_before = |i: usize, k: usize| i + 1 >= k && b[i + 1 - k..=i].iter().all(u8::is_ascii_digit);
-    for i in start + 1..end {
-        // the last digit of two or more, before a letter in the run or a separator after it
-        if !(b[i].is_ascii_digit() && b[i - 1].is_ascii_digit())
-            || (i + 1 < end && b[i + 1].is_ascii_digit())
-        {
-            continue;
-        }
-        let mut j = i + 1;
-        let separated = j == end && j + 1 < n && matches!(b[j], b' ' | b'-');
-        if separated {
-            j += 1;
-        }
-        if j >= n || CLASS[b[j] as usize] & ALPHA == 0 {
-            continue;
-        }
-        let letter = b[j];
-        let ends = j + 1 == n || CLASS[b[j + 1] as usize] & WORD == 0;
-        if ends && !(i >= 2 && b[i - 2] == b':')
-            && (!separated || letter.is_ascii_uppercase() || digits_before(i, 7)
-                || (digits_before(i, 3) && i >= 3 && b[i - 3] == b'.'))
-        {
-            return true;
-        }
-        if !separated && matches!(letter, b'H' | b'M' | b'X') && j + 1 < n
-            && b[j + 1].is_ascii_uppercase() && digits_before(i, 6)
-        {
-            return true;
-        }
-    }
-    false
+/// Whether any of the eight bytes of `v` is an ASCII digit: its bytes xor '0' below 10.
+fn has_digit(v: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let t = v ^ (ONES * 0x30);
+    (t.wrapping_sub(ONES * 10) & !t & (ONES * 0x80)) != 0
 }
-
-const WORD: u8 = 1;
-const DIGIT: u8 = 2;
-const ALPHA: u8 = 4;
-
-/// ASCII word characters (letters, digits, '_'), digits and letters, by byte.
-static CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        if b.is_ascii_digit() {
-            t[i] = WORD | DIGIT;
-        } else if b.is_ascii_alphabetic() {
-            t[i] = WORD | ALPHA;
-        } else if b == b'_' {
-            t[i] = WORD;
-        }
-        i += 1;
-    }
-    t
-};
 
 /// The entity of a candidate (ASCII, the pattern's match at code points `start..end`), or
 /// None when its case or an identifier word before it says it is something else.
@@ -119,14 +100,12 @@ pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
     let letters_upper = value.bytes().filter(u8::is_ascii_alphabetic).all(|b| b.is_ascii_uppercase());
     let checked = match compact.len() {
         16 => {
-            let ok = cf_check_ok(&compact);
-            // Omocodia turns digits into letters from the right, all seven only after seven
-            // people shared a code: a word without digits ("maximumPerMinute") is one only
-            // written in upper case with its check right.
-            if !value.bytes().any(|b| b.is_ascii_digit()) && !(letters_upper && ok) {
+            // Omocodia turns digits into letters from the right, all seven only after eight
+            // people shared a code: a word without digits ("maximumPerMinute") is no code.
+            if !value.bytes().any(|b| b.is_ascii_digit()) {
                 return None;
             }
-            Some(ok)
+            Some(cf_check_ok(&compact))
         }
         9 if compact[1].is_ascii_alphabetic() => {
             // National Insurance number: written grouped, its letters are upper case (a
