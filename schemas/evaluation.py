@@ -43,7 +43,8 @@ Severity = Literal["info", "warning", "critical"]
 """How much a deterministic finding matters."""
 SampledBy = Literal["base", "priority"]
 """Why the judge saw a trace: the uniform base sample or a priority rule."""
-RedactionType = Literal["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET"]
+RedactionType = Literal["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET",
+                        "NATIONAL_ID"]
 """The built-in redaction entity types (keys of ``redactions``, beside configured ones)."""
 
 

@@ -8,6 +8,7 @@
 
 mod chars;
 mod json;
+mod nationalid;
 mod numbers;
 mod patterns;
 mod pytables;
@@ -35,9 +36,11 @@ pub enum Ty {
     Ssn,
     Ip,
     Secret,
+    NationalId,
 }
 
-pub const TYPES: [Ty; 7] = [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret];
+pub const TYPES: [Ty; 8] = [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret,
+                            Ty::NationalId];
 
 /// How many entity types there are.
 pub const N_TYPES: usize = TYPES.len();
@@ -52,6 +55,7 @@ impl Ty {
             Ty::Ssn => "US_SSN",
             Ty::Ip => "IP_ADDRESS",
             Ty::Secret => "SECRET",
+            Ty::NationalId => "NATIONAL_ID",
         }
     }
 

@@ -69,6 +69,16 @@ pub fn sources() -> Vec<(&'static str, String)> {
             r"[A-Za-z0-9-]{1,63}(?:\s{0,3}(?i:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s{0,3}",
             r"[A-Za-z0-9-]{1,63}){1,4}").to_string()),
         ("iban", r"\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?)\b".to_string()),
+        // A codice fiscale (omocodia letters L-V allowed for its digits, the month letter
+        // A-E H L M P R-T), a National Insurance number, a DNI (the 23 check letters) and an
+        // NIE, a PAN (its fourth letter the holder's kind), a CURP; see nationalid.rs.
+        ("national_id", concat!(
+            r"\b(?:[A-Za-z]{6}[0-9LMNP-Vlmnp-v]{2}[A-EHLMPR-Ta-ehlmpr-t][0-9LMNP-Vlmnp-v]{2}",
+            r"[A-Za-z][0-9LMNP-Vlmnp-v]{3}[A-Za-z]",
+            r"|[A-Za-z]{2}[ -]?\d{2}[ -]?\d{2}[ -]?\d{2}[ -]?[A-Za-z]",
+            r"|(?:\d{8}|\d{2}\.\d{3}\.\d{3}|[XYZxyz][ -]?\d{7})[ -]?[A-HJ-NP-TV-Za-hj-np-tv-z]",
+            r"|[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]",
+            r"|[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d)\b").to_string()),
         ("ipv4", r"\b\d{1,3}(?:\.\d{1,3}){3}\b".to_string()),
         ("ipv6", r"(?i:[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})(?:\d{1,3}(?:\.\d{1,3}){3})?".to_string()),
         ("number", concat!(

@@ -306,7 +306,7 @@ fn next_origin(map: &[u32], entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
     next
 }
 
-/// The modes of the seven types from the Redactor's settings.
+/// The modes of every type from the Redactor's settings.
 pub fn modes(by_type: &HashMap<String, String>, default: &str) -> Option<[Mode; N_TYPES]> {
     let default = Mode::parse(default)?;
     let mut modes = [default; N_TYPES];

@@ -1,6 +1,6 @@
 //! The groups run over a text and the rules that decide each candidate (tokens, key = value
 //! secrets, e-mail addresses plain and obfuscated, IBANs, IP addresses; number runs are in
-//! `numbers`).
+//! `numbers`, national identifiers with letters in `nationalid`).
 
 use std::sync::OnceLock;
 
@@ -11,6 +11,7 @@ use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input};
 
 use crate::chars::{self as ch, Text};
+use crate::nationalid;
 use crate::numbers::Numbers;
 use crate::patterns::{compile, kv_rest, re2_to_rust, sources};
 use crate::validate::{entropy, iban_key, ip_key, jwt_ok};
@@ -23,13 +24,15 @@ enum Group {
     Email,
     Obfuscated,
     Iban,
+    NationalId,
     Ipv4,
     Ipv6,
     Number,
 }
 
-const GROUPS: [Group; 8] = [Group::Tokens, Group::Kv, Group::Email, Group::Obfuscated,
-                            Group::Iban, Group::Ipv4, Group::Ipv6, Group::Number];
+const GROUPS: [Group; 9] = [Group::Tokens, Group::Kv, Group::Email, Group::Obfuscated,
+                            Group::Iban, Group::NationalId, Group::Ipv4, Group::Ipv6,
+                            Group::Number];
 
 impl Group {
     fn types(self) -> &'static [Ty] {
@@ -37,6 +40,7 @@ impl Group {
             Group::Tokens | Group::Kv => &[Ty::Secret],
             Group::Email | Group::Obfuscated => &[Ty::Email],
             Group::Iban => &[Ty::Iban],
+            Group::NationalId => &[Ty::NationalId],
             Group::Ipv4 | Group::Ipv6 => &[Ty::Ip],
             Group::Number => &[Ty::Ssn, Ty::Card, Ty::Phone],
         }
@@ -122,7 +126,7 @@ fn compiled() -> &'static Compiled {
         // The number pattern runs without a prefilter: its first characters (digits, '+',
         // '(') are everywhere in the texts it runs on, where a prefilter only interrupts.
         let pairs = sources.iter()
-            .map(|(name, p)| Pair::new(&re2_to_rust(p), *name != "number"))
+            .map(|(name, p)| Pair::new(&re2_to_rust(p), !matches!(*name, "number" | "national_id")))
             .collect();
         // Python's \s on the ASCII text these run on.
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
@@ -260,6 +264,9 @@ impl Engine {
                 // every country's IBAN has eight digits or more, and starts with two
                 // letters and two digits
                 Group::Iban => digits >= 8 && letters_then_digits(bytes),
+                // a word of 16 characters from six letters on, or a letter ending a word
+                // after a digit (see nationalid.rs)
+                Group::NationalId => nationalid::may_hold(bytes),
                 // three places where a digit, a dot and a digit follow each other
                 // (prose has few dots: looked at one by one)
                 Group::Ipv4 => digits >= 4 && memchr::memchr_iter(b'.', bytes)
@@ -327,6 +334,10 @@ impl Engine {
                     Group::Email => found.extend(email(t, &f, casefold)),
                     Group::Obfuscated => found.extend(obfuscated(c, t, &f)),
                     Group::Iban => found.extend(iban(t, &f)),
+                    Group::NationalId => {
+                        let (a, b) = span(t, &f);
+                        found.extend(nationalid::decide(t, a, b, f.text));
+                    }
                     Group::Ipv4 | Group::Ipv6 => found.extend(ip(t, &f, &mut ip_keys)),
                 }
             }

@@ -309,3 +309,38 @@ pub fn entropy(value: &[char]) -> f64 {
     }
     -sum
 }
+
+/// The check character of an Italian codice fiscale (16 upper-case ASCII letters and
+/// digits): the odd places (1st, 3rd...) and the even places by their tables, summed mod 26.
+pub fn cf_check_ok(code: &[u8]) -> bool {
+    // value of 0-9 and A-Z in an odd place
+    const ODD: [u32; 26] = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14,
+                            16, 10, 22, 25, 24, 23];
+    if code.len() != 16 || !code.iter().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase()) {
+        return false;
+    }
+    let index = |b: u8| if b.is_ascii_digit() { (b - b'0') as usize } else { (b - b'A') as usize };
+    let sum: u32 = code[..15].iter().enumerate()
+        .map(|(i, &b)| if i % 2 == 0 { ODD[index(b)] } else { index(b) as u32 })
+        .sum();
+    code[15] == b'A' + (sum % 26) as u8
+}
+
+/// The check letter of a Spanish DNI (eight digits and a letter) or NIE (X, Y or Z, seven
+/// digits and a letter), upper-case ASCII: the number mod 23 in TRWAGMYFPDXBNJZSQVHLCKE.
+pub fn dni_check_ok(code: &[u8]) -> bool {
+    const LETTERS: &[u8; 23] = b"TRWAGMYFPDXBNJZSQVHLCKE";
+    if code.len() != 9 {
+        return false;
+    }
+    let mut number = 0u32;
+    for (i, &b) in code[..8].iter().enumerate() {
+        let d = match b {
+            b'0'..=b'9' => (b - b'0') as u32,
+            b'X' | b'Y' | b'Z' if i == 0 => (b - b'X') as u32,
+            _ => return false,
+        };
+        number = number * 10 + d;
+    }
+    code[8] == LETTERS[(number % 23) as usize]
+}

@@ -24,6 +24,16 @@ pub fn id(w: &str) -> bool {
         | "vin" | "imei" | "mac" | "zip" | "postcode")
 }
 
+/// Words that name an identifier of a thing, whose code may have a national identifier's
+/// shape (`nationalid`): never "id", "code" or "number", which name personal ones too.
+pub fn thing_id(w: &str) -> bool {
+    matches!(w, "order" | "orders" | "invoice" | "tracking" | "ticket" | "ref" | "reference"
+        | "sku" | "serial" | "model" | "part" | "item" | "product" | "booking" | "confirmation"
+        | "receipt" | "transaction" | "txn" | "batch" | "lot" | "shipment" | "parcel"
+        | "consignment" | "patent" | "version" | "build" | "release" | "firmware" | "vin"
+        | "isbn" | "flight" | "coupon" | "voucher" | "promo" | "sn" | "pn" | "art" | "article")
+}
+
 pub fn amount(w: &str) -> bool {
     matches!(w, "population" | "total" | "count" | "revenue" | "budget" | "salary" | "price"
         | "cost" | "costs" | "amount" | "balance" | "sum" | "paid" | "pay" | "payment" | "fee"

@@ -18,9 +18,11 @@ com" and "jane[at]example.com", a setting on by default), PHONE (any national or
 international format of 7 to 15 digits, with extensions), CREDIT_CARD (12 to 19 digits
 passing Luhn, any network), IBAN (any case, mod 97), US_SSN, IP_ADDRESS (v4 and v6), SECRET
 (values of keyed assignments in any common syntax, provider keys, JWTs, PEM private keys,
-URL passwords, high-entropy values near key words). A value of the right shape is redacted
-unless its context makes it something else; amounts, durations, counts, dosages, dates,
-versions, policy and article numbers stay. docs/redaction.md has the rules and the figures.
+URL passwords, high-entropy values near key words), NATIONAL_ID (national identifiers that
+hold letters: codice fiscale, National Insurance number, DNI/NIE, PAN, CURP). A value of
+the right shape is redacted unless its context makes it something else; amounts, durations,
+counts, dosages, dates, versions, policy and article numbers stay. docs/redaction.md has the
+rules and the figures.
 
 Linear time: the built-in detectors are a compiled engine (sidecar.redaction._native, Rust,
 built from native/) whose patterns run on the regex crate's finite automata and whose rules

@@ -8,7 +8,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 __all__ = ["BUILTIN_TYPES", "Detector", "Entity"]
 
 BUILTIN_TYPES: tuple[str, ...] = (
-    "EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET",
+    "EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET", "NATIONAL_ID",
 )
 
 

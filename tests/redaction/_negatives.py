@@ -2,8 +2,10 @@
 
 Templates with slots for values generated in many formats (dates, times, order and tracking
 numbers, ISBNs, coordinates, prices, versions, dosages, durations, counts, policy and article
-numbers, percentages, ranges, measurements, hashes) and fixed sentences that use the key
-words of secrets and the words "at" and "dot" in prose.
+numbers, percentages, ranges, measurements, hashes, codes of things shaped like national
+identifiers: part, serial and model numbers, ISBNs ending in X, VINs, flight numbers,
+postcodes) and fixed sentences that use the key words of secrets and the words "at" and
+"dot" in prose.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import random
 import re
 import string
+
+from tests.redaction._national_ids import lookalike
 
 __all__ = ["NEGATIVE_TEMPLATES", "fill_negative", "negative_phrase"]
 
@@ -134,7 +138,7 @@ _SLOTS = {"DATE": _date, "TIME": _time, "ORDER": _order, "TRACKING": _tracking, 
           "COORD": _coord, "PRICE": _price, "VERSION": _version, "DOSAGE": _dosage,
           "DURATION": _duration, "COUNT": _count, "POLICY": _policy, "ARTICLE": _article,
           "PERCENT": _percent, "RANGE": _range, "MEASURE": _measure, "HASH": _hash,
-          "UUID": _uuid}
+          "UUID": _uuid, "LOOKALIKE": lookalike}
 
 NEGATIVE_TEMPLATES = [
     "Refunds are available within {DURATION} when usage is below 100 requests.",
@@ -180,6 +184,9 @@ NEGATIVE_TEMPLATES = [
     "Items {RANGE} ship from warehouse 7.",
     "The job ran from {DATE} to {DATE}.",
     "Your ticket 5551234 has been escalated to tier 2.",
+    "Please check {LOOKALIKE} before it ships on {DATE}.",
+    "We replaced {LOOKALIKE} under warranty; {LOOKALIKE} is back in stock.",
+    "Noted for the audit: {LOOKALIKE}.",
 ]
 
 

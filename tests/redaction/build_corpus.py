@@ -6,18 +6,19 @@ slots filled by values of known type and span. Values come from two sources:
 
 - Faker, in dozens of locales: phone numbers as each locale writes them, e-mail addresses,
   card numbers of every network Faker knows (Luhn-valid, 12 to 19 digits), IBANs, US SSNs
-  and IP addresses;
+  and IP addresses, codici fiscali, National Insurance numbers and CURPs;
 - generators written here: phone numbers from phonenumbers' example numbers for many
   regions in national, international and E.164 forms with varied separators, numbers that
   look like phones but are not valid ones (+1-919-182-0193, 555-201-7731x204), lower-case
   and grouped IBANs, obfuscated e-mail addresses, and secrets (keyed assignments in every
   common syntax, provider-prefixed keys, JWTs, PEM blocks, URL passwords, hex tokens after a
-  key word). Only the value of a keyed assignment is labelled, never its key.
+  key word), national identifiers with letters in their written forms (_national_ids.py).
+  Only the value of a keyed assignment is labelled, never its key.
 
 Hard negatives are written by hand (tests/redaction/_negatives.py): dates, times, order and
 tracking numbers, ISBNs, coordinates, prices, versions, dosages, durations, counts, policy
-and article numbers, percentages, ranges, measurements; they also appear, unlabelled, inside
-positive texts.
+and article numbers, percentages, ranges, measurements, codes of things shaped like national
+identifiers; they also appear, unlabelled, inside positive texts.
 
 Two splits: ``dev`` (the rules were tuned on it) and ``heldout`` (another seed, only
 measured). ``python -m tests.redaction.build_corpus [split]`` prints a sample.
@@ -37,6 +38,7 @@ import phonenumbers
 from faker import Faker
 from stdnum import iban as stdnum_iban
 
+from tests.redaction._national_ids import national_id
 from tests.redaction._negatives import NEGATIVE_TEMPLATES, fill_negative, negative_phrase
 
 __all__ = ["GENERATORS", "SPLITS", "build"]
@@ -297,7 +299,7 @@ def secret(rng: random.Random) -> str:
 
 
 GENERATORS = {"EMAIL": email, "PHONE": phone, "CREDIT_CARD": card, "IBAN": make_iban,
-              "US_SSN": ssn, "IP_ADDRESS": ip, "SECRET": secret}
+              "US_SSN": ssn, "IP_ADDRESS": ip, "SECRET": secret, "NATIONAL_ID": national_id}
 
 # Slots: {TYPE} for a value; {SECRET} for a snippet whose value alone is labelled; {NOISE}
 # for an unlabelled hard-negative phrase.
@@ -343,6 +345,14 @@ POSITIVE = [
     "{NOISE} The caller left {PHONE} as a callback number.",
     "customer:\n  phone: \"{PHONE}\"\n  iban: {IBAN}\n  {SECRET}",
     "ticket #4471: {NOISE} reporter {EMAIL}, mobile {PHONE}",
+    "Il mio codice fiscale è {NATIONAL_ID}, per la fattura di 120 EUR.",
+    "National Insurance number: {NATIONAL_ID}. {NOISE}",
+    "Mi DNI es {NATIONAL_ID} y mi teléfono {PHONE}.",
+    "{{\"name\": \"Ana\", \"tax_id\": \"{NATIONAL_ID}\", \"email\": \"{EMAIL}\"}}",
+    "employee_id,national_id,start\n1042,{NATIONAL_ID},2024-03-01",
+    "SSN {US_SSN} (US) or NI number {NATIONAL_ID} (UK), whichever applies.",
+    "2024-05-02 10:14:07 INFO kyc: verified {NATIONAL_ID} for user={EMAIL} from {IP_ADDRESS}",
+    "Attached is the scan of my ID card ({NATIONAL_ID}); {NOISE}",
 ]
 
 

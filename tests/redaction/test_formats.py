@@ -40,6 +40,28 @@ REDACTOR = Redactor([PatternDetector()])
     pytest.param("jane at example dot com", "EMAIL", id="email-at-dot"),
     pytest.param("jane[at]example[dot]com", "EMAIL", id="email-brackets"),
     pytest.param("jane (at) example.co.uk", "EMAIL", id="email-parens"),
+    pytest.param("CNDLGO39P18C121E", "NATIONAL_ID", id="codice-fiscale"),
+    pytest.param("cndlgo39p18c121e", "NATIONAL_ID", id="codice-fiscale-lower-case"),
+    pytest.param("CNDLGO39P18C12NY", "NATIONAL_ID", id="codice-fiscale-omocodia"),
+    pytest.param("CNDLGO39P18C121A", "NATIONAL_ID", id="codice-fiscale-wrong-check"),
+    pytest.param("ZZ 30 03 03 T", "NATIONAL_ID", id="nino-placeholder-grouped"),
+    pytest.param("ZZ 151162 T", "NATIONAL_ID", id="nino-placeholder-six"),
+    pytest.param("ZZ960142T", "NATIONAL_ID", id="nino-placeholder-compact"),
+    pytest.param("AB 12 34 56 C", "NATIONAL_ID", id="nino-grouped"),
+    pytest.param("AB123456C", "NATIONAL_ID", id="nino-compact"),
+    pytest.param("ab123456c", "NATIONAL_ID", id="nino-lower-case"),
+    pytest.param("QQ-12-34-56-A", "NATIONAL_ID", id="nino-dashes"),
+    pytest.param("12345678Z", "NATIONAL_ID", id="dni"),
+    pytest.param("12345678-A", "NATIONAL_ID", id="dni-wrong-check"),
+    pytest.param("12.345.678-Z", "NATIONAL_ID", id="dni-dotted"),
+    pytest.param("12345678 Z", "NATIONAL_ID", id="dni-space"),
+    pytest.param("12345678z", "NATIONAL_ID", id="dni-lower-case-checked"),
+    pytest.param("12.345.678-z", "NATIONAL_ID", id="dni-dotted-lower-case-checked"),
+    pytest.param("x-1234567-l", "NATIONAL_ID", id="nie-lower-case-checked"),
+    pytest.param("X1234567L", "NATIONAL_ID", id="nie"),
+    pytest.param("Y-1234567-X", "NATIONAL_ID", id="nie-dashes"),
+    pytest.param("ABCPE1234F", "NATIONAL_ID", id="pan"),
+    pytest.param("ZAID260704MTLTZM08", "NATIONAL_ID", id="curp"),
 ])
 def test_values_of_the_right_shape_are_redacted(value: str, entity_type: str) -> None:
     redacted = REDACTOR.redact_text(f"Details: {value}, thanks.")
@@ -89,9 +111,36 @@ def test_secrets_are_redacted(text: str, secret: str) -> None:
     pytest.param("The password must be 12 characters; rotate the API key every 90 days.",
                  id="secret-words-in-prose"),
     pytest.param("Look at example.com, or meet us at the office.", id="at-in-prose"),
+    pytest.param("Ship to SW1A 1AA or EC1A 1BB; ISBN 0-306-40615-X; flight BA2490, LH 401.",
+                 id="postcodes-isbn-10-flights"),
+    pytest.param("VIN 1HGCM82633A004352, the RTX 4090, XPS 13 9310, SM-G991B, v2.14.3-rc1.",
+                 id="vin-models-versions"),
+    pytest.param("Part no. AB123456C, SKU QQ 12 34 56 A, order 12345678A, model "
+                 "CNDLGO39P18C121A.", id="identifier-shapes-after-a-thing-word"),
+    pytest.param("It took 1.38435736E+12 cycles, 2024-12345678A, z = 1 + 58317492j.",
+                 id="exponents-and-longer-numbers"),
+    pytest.param("Set maximumPerMinute and on 12 34 56 a day.", id="words-and-prose"),
 ])
 def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:
     assert REDACTOR.redact_text(text).text == text
+
+
+def test_a_national_identifier_whose_check_holds_is_redacted_after_any_word() -> None:
+    text = "order CNDLGO39P18C121E, ref 12345678Z: same as CNDLGO39P18C121E"
+    assert REDACTOR.redact_text(text).text == (
+        "order <NATIONAL_ID_1>, ref <NATIONAL_ID_2>: same as <NATIONAL_ID_1>")
+
+
+def test_a_national_identifier_in_a_csv_row_is_redacted() -> None:
+    text = "id,national_id,start\n1042,58813470-D,2024-03-01\n1043,X4855215-F,2024-03-02"
+    assert REDACTOR.redact_text(text).text == (
+        "id,national_id,start\n1042,<NATIONAL_ID_1>,2024-03-01\n1043,<NATIONAL_ID_2>,2024-03-02")
+
+
+def test_one_national_insurance_number_written_two_ways_is_one_placeholder() -> None:
+    text = "NI number ZZ 96 01 42 T (on the form: zz960142t)"
+    assert REDACTOR.redact_text(text).text == "NI number <NATIONAL_ID_1> (on the form: " \
+        "<NATIONAL_ID_1>)"
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -31,6 +31,9 @@ TRIGGERS = [
     "536-22-1234 ", "0", "5 ", "x1 ", "1.2.", "$1 ", "(1) ",
     # IBAN, IP addresses
     "DE89 ", "gb82west1234 ", "DE89", "1.2.3.4.", "::", ":a:", "1:",
+    # national identifiers with letters, and what passes their cheap test without being one
+    "CNDLGO39P18C121E ", "ZZ 30 03 03 T ", "12.345.678-Z ", "X1234567L", "AB 12 ", "1 a ",
+    "1AB", "abcdefghijklmnop ",
     # secrets
     "password ", "password=", "key: ", "api_key=", "token is ", "aws_secret_access_key = ",
     "-----BEGIN RSA PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----", "eyJ",
