@@ -292,16 +292,28 @@ impl Engine {
             }
             let regex = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()].get(ascii);
             let t = text.get_or_insert_with(|| Text::new(s));
+            if group == Group::Number {
+                // The pattern bounds a run's length (linear time). A run it cut inside a group
+                // of digits keeps the rest of that group ("... 8758 6256", not "... 8758 625"
+                // and a lone "6"), and the next run starts after it.
+                let mut at = 0;
+                while let Some(m) = regex.find(Input::new(s).range(at..)) {
+                    let limit = (m.end() + 19).min(bytes.len());
+                    let end = m.end() + bytes[m.end()..limit].iter()
+                        .take_while(|b| b.is_ascii_digit()).count();
+                    let (a, b) = (t.ci(m.start()), t.ci(end));
+                    match memo.as_mut() {
+                        None => found.extend(self.numbers.classify(t, a, b)),
+                        Some(memo) => memo.classify(&self.numbers, t, a, b, &mut found),
+                    }
+                    at = end;
+                }
+                continue;
+            }
             for m in regex.find_iter(s) {
                 let f = Found { start: m.start(), end: m.end(), text: &s[m.range()] };
                 match group {
-                    Group::Number => {
-                        let (a, b) = (t.ci(f.start), t.ci(f.end));
-                        match memo.as_mut() {
-                            None => found.extend(self.numbers.classify(t, a, b)),
-                            Some(memo) => memo.classify(&self.numbers, t, a, b, &mut found),
-                        }
-                    }
+                    Group::Number => unreachable!("runs are found above"),
                     Group::Kv if ascii => {
                         let key_end = m.start() + bytes[m.start()..m.end()].iter()
                             .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))

@@ -199,3 +199,14 @@ def test_obfuscated_addresses_are_a_setting() -> None:
 def test_provider_tokens_behind_a_patterned_trigger_are_found(token: str) -> None:
     # Their trigger is more than a literal (gh is in "though"): it must still let them in.
     assert REDACTOR.redact_text(f"use {token} here, though").text == "use <SECRET_1> here, though"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    pytest.param("v1.2 2024-03-15 2024-03-15 2712 8524 8758 6256",
+                 "v1.2 2024-03-15 2024-03-15 <CREDIT_CARD_1>", id="card-after-dates"),
+    pytest.param("1234567 " * 8, "<PHONE_1> " * 4, id="numbers-in-a-row"),
+])
+def test_a_run_longer_than_the_pattern_keeps_its_groups_whole(text: str, expected: str) -> None:
+    """The number pattern bounds a run's length (linear time); where it cuts a run inside a
+    group of digits, the group's last digits stay with it instead of standing alone."""
+    assert REDACTOR.redact_text(text).text == expected
