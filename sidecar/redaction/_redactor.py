@@ -107,7 +107,7 @@ class Redactor:
         self._native: Callable[[str], list[Entity]] | None = getattr(
             self._native_of, "detect_kept", None)
         # ... and when there is no allow-list either, whole texts are redacted there, passes
-        # and replacements included, in the same scope (see _replacer).
+        # and replacements included, in the same scope (see _native_replacer).
         engine = getattr(self._native_of, "engine", None)
         self._replacer: Replacer | None = None
         if isinstance(engine, NativeDetector) and not self.allow:
