@@ -296,6 +296,10 @@ impl Engine {
                 // The pattern bounds a run's length (linear time). A run it cut inside a group
                 // of digits keeps the rest of that group ("... 8758 6256", not "... 8758 625"
                 // and a lone "6"), and the next run starts after it.
+                let first = found.len();
+                // runs the bound cut into several candidates, as code point spans
+                let mut cut: Vec<(usize, usize)> = Vec::new();
+                let mut previous: Option<(usize, usize)> = None;
                 let mut at = 0;
                 while let Some(m) = regex.find(Input::new(s).range(at..)) {
                     let limit = (m.end() + 19).min(bytes.len());
@@ -306,7 +310,25 @@ impl Engine {
                         None => found.extend(self.numbers.classify(t, a, b)),
                         Some(memo) => memo.classify(&self.numbers, t, a, b, &mut found),
                     }
+                    // A candidate that starts a separator or two after the previous one ends
+                    // is the rest of one run the pattern's bound cut.
+                    if let Some((p_start, p_end)) = previous {
+                        let gap = &bytes[p_end..m.start()];
+                        if gap.len() <= 2 && gap.iter().all(|&x| RUN_SEPARATORS.contains(&x)) {
+                            match cut.last_mut() {
+                                Some(span) if span.1 == t.ci(p_end) => span.1 = b,
+                                _ => cut.push((t.ci(p_start), b)),
+                            }
+                        }
+                    }
+                    previous = Some((m.start(), end));
                     at = end;
+                }
+                if self.numbers.phone {
+                    for &(a, b) in &cut {
+                        let more = leftover_groups(t, a, b, &found[first..]);
+                        found.extend(more);
+                    }
                 }
                 continue;
             }
@@ -547,6 +569,48 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
 }
 
 /// Whether an ASCII text holds a trigger of the obfuscated group: "[at]", "(at)", "{at}",
+/// What separates the groups of one number run (the number pattern's class, but digits).
+const RUN_SEPARATORS: &[u8] = b" ./()-";
+
+/// In a run the pattern's bound cut into candidates (code points ``a..b``), the groups of two
+/// digits or more that no entity covers but that sit right next to one ("555 201 7731 ...
+/// 555 201 7734", cut between "555" and "201"): PHONE entities of their own. The rules
+/// decided each candidate on its own, so a number across a cut may be split between them;
+/// recall first, its stray groups are not left in the text.
+fn leftover_groups(t: &Text, a: usize, b: usize, found: &[Ent]) -> Vec<Ent> {
+    let separator = |x: char| x == '\u{a0}' || (x.is_ascii() && RUN_SEPARATORS.contains(&(x as u8)));
+    let only_separators = |s: usize, e: usize| t.sl(s, e).iter().all(|&x| separator(x));
+    // one sweep over the run's entities and groups, both in text order
+    let mut spans: Vec<(usize, usize)> = found.iter()
+        .filter(|f| f.start < b && a < f.end)
+        .map(|f| (f.start, f.end))
+        .collect();
+    spans.sort_unstable();
+    let c = t.sl(a, b);
+    let mut more = Vec::new();
+    let mut k = 0; // spans[..k] end at or before the current group
+    let mut i = 0;
+    while i < c.len() {
+        if !c[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let j = i + c[i..].iter().take_while(|x| x.is_ascii_digit()).count();
+        let (s, e) = (a + i, a + j);
+        while k < spans.len() && spans[k].1 <= s {
+            k += 1;
+        }
+        let covered = k < spans.len() && spans[k].0 < e;
+        let after_one = k > 0 && only_separators(spans[k - 1].1, s);
+        let before_one = k < spans.len() && spans[k].0 >= e && only_separators(e, spans[k].0);
+        if j - i >= 2 && !covered && (after_one || before_one) {
+            more.push(Ent::new(Ty::Phone, s, e, Some(ch::to_string(&c[i..j]))));
+        }
+        i = j;
+    }
+    more
+}
+
 /// Whether two ASCII letters followed by two digits occur in ``b`` (where every IBAN
 /// starts). Prose has few digits: a block of 32 bytes without one (a count the compiler
 /// vectorises) is passed over, and only blocks with a digit are looked at byte by byte.

@@ -210,3 +210,13 @@ def test_a_run_longer_than_the_pattern_keeps_its_groups_whole(text: str, expecte
     """The number pattern bounds a run's length (linear time); where it cuts a run inside a
     group of digits, the group's last digits stay with it instead of standing alone."""
     assert REDACTOR.redact_text(text).text == expected
+
+
+def test_no_group_of_a_cut_run_is_left_between_its_entities() -> None:
+    """Five numbers in a row are longer than the pattern's bound, which cut them between
+    "555" and "201 7734": each candidate is decided on its own, and a stray group next to
+    an entity of the same run is redacted too (recall first)."""
+    text = " ".join(f"555 201 773{n}" for n in range(1, 6))
+    redacted = REDACTOR.redact_text(text).text
+    assert not any(c.isdigit() for c in redacted), redacted
+    assert REDACTOR.redact_text("1 1 1 " * 20).text == "1 1 1 " * 20  # no entity: none added
