@@ -126,20 +126,7 @@ impl Detector {
     /// SECRET (ties in the order of ``detect``), each not overlapping one kept before it and
     /// not empty. Redactor.detect without placeholders in the text or an allow-list.
     fn detect_kept<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
-        let mut found = self.find(py, text)?;
-        if found.len() > 1 {
-            found.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end), e.ty == Ty::Secret));
-            let mut last_end = 0;
-            found.retain(|e| {
-                let keep = e.start >= last_end && e.end > e.start;
-                if keep {
-                    last_end = e.end;
-                }
-                keep
-            });
-        } else {
-            found.retain(|e| e.end > e.start);
-        }
+        let found = replace::keep(self.find(py, text)?, &[]);
         self.entities(py, found)
     }
 }

@@ -281,17 +281,10 @@ pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[P
 /// The origin map's mark of a code point inside a token (texts are shorter than 2^32).
 const INSIDE_TOKEN: u32 = u32::MAX;
 
+/// The origin map after the first pass: the identity map with its tokens put in.
 fn first_origin(original: &str, entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
-    let n = original.chars().count();
-    let mut map = Vec::with_capacity(n);
-    let mut cursor = 0;
-    for (e, &len) in entities.iter().zip(lengths) {
-        map.extend((cursor..e.start).map(|i| i as u32));
-        map.extend(std::iter::repeat(INSIDE_TOKEN).take(len));
-        cursor = e.end;
-    }
-    map.extend((cursor..n).map(|i| i as u32));
-    map
+    let identity: Vec<u32> = (0..original.chars().count() as u32).collect();
+    next_origin(&identity, entities, lengths)
 }
 
 fn next_origin(map: &[u32], entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
