@@ -302,9 +302,13 @@ impl Engine {
                 let mut previous: Option<(usize, usize)> = None;
                 let mut at = 0;
                 while let Some(m) = regex.find(Input::new(s).range(at..)) {
-                    let limit = (m.end() + 19).min(bytes.len());
-                    let end = m.end() + bytes[m.end()..limit].iter()
-                        .take_while(|b| b.is_ascii_digit()).count();
+                    // The pattern is greedy over the run's characters: a match followed by
+                    // more of its run (separators, then a digit) was ended by the bound, unless
+                    // it ended with an extension ("x204", "ext. 12", "#5"). It takes the rest
+                    // of its run, up to 19 more digits, so that a number the cut went
+                    // through is whole in one candidate.
+                    let extension = bytes[m.range()].iter().any(|&x| x.is_ascii_alphabetic() || x == b'#');
+                    let end = if extension { m.end() } else { rest_of_run(bytes, m.end()) };
                     let (a, b) = (t.ci(m.start()), t.ci(end));
                     match memo.as_mut() {
                         None => found.extend(self.numbers.classify(t, a, b)),
@@ -569,6 +573,24 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
 }
 
 /// Whether an ASCII text holds a trigger of the obfuscated group: "[at]", "(at)", "{at}",
+/// Where the run going on at ``from`` ends, taking at most 19 more digits: after its last
+/// digit among them (``from`` itself when no digit follows).
+fn rest_of_run(bytes: &[u8], from: usize) -> usize {
+    let (mut end, mut digits) = (from, 0);
+    for (i, &x) in bytes.iter().enumerate().skip(from) {
+        if x.is_ascii_digit() {
+            digits += 1;
+            end = i + 1;
+            if digits == 19 {
+                break;
+            }
+        } else if !RUN_SEPARATORS.contains(&x) {
+            break;
+        }
+    }
+    end
+}
+
 /// What separates the groups of one number run (the number pattern's class, but digits).
 const RUN_SEPARATORS: &[u8] = b" ./()-";
 

@@ -205,10 +205,15 @@ def test_provider_tokens_behind_a_patterned_trigger_are_found(token: str) -> Non
     pytest.param("v1.2 2024-03-15 2024-03-15 2712 8524 8758 6256",
                  "v1.2 2024-03-15 2024-03-15 <CREDIT_CARD_1>", id="card-after-dates"),
     pytest.param("1234567 " * 8, "<PHONE_1> " * 4, id="numbers-in-a-row"),
+    pytest.param("2024-03-15 10.0 2024-03-15 2712 8524 8758 6256, ",
+                 "2024-03-15 10.0 2024-03-15 <CREDIT_CARD_1>, ", id="cut-between-groups"),
+    pytest.param("2024-03-15 2024-03-15 10.0 4073-8190-1215-7, ",
+                 "2024-03-15 2024-03-15 10.0 <CREDIT_CARD_1>, ", id="cut-before-a-dash"),
 ])
 def test_a_run_longer_than_the_pattern_keeps_its_groups_whole(text: str, expected: str) -> None:
-    """The number pattern bounds a run's length (linear time); where it cuts a run inside a
-    group of digits, the group's last digits stay with it instead of standing alone."""
+    """The number pattern bounds a run's length (linear time); where it cuts a run, the rest
+    of the run (up to 19 digits) stays with the candidate, so a number across the cut is
+    decided whole instead of its last digits standing alone."""
     assert REDACTOR.redact_text(text).text == expected
 
 
