@@ -69,7 +69,7 @@ impl Pair {
             .hybrid_cache_capacity(64 << 20);
         let unicode = MetaRegex::builder().configure(config()).build(pattern)
             .expect("built-in pattern compiles");
-        let bytes = pattern.replace(r"\x{80}-\x{10FFFF}", r"\x80-\xFF").replace(r"\x{a0}", r"\xA0");
+        let bytes = ascii_pattern(pattern);
         let ascii = MetaRegex::builder()
             .configure(config().utf8_empty(false))
             .syntax(syntax::Config::new().unicode(false).utf8(false))
@@ -83,6 +83,44 @@ impl Pair {
     }
 }
 
+/// A pattern with its non-ASCII ranges spelled for bytes (for ASCII texts, see `Pair`).
+fn ascii_pattern(pattern: &str) -> String {
+    pattern.replace(r"\x{80}-\x{10FFFF}", r"\x80-\xFF").replace(r"\x{a0}", r"\xA0")
+}
+
+type DenseDfa = regex_automata::dfa::dense::DFA<Vec<u32>>;
+
+/// ``pattern`` as a whole DFA with anchored starts only (with Unicode off for ASCII texts).
+fn anchored_dfa(pattern: &str, ascii: bool) -> DenseDfa {
+    use regex_automata::dfa::{dense, StartKind};
+    let mut builder = dense::Builder::new();
+    builder.configure(dense::Config::new().start_kind(StartKind::Anchored));
+    if ascii {
+        builder.syntax(syntax::Config::new().unicode(false).utf8(false))
+            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false));
+    }
+    builder.build(pattern).expect("built-in pattern compiles as a DFA")
+}
+
+/// The first match of the number pattern in ``bytes[at..]``: the one that starts first (a
+/// DFA's anchored search at each place a match may start, in order).
+fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usize, usize)> {
+    use regex_automata::dfa::Automaton;
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
+    let mut p = at;
+    while p < bytes.len() {
+        let x = bytes[p];
+        if x == b'+' || x == b'(' || (x.is_ascii_digit() && (p == 0 || !word(bytes[p - 1]))) {
+            let input = Input::new(bytes).range(p..).anchored(Anchored::Yes);
+            if let Ok(Some(m)) = dfa.try_search_fwd(&input) {
+                return Some((p, m.offset()));
+            }
+        }
+        p += 1;
+    }
+    None
+}
+
 struct Compiled {
     pairs: Vec<Pair>,
     /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
@@ -93,6 +131,11 @@ struct Compiled {
     /// starts with (no shorter key can be followed by a separator, no longer one is a key
     /// name): what follows the key, anchored after it, unbounded value likewise.
     kv_rest: MetaRegex,
+    /// The number pattern as whole-DFAs searched anchored, for ASCII texts and for others:
+    /// every match starts at a '+', a '(' or a digit after a non-word byte, so the runs are
+    /// found by trying those places in order (leftmost first, as a search of the whole text
+    /// finds them), each try bounded by the pattern's longest match.
+    number_dfa: (DenseDfa, DenseDfa),
     /// The kv pattern as it is, should a span ever give the unbounded one another match.
     kv_exact: MetaRegex,
     /// Literals one of which every token candidate holds (a few, such as "AC" of an account
@@ -144,7 +187,9 @@ fn compiled() -> &'static Compiled {
         let secret_trigger = format!(
             "(?i:{})|{}", kv_words.join("|"),
             token_literals.iter().map(|l| regex::escape(l)).collect::<Vec<_>>().join("|"));
+        let number = re2_to_rust(&sources.iter().find(|(n, _)| *n == "number").expect("number group").1);
         Compiled {
+            number_dfa: (anchored_dfa(&ascii_pattern(&number), true), anchored_dfa(&number, false)),
             tokens_trigger: aho_corasick::AhoCorasick::new(token_literals)
                 .expect("trigger literals"),
             secret_trigger: regex_automata::dfa::dense::Builder::new()
@@ -301,7 +346,9 @@ impl Engine {
                 let mut cut: Vec<(usize, usize)> = Vec::new();
                 let mut previous: Option<(usize, usize)> = None;
                 let mut at = 0;
-                while let Some(m) = regex.find(Input::new(s).range(at..)) {
+                let dfa = if ascii { &c.number_dfa.0 } else { &c.number_dfa.1 };
+                while let Some((m_start, m_end)) = number_run(dfa, bytes, at) {
+                    let m = regex_automata::Match::must(0, m_start..m_end);
                     // The pattern is greedy over the run's characters: a match followed by
                     // more of its run (separators, then a digit) was ended by the bound, unless
                     // it ended with an extension ("x204", "ext. 12", "#5"). It takes the rest
