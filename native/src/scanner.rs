@@ -59,6 +59,9 @@ struct Found<'a> {
 struct Pair {
     unicode: MetaRegex,
     ascii: MetaRegex,
+    /// For a small pattern, its ASCII form as whole DFAs (forward and reverse): the same
+    /// matches, without the lazy DFA's bookkeeping on every call.
+    dense: Option<regex_automata::dfa::regex::Regex>,
 }
 
 impl Pair {
@@ -75,7 +78,18 @@ impl Pair {
             .syntax(syntax::Config::new().unicode(false).utf8(false))
             .build(&bytes)
             .expect("built-in pattern compiles for ASCII texts");
-        Pair { unicode, ascii }
+        Pair { unicode, ascii, dense: None }
+    }
+
+    /// With whole DFAs for ASCII texts.
+    fn dense(mut self, pattern: &str) -> Pair {
+        let dense = regex_automata::dfa::regex::Builder::new()
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+            .build(&ascii_pattern(pattern))
+            .expect("built-in pattern compiles as a DFA");
+        self.dense = Some(dense);
+        self
     }
 
     fn get(&self, ascii: bool) -> &MetaRegex {
@@ -169,7 +183,11 @@ fn compiled() -> &'static Compiled {
         // The number pattern runs without a prefilter: its first characters (digits, '+',
         // '(') are everywhere in the texts it runs on, where a prefilter only interrupts.
         let pairs = sources.iter()
-            .map(|(name, p)| Pair::new(&re2_to_rust(p), !matches!(*name, "number" | "national_id")))
+            .map(|(name, p)| {
+                let p = re2_to_rust(p);
+                let pair = Pair::new(&p, !matches!(*name, "number" | "national_id"));
+                if matches!(*name, "iban" | "national_id" | "ipv4") { pair.dense(&p) } else { pair }
+            })
             .collect();
         // Python's \s on the ASCII text these run on.
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
@@ -335,7 +353,8 @@ impl Engine {
             if !may_hold {
                 continue;
             }
-            let regex = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()].get(ascii);
+            let pair = &c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()];
+            let regex = pair.get(ascii);
             let t = text.get_or_insert_with(|| Text::new(s));
             if group == Group::Number {
                 // The pattern bounds a run's length (linear time). A run it cut inside a group
@@ -383,7 +402,11 @@ impl Engine {
                 }
                 continue;
             }
-            for m in regex.find_iter(s) {
+            let matches: Vec<regex_automata::Match> = match &pair.dense {
+                Some(dense) if ascii => dense.find_iter(bytes).collect(),
+                _ => regex.find_iter(s).collect(),
+            };
+            for m in matches {
                 let f = Found { start: m.start(), end: m.end(), text: &s[m.range()] };
                 match group {
                     Group::Number => unreachable!("runs are found above"),
