@@ -62,10 +62,37 @@ fn ssn_parts(s: &[char]) -> Option<(String, String, String)> {
     if s.len() != 11 {
         return None;
     }
+    if s.iter().all(char::is_ascii) {
+        // the pattern on ASCII: three digits, two, four, split by two dashes or two spaces
+        let (area, group, serial) = ssn_shape(s)?;
+        return Some((ch::to_string(area), ch::to_string(group), ch::to_string(serial)));
+    }
     let text = ch::to_string(s);
     let caps = shapes().ssn.captures(&text)?;
     let g = |a: usize, b: usize| caps.get(a).or_else(|| caps.get(b)).unwrap().as_str().to_string();
     Some((g(1, 4), g(2, 5), g(3, 6)))
+}
+
+/// Whether ``s`` has the SSN shape, for an ASCII ``s`` (the pattern's \d is then [0-9]).
+fn ssn_shaped(s: &[char]) -> bool {
+    if s.len() != 11 {
+        return false;
+    }
+    if s.iter().all(char::is_ascii) {
+        return ssn_shape(s).is_some();
+    }
+    shapes().ssn.is_match(&ch::to_string(s))
+}
+
+/// The area, group and serial of an ASCII SSN shape of 11 characters.
+fn ssn_shape(s: &[char]) -> Option<(&[char], &[char], &[char])> {
+    let sep = s[3];
+    let digits = |r: std::ops::Range<usize>| s[r].iter().all(char::is_ascii_digit);
+    if (sep == '-' || sep == ' ') && s[6] == sep && digits(0..3) && digits(4..6) && digits(7..11) {
+        Some((&s[0..3], &s[4..6], &s[7..11]))
+    } else {
+        None
+    }
 }
 
 fn is_currency(c: char) -> bool {
@@ -319,7 +346,7 @@ impl Numbers {
                 segments.push(Vec::new());
                 continue;
             }
-            let ssn = value.len() == 11 && ssn_parts(value).is_some();
+            let ssn = ssn_shaped(value);
             let last_nonempty = !segments.last().unwrap().is_empty();
             if ssn && last_nonempty {
                 segments.push(Vec::new());
@@ -475,7 +502,7 @@ impl Numbers {
             if let Some(key) = ssn_key(value, words::ssn(nearest)) {
                 return Some(Ent::new(Ty::Ssn, start, end, Some(key)));
             }
-            if words::ssn(nearest) && (ch::all_digit(value) || ssn_parts(value).is_some()) {
+            if words::ssn(nearest) && (ch::all_digit(value) || ssn_shaped(value)) {
                 return Some(Ent::new(Ty::Ssn, start, end, Some(digit_str())));
             }
         }
@@ -624,28 +651,54 @@ fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
     if value.contains(&' ') && value.contains(&'-') {
         return false;
     }
-    let replaced: Vec<char> = value.iter().map(|&c| if c == '-' { ' ' } else { c }).collect();
-    let groups = split_ws(&replaced);
-    if count >= 16 || groups.len() == 1 {
+    // the groups of the value with '-' read as ' ', split as str.split() splits
+    let mut groups = Groups::new(value, |c| c == '-' || ch::is_space(c));
+    let Some(first) = groups.next() else { return count >= 16 };
+    let mut previous = first;
+    let mut n = 1;
+    let mut long_enough = true; // every group but the last has three characters or more
+    for g in groups {
+        long_enough &= previous.len() >= 3;
+        previous = g;
+        n += 1;
+    }
+    if count >= 16 || n == 1 {
         return true;
     }
-    groups[0].len() == 4 && groups[..groups.len() - 1].iter().all(|g| g.len() >= 3)
+    first.len() == 4 && long_enough
 }
 
-/// str.split() with no argument: runs of whitespace separate, none at the ends.
-fn split_ws(s: &[char]) -> Vec<&[char]> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        if ch::is_space(s[i]) {
-            i += 1;
-            continue;
-        }
-        let j = (i..s.len()).find(|&j| ch::is_space(s[j])).unwrap_or(s.len());
-        out.push(&s[i..j]);
-        i = j;
+/// The runs of characters between separators (as str.split() gives them when the
+/// separators are whitespace), without allocating.
+struct Groups<'a, F: Fn(char) -> bool> {
+    s: &'a [char],
+    i: usize,
+    sep: F,
+}
+
+impl<'a, F: Fn(char) -> bool> Groups<'a, F> {
+    fn new(s: &'a [char], sep: F) -> Self {
+        Groups { s, i: 0, sep }
     }
-    out
+}
+
+impl<'a, F: Fn(char) -> bool> Iterator for Groups<'a, F> {
+    type Item = &'a [char];
+
+    fn next(&mut self) -> Option<&'a [char]> {
+        let s = self.s;
+        while self.i < s.len() && (self.sep)(s[self.i]) {
+            self.i += 1;
+        }
+        if self.i >= s.len() {
+            return None;
+        }
+        let start = self.i;
+        while self.i < s.len() && !(self.sep)(s[self.i]) {
+            self.i += 1;
+        }
+        Some(&s[start..self.i])
+    }
 }
 
 fn ssn_key(value: &[char], context: bool) -> Option<String> {
@@ -687,32 +740,46 @@ fn phone_shaped(value: &[char], digits: &[char], international: bool, phone_cont
     {
         return false;
     }
-    let blanked: Vec<char> = value.iter()
-        .map(|&c| if matches!(c, '\u{a0}' | '.' | '/' | '(' | ')' | '+' | '-') { ' ' } else { c })
-        .collect();
-    let groups = split_ws(&blanked);
-    if groups.iter().filter(|g| g.len() == 1).count() > 2 {
+    // the groups of the value with separators read as blanks, split as str.split() splits
+    let groups = || Groups::new(value, |c| matches!(c, '\u{a0}' | '.' | '/' | '(' | ')' | '+' | '-') || ch::is_space(c));
+    let mut n = 0;
+    let mut singles = 0;
+    let mut first: &[char] = &[];
+    let mut second: &[char] = &[];
+    let mut short = false; // a group of fewer than two characters
+    let mut rest_of_three = true; // every group after the first has three characters
+    for g in groups() {
+        match n {
+            0 => first = g,
+            1 => second = g,
+            _ => {}
+        }
+        if n > 0 {
+            rest_of_three &= g.len() == 3;
+        }
+        singles += usize::from(g.len() == 1);
+        short |= g.len() < 2;
+        n += 1;
+    }
+    if singles > 2 {
         return false;
     }
-    let grouped = groups.len() > 1 || !ch::all_digit(value);
+    let grouped = n > 1 || !ch::all_digit(value);
     if !grouped && !international {
         return true;
     }
     if international || phone_context {
         return true;
     }
-    if value.contains(&'.') && value.iter().all(|&c| ch::is_digit(c) || c == '.')
-        && groups.iter().any(|g| g.len() < 2)
+    if value.contains(&'.') && value.iter().all(|&c| ch::is_digit(c) || c == '.') && short {
+        return false;
+    }
+    if n == 2 && value.contains(&'-') && first.len() == second.len() && second.len() > 2
+        && first < second
     {
         return false;
     }
-    if groups.len() == 2 && value.contains(&'-') && groups[0].len() == groups[1].len() && groups[1].len() > 2
-        && groups[0] < groups[1]
-    {
-        return false;
-    }
-    if groups.len() >= 3 && groups[0].len() <= 2 && groups[0][0] != '0'
-        && groups[1..].iter().all(|g| g.len() == 3)
+    if n >= 3 && first.len() <= 2 && first[0] != '0' && rest_of_three
         && value.iter().all(|c| digits.contains(c) || *c == '.' || *c == ',')
     {
         return false;
