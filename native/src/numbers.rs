@@ -15,10 +15,32 @@ use crate::{Ent, Ty};
 
 const MAX_GROUPS: usize = 7;
 
+/// A whole-string shape: the regex, and for ASCII strings the same pattern as a whole DFA
+/// with Unicode off (its \d is then [0-9], as the regex's is on ASCII), which answers
+/// without the regex's per-call bookkeeping.
+struct Shape {
+    re: Regex,
+    ascii: regex_automata::dfa::dense::DFA<Vec<u32>>,
+}
+
+impl Shape {
+    fn new(pattern: &str) -> Shape {
+        use regex_automata::dfa::{dense, StartKind};
+        use regex_automata::util::syntax;
+        let ascii = dense::Builder::new()
+            .configure(dense::Config::new().start_kind(StartKind::Anchored))
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+            .build(pattern)
+            .expect("shape pattern compiles as a DFA");
+        Shape { re: Regex::new(pattern).unwrap(), ascii }
+    }
+}
+
 struct Shapes {
-    date: Regex,
-    decimal: Regex,
-    ipv4: Regex,
+    date: Shape,
+    decimal: Shape,
+    ipv4: Shape,
     ssn: Regex,
 }
 
@@ -37,24 +59,31 @@ fn shapes() -> &'static Shapes {
                 r"(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01]){sep}(?:19|20)\d\d"));
         }
         Shapes {
-            date: Regex::new(&format!(r"^\(?(?:{})\)?$", dates.join("|"))).unwrap(),
-            decimal: Regex::new(r"^-?(?:[1-9]\d{0,2}|0)\.\d{4,}$").unwrap(),
-            ipv4: Regex::new(r"^\d{1,3}(?:\.\d{1,3}){3}$").unwrap(),
+            date: Shape::new(&format!(r"^\(?(?:{})\)?$", dates.join("|"))),
+            decimal: Shape::new(r"^-?(?:[1-9]\d{0,2}|0)\.\d{4,}$"),
+            ipv4: Shape::new(r"^\d{1,3}(?:\.\d{1,3}){3}$"),
             ssn: Regex::new(r"^(?:(\d{3})-(\d{2})-(\d{4})|(\d{3}) (\d{2}) (\d{4}))$").unwrap(),
         }
     })
 }
 
-fn full(re: &Regex, s: &[char]) -> bool {
+fn full(shape: &Shape, s: &[char]) -> bool {
+    use regex_automata::dfa::Automaton;
     let mut buf = [0u8; 64];
     if s.len() <= buf.len() && s.iter().all(char::is_ascii) {
         for (b, &c) in buf.iter_mut().zip(s) {
             *b = c as u8;
         }
+        let input = regex_automata::Input::new(&buf[..s.len()])
+            .anchored(regex_automata::Anchored::Yes)
+            .earliest(true);
+        if let Ok(found) = shape.ascii.try_search_fwd(&input) {
+            return found.is_some();
+        }
         // ASCII bytes are UTF-8
-        return re.is_match(std::str::from_utf8(&buf[..s.len()]).unwrap_or(""));
+        return shape.re.is_match(std::str::from_utf8(&buf[..s.len()]).unwrap_or(""));
     }
-    re.is_match(&ch::to_string(s))
+    shape.re.is_match(&ch::to_string(s))
 }
 
 /// The SSN shape's area, group and serial.
@@ -178,7 +207,18 @@ fn nearest_context_word(t: &Text, start: usize) -> Word {
             w = &w[end..];
         }
     }
-    let lowered = ch::lower(w);
+    // lower-cased on the stack when ASCII (the window is 48 characters at most)
+    let mut buf = ['\0'; 48];
+    let owned;
+    let lowered: &[char] = if w.len() <= buf.len() && w.iter().all(char::is_ascii) {
+        for (b, &c) in buf.iter_mut().zip(w) {
+            *b = c.to_ascii_lowercase();
+        }
+        &buf[..w.len()]
+    } else {
+        owned = ch::lower(w);
+        &owned
+    };
     // The words of the lowered window from the last, four at most (re.findall's words,
     // reversed): a run of word letters, or one symbol.
     let mut end = lowered.len();
