@@ -680,8 +680,13 @@ fn may_hide_a_card(t: &Text, segment: &[Run]) -> bool {
     if segment.len() < 2 {
         return false;
     }
-    let lengths: Vec<usize> = segment.iter().map(|r| stripped_len(t.sl(r.start, r.end))).collect();
-    lengths.iter().copied().max().unwrap_or(0) >= 9 || lengths.iter().filter(|&&n| n == 4).count() >= 3
+    let (mut longest, mut fours) = (0, 0);
+    for r in segment {
+        let n = stripped_len(t.sl(r.start, r.end));
+        longest = longest.max(n);
+        fours += usize::from(n == 4);
+    }
+    longest >= 9 || fours >= 3
 }
 
 fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
