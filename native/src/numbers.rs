@@ -293,10 +293,65 @@ fn word_after(t: &Text, end: usize) -> Word {
     Word::lower(word)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 struct Run {
     start: usize,
     end: usize,
+}
+
+/// A short list kept on the stack, moved to the heap past ``N`` items.
+struct Short<T: Copy + Default, const N: usize> {
+    inline: [T; N],
+    len: usize,
+    heap: Option<Vec<T>>,
+}
+
+impl<T: Copy + Default, const N: usize> Short<T, N> {
+    fn new() -> Self {
+        Short { inline: [T::default(); N], len: 0, heap: None }
+    }
+
+    fn push(&mut self, x: T) {
+        match &mut self.heap {
+            Some(heap) => heap.push(x),
+            None if self.len < N => {
+                self.inline[self.len] = x;
+                self.len += 1;
+            }
+            None => {
+                let mut heap = self.inline.to_vec();
+                heap.push(x);
+                self.heap = Some(heap);
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        match &mut self.heap {
+            Some(heap) => heap.pop(),
+            None if self.len > 0 => {
+                self.len -= 1;
+                Some(self.inline[self.len])
+            }
+            None => None,
+        }
+    }
+
+    fn as_slice(&self) -> &[T] {
+        match &self.heap {
+            Some(heap) => heap,
+            None => &self.inline[..self.len],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    /// The last item (the list is not empty).
+    fn last(&self) -> T {
+        self.as_slice()[self.len() - 1]
+    }
 }
 
 /// Classifies a run of digits and separators found by the number pattern.
@@ -355,9 +410,9 @@ impl Numbers {
         if words::id(&nearest) {
             return Vec::new();
         }
-        // Tokens separated by blanks.
-        let mut tokens: Vec<Run> = Vec::new();
-        let mut offset = start;
+        // Tokens separated by blanks (on the stack: a run has a few).
+        let mut tokens: Short<Run, 32> = Short::new();
+        let offset = start;
         let body = t.sl(start, body_end);
         let mut piece_start = 0;
         for i in 0..=body.len() {
@@ -368,10 +423,13 @@ impl Numbers {
                 piece_start = i + 1;
             }
         }
-        offset += body.len();
-        let _ = offset;
+        let tokens = tokens.as_slice();
         let sh = shapes();
-        let mut segments: Vec<Vec<Run>> = vec![Vec::new()];
+        // The segments: the tokens between barriers, in order, as one list of tokens and
+        // where each segment starts in it (a segment may be empty).
+        let mut runs: Short<Run, 32> = Short::new();
+        let mut starts: Short<usize, 16> = Short::new();
+        starts.push(0);
         let ntok = tokens.len();
         for (i, &token) in tokens.iter().enumerate() {
             let value = t.sl(token.start, token.end);
@@ -383,32 +441,33 @@ impl Numbers {
                     || (bare.contains(&'.') && (full(&sh.decimal, bare) || full(&sh.ipv4, bare)));
             }
             if barrier {
-                segments.push(Vec::new());
+                starts.push(runs.len());
                 continue;
             }
             let ssn = ssn_shaped(value);
-            let last_nonempty = !segments.last().unwrap().is_empty();
+            let current = starts.last();
+            let last_nonempty = current < runs.len();
             if ssn && last_nonempty {
-                segments.push(Vec::new());
+                starts.push(runs.len());
             } else if value[0] == '(' && last_nonempty {
-                let seg = segments.last().unwrap();
+                let seg = &runs.as_slice()[current..];
                 let first = seg[0];
                 let trunk = seg.len() == 1 && (t.c[first.start] == '+' || {
                     let v = t.sl(first.start, first.end);
                     ch::eq(v, "0") || ch::eq(v, "1") || ch::eq(v, "8")
                 });
                 if !(trunk || ch::starts_with(&t.c[first.start..], "00")) {
-                    segments.push(Vec::new());
+                    starts.push(runs.len());
                 }
             }
-            segments.last_mut().unwrap().push(token);
+            runs.push(token);
             if ssn {
-                segments.push(Vec::new());
+                starts.push(runs.len());
             }
         }
-        let nseg = segments.len();
+        let nseg = starts.len();
         {
-            let tail_segment = segments.last().unwrap();
+            let tail_segment = &runs.as_slice()[starts.last()..];
             if ext.is_empty() && !tail_segment.is_empty() && words::unit(&word_after(t, body_end))
                 && ch::all_digit(strip_chars(t.sl(tail_segment.last().unwrap().start, tail_segment.last().unwrap().end), "()"))
             {
@@ -428,13 +487,16 @@ impl Numbers {
                         || thousands(span) || span.iter().filter(|&&c| ch::is_digit(c)).count() < 9),
                 };
                 if pop {
-                    segments.last_mut().unwrap().pop();
+                    runs.pop();
                 }
             }
         }
+        let runs = runs.as_slice();
+        let starts = starts.as_slice();
         let mut found = Vec::new();
         let last = tokens.last().copied();
-        for (index, segment) in segments.iter().enumerate() {
+        for (index, &from) in starts.iter().enumerate() {
+            let segment = &runs[from..starts.get(index + 1).copied().unwrap_or(runs.len())];
             if segment.is_empty() {
                 continue;
             }
@@ -568,34 +630,42 @@ impl Numbers {
         if self.phone && count <= 15 && !words::amount(nearest)
             && phone_shaped(value, digits, international, phone_context)
         {
-            let key = self.phone_key(value, &digit_str(), ext);
+            let key = self.phone_key(value, digits, ext);
             return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));
         }
         None
     }
 
-    fn phone_key(&self, value: &[char], digits: &str, ext: &[char]) -> String {
+    fn phone_key(&self, value: &[char], digits: &[char], ext: &[char]) -> String {
         let k = value.iter().position(|&c| c != '(').unwrap_or(value.len());
         let value = &value[k..];
-        let key = if value.first() == Some(&'+') {
-            let mut digits = digits.to_string();
-            if let Some(trunk) = ch::find(value, "(0)", 0, value.len()) {
-                let head = ch::to_string(&stripped(&value[..trunk]));
-                let head_len = head.chars().count();
-                let rest: String = digits.chars().skip(head_len + 1).collect();
-                digits = head + &rest;
+        // written into one String: "+", the country code or none, the digits, the extension
+        let mut key = String::with_capacity(digits.len() + ext.len() + 8);
+        key.push('+');
+        if value.first() == Some(&'+') {
+            match ch::find(value, "(0)", 0, value.len()) {
+                Some(trunk) => {
+                    let head = stripped(&value[..trunk]);
+                    key.extend(head.iter());
+                    key.extend(digits.iter().skip(head.len() + 1));
+                }
+                None => key.extend(digits.iter()),
             }
-            format!("+{digits}")
-        } else if digits.starts_with("00") {
-            format!("+{}", &digits[2..])
-        } else if self.country_code == 1 && digits.len() == 11 && digits.starts_with('1') {
-            format!("+{digits}")
-        } else if let Some(rest) = digits.strip_prefix('0') {
-            format!("+{}{}", self.country_code, rest)
+        } else if ch::starts_with(digits, "00") {
+            key.extend(digits[2..].iter());
+        } else if self.country_code == 1 && digits.len() == 11 && digits[0] == '1' {
+            key.extend(digits.iter());
         } else {
-            format!("+{}{}", self.country_code, digits)
-        };
-        if ext.is_empty() { key } else { format!("{key}x{}", ch::to_string(ext)) }
+            use std::fmt::Write;
+            let _ = write!(key, "{}", self.country_code);
+            let rest = if digits.first() == Some(&'0') { &digits[1..] } else { digits };
+            key.extend(rest.iter());
+        }
+        if !ext.is_empty() {
+            key.push('x');
+            key.extend(ext.iter());
+        }
+        key
     }
 }
 

@@ -316,7 +316,7 @@ impl Engine {
         let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
         let ascii = s.is_ascii();
         let mut text: Option<Text> = None;
-        let mut found = Vec::new();
+        let mut found = Vec::with_capacity(8);
         let mut memo = (s.len() > MEMO_MIN_BYTES).then(Memo::default);
         // a long text's IP addresses: the canonical forms of the last few, by candidate
         let mut ip_keys = Recent::new(s.len() > MEMO_MIN_BYTES);

@@ -1,8 +1,9 @@
 //! The context words of number classification, and the short word lists of the other
-//! detectors (the same sets the Python rules used).
+//! detectors (the same sets the Python rules used). No list holds the empty word, the most
+//! common one looked up (no word before a number): it is answered before any comparison.
 
 pub fn phone(w: &str) -> bool {
-    matches!(w, "phone" | "tel" | "telephone" | "telefon" | "téléphone" | "teléfono" | "telefone"
+    !w.is_empty() && matches!(w, "phone" | "tel" | "telephone" | "telefon" | "téléphone" | "teléfono" | "telefone"
         | "mobile" | "mob" | "mobil" | "cell" | "cellphone" | "handy" | "fax" | "call" | "calling"
         | "called" | "ring" | "text" | "sms" | "whatsapp" | "signal" | "dial" | "reach" | "contact"
         | "hotline" | "helpline" | "tél" | "tlf" | "ph" | "landline" | "direct" | "switchboard"
@@ -14,7 +15,7 @@ pub fn phone(w: &str) -> bool {
 }
 
 pub fn id(w: &str) -> bool {
-    matches!(w, "order" | "orders" | "invoice" | "tracking" | "track" | "ticket" | "case" | "ref"
+    !w.is_empty() && matches!(w, "order" | "orders" | "invoice" | "tracking" | "track" | "ticket" | "case" | "ref"
         | "reference" | "policy" | "article" | "art" | "section" | "sec" | "clause" | "chapter"
         | "isbn" | "issn" | "sku" | "serial" | "model" | "part" | "item" | "booking"
         | "confirmation" | "receipt" | "transaction" | "txn" | "batch" | "lot" | "shipment"
@@ -27,7 +28,7 @@ pub fn id(w: &str) -> bool {
 /// Words that name an identifier of a thing, whose code may have a national identifier's
 /// shape (`nationalid`): never "id", "code" or "number", which name personal ones too.
 pub fn thing_id(w: &str) -> bool {
-    matches!(w, "order" | "orders" | "invoice" | "tracking" | "ticket" | "ref" | "reference"
+    !w.is_empty() && matches!(w, "order" | "orders" | "invoice" | "tracking" | "ticket" | "ref" | "reference"
         | "sku" | "serial" | "model" | "part" | "item" | "product" | "booking" | "confirmation"
         | "receipt" | "transaction" | "txn" | "batch" | "lot" | "shipment" | "parcel"
         | "consignment" | "patent" | "version" | "build" | "release" | "firmware" | "vin"
@@ -35,7 +36,7 @@ pub fn thing_id(w: &str) -> bool {
 }
 
 pub fn amount(w: &str) -> bool {
-    matches!(w, "population" | "total" | "count" | "revenue" | "budget" | "salary" | "price"
+    !w.is_empty() && matches!(w, "population" | "total" | "count" | "revenue" | "budget" | "salary" | "price"
         | "cost" | "costs" | "amount" | "balance" | "sum" | "paid" | "pay" | "payment" | "fee"
         | "fees" | "usd" | "eur" | "gbp" | "chf" | "jpy" | "inr" | "aud" | "cad" | "sek" | "nok"
         | "dkk" | "pln" | "cny" | "rmb" | "rs" | "kr" | "zł" | "§" | "$" | "€" | "£" | "¥"
@@ -43,16 +44,16 @@ pub fn amount(w: &str) -> bool {
 }
 
 pub fn ssn(w: &str) -> bool {
-    matches!(w, "ssn" | "ss" | "social" | "security")
+    !w.is_empty() && matches!(w, "ssn" | "ss" | "social" | "security")
 }
 
 pub fn card(w: &str) -> bool {
-    matches!(w, "card" | "cards" | "visa" | "mastercard" | "amex" | "maestro" | "discover"
+    !w.is_empty() && matches!(w, "card" | "cards" | "visa" | "mastercard" | "amex" | "maestro" | "discover"
         | "diners" | "jcb" | "unionpay" | "credit" | "debit" | "cc" | "pan")
 }
 
 pub fn unit(w: &str) -> bool {
-    matches!(w, "mg" | "g" | "kg" | "mcg" | "µg" | "ug" | "ml" | "l" | "cl" | "dl" | "km" | "m"
+    !w.is_empty() && matches!(w, "mg" | "g" | "kg" | "mcg" | "µg" | "ug" | "ml" | "l" | "cl" | "dl" | "km" | "m"
         | "cm" | "mm" | "nm" | "mi" | "ft" | "lb" | "lbs" | "oz" | "kcal" | "cal" | "iu" | "units"
         | "unit" | "hz" | "khz" | "mhz" | "ghz" | "kb" | "mb" | "gb" | "tb" | "pb" | "kib" | "mib"
         | "gib" | "bytes" | "byte" | "bits" | "bit" | "ms" | "s" | "sec" | "secs" | "second"
@@ -79,13 +80,13 @@ pub fn symbol(c: char) -> bool {
 }
 
 pub fn not_secret(w: &str) -> bool {
-    matches!(w, "true" | "false" | "null" | "none" | "nil" | "undefined" | "yes" | "no" | "empty"
+    !w.is_empty() && matches!(w, "true" | "false" | "null" | "none" | "nil" | "undefined" | "yes" | "no" | "empty"
         | "required" | "optional" | "redacted" | "hidden" | "masked" | "changeme?" | "string"
         | "value" | "example")
 }
 
 pub fn tld(w: &str) -> bool {
-    matches!(w, "com" | "org" | "net" | "edu" | "gov" | "mil" | "int" | "io" | "co" | "ai"
+    !w.is_empty() && matches!(w, "com" | "org" | "net" | "edu" | "gov" | "mil" | "int" | "io" | "co" | "ai"
         | "app" | "dev" | "info" | "biz" | "me" | "us" | "uk" | "de" | "fr" | "es" | "it" | "nl"
         | "be" | "ch" | "at" | "se" | "no" | "dk" | "fi" | "pl" | "cz" | "pt" | "ie" | "ca"
         | "au" | "nz" | "jp" | "cn" | "in" | "br" | "mx" | "ru" | "za" | "kr" | "sg" | "hk"
