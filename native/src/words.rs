@@ -2,28 +2,38 @@
 //! detectors (the same sets the Python rules used). No list holds the empty word, the most
 //! common one looked up (no word before a number): it is answered before any comparison.
 
+use std::sync::OnceLock;
+
 pub fn phone(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "phone" | "tel" | "telephone" | "telefon" | "téléphone" | "teléfono" | "telefone"
-        | "mobile" | "mob" | "mobil" | "cell" | "cellphone" | "handy" | "fax" | "call" | "calling"
-        | "called" | "ring" | "text" | "sms" | "whatsapp" | "signal" | "dial" | "reach" | "contact"
-        | "hotline" | "helpline" | "tél" | "tlf" | "ph" | "landline" | "direct" | "switchboard"
-        | "office" | "home" | "work" | "caller" | "callback" | "appelez" | "appeler" | "appelle"
-        | "llame" | "llámenos" | "llamar" | "llámame" | "rufen" | "anrufen" | "ruf" | "chiamare"
-        | "chiama" | "chiamate" | "ligue" | "ligar" | "bel" | "bellen" | "zadzwoń" | "numer"
-        | "número" | "numéro" | "nummer" | "rückruf" | "message" | "messages" | "msg"
-        | "answering" | "voicemail")
+    !w.is_empty() && PHONE.contains(&w)
 }
 
+const PHONE: &[&str] = &[
+    "phone", "tel", "telephone", "telefon", "téléphone", "teléfono", "telefone",
+    "mobile", "mob", "mobil", "cell", "cellphone", "handy", "fax", "call", "calling",
+    "called", "ring", "text", "sms", "whatsapp", "signal", "dial", "reach", "contact",
+    "hotline", "helpline", "tél", "tlf", "ph", "landline", "direct", "switchboard",
+    "office", "home", "work", "caller", "callback", "appelez", "appeler", "appelle",
+    "llame", "llámenos", "llamar", "llámame", "rufen", "anrufen", "ruf", "chiamare",
+    "chiama", "chiamate", "ligue", "ligar", "bel", "bellen", "zadzwoń", "numer",
+    "número", "numéro", "nummer", "rückruf", "message", "messages", "msg",
+    "answering", "voicemail",
+];
+
 pub fn id(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "order" | "orders" | "invoice" | "tracking" | "track" | "ticket" | "case" | "ref"
-        | "reference" | "policy" | "article" | "art" | "section" | "sec" | "clause" | "chapter"
-        | "isbn" | "issn" | "sku" | "serial" | "model" | "part" | "item" | "booking"
-        | "confirmation" | "receipt" | "transaction" | "txn" | "batch" | "lot" | "shipment"
-        | "parcel" | "consignment" | "claim" | "patent" | "doi" | "version" | "ver" | "v"
-        | "build" | "release" | "firmware" | "pmid" | "ean" | "upc" | "gtin" | "id" | "uuid"
-        | "hash" | "commit" | "page" | "pages" | "pp" | "year" | "years" | "isin" | "cusip"
-        | "vin" | "imei" | "mac" | "zip" | "postcode")
+    !w.is_empty() && ID.contains(&w)
 }
+
+const ID: &[&str] = &[
+    "order", "orders", "invoice", "tracking", "track", "ticket", "case", "ref",
+    "reference", "policy", "article", "art", "section", "sec", "clause", "chapter",
+    "isbn", "issn", "sku", "serial", "model", "part", "item", "booking",
+    "confirmation", "receipt", "transaction", "txn", "batch", "lot", "shipment",
+    "parcel", "consignment", "claim", "patent", "doi", "version", "ver", "v",
+    "build", "release", "firmware", "pmid", "ean", "upc", "gtin", "id", "uuid",
+    "hash", "commit", "page", "pages", "pp", "year", "years", "isin", "cusip",
+    "vin", "imei", "mac", "zip", "postcode",
+];
 
 /// Words that name an identifier of a thing, whose code may have a national identifier's
 /// shape (`nationalid`): never "id", "code" or "number", which name personal ones too.
@@ -36,21 +46,33 @@ pub fn thing_id(w: &str) -> bool {
 }
 
 pub fn amount(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "population" | "total" | "count" | "revenue" | "budget" | "salary" | "price"
-        | "cost" | "costs" | "amount" | "balance" | "sum" | "paid" | "pay" | "payment" | "fee"
-        | "fees" | "usd" | "eur" | "gbp" | "chf" | "jpy" | "inr" | "aud" | "cad" | "sek" | "nok"
-        | "dkk" | "pln" | "cny" | "rmb" | "rs" | "kr" | "zł" | "§" | "$" | "€" | "£" | "¥"
-        | "₹" | "₽" | "₩")
+    !w.is_empty() && AMOUNT.contains(&w)
 }
+
+const AMOUNT: &[&str] = &[
+    "population", "total", "count", "revenue", "budget", "salary", "price",
+    "cost", "costs", "amount", "balance", "sum", "paid", "pay", "payment", "fee",
+    "fees", "usd", "eur", "gbp", "chf", "jpy", "inr", "aud", "cad", "sek", "nok",
+    "dkk", "pln", "cny", "rmb", "rs", "kr", "zł", "§", "$", "€", "£", "¥",
+    "₹", "₽", "₩",
+];
 
 pub fn ssn(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "ssn" | "ss" | "social" | "security")
+    !w.is_empty() && SSN.contains(&w)
 }
 
+const SSN: &[&str] = &[
+    "ssn", "ss", "social", "security",
+];
+
 pub fn card(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "card" | "cards" | "visa" | "mastercard" | "amex" | "maestro" | "discover"
-        | "diners" | "jcb" | "unionpay" | "credit" | "debit" | "cc" | "pan")
+    !w.is_empty() && CARD.contains(&w)
 }
+
+const CARD: &[&str] = &[
+    "card", "cards", "visa", "mastercard", "amex", "maestro", "discover",
+    "diners", "jcb", "unionpay", "credit", "debit", "cc", "pan",
+];
 
 pub fn unit(w: &str) -> bool {
     !w.is_empty() && matches!(w, "mg" | "g" | "kg" | "mcg" | "µg" | "ug" | "ml" | "l" | "cl" | "dl" | "km" | "m"
@@ -69,8 +91,46 @@ pub fn unit(w: &str) -> bool {
         | "tons" | "t")
 }
 
+/// phone(w) || id(w) || amount(w) || ssn(w) || card(w), by one lookup in a hash table of
+/// them all (every word before a number is looked up: five lists compared one by one cost
+/// more than the rest of the number's rules).
 pub fn context(w: &str) -> bool {
-    phone(w) || id(w) || amount(w) || ssn(w) || card(w)
+    static TABLE: OnceLock<Vec<&'static str>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut table = vec![""; CONTEXT_SLOTS];
+        for &word in [PHONE, ID, AMOUNT, SSN, CARD].iter().flat_map(|list| list.iter()) {
+            let mut slot = hash(word);
+            while !table[slot].is_empty() && table[slot] != word {
+                slot = (slot + 1) % CONTEXT_SLOTS;
+            }
+            table[slot] = word;
+        }
+        table
+    });
+    if w.is_empty() {
+        return false;
+    }
+    let mut slot = hash(w);
+    loop {
+        match table[slot] {
+            "" => return false,
+            word if word == w => return true,
+            _ => slot = (slot + 1) % CONTEXT_SLOTS,
+        }
+    }
+}
+
+/// Slots of the context words' table: a power of two, several times their number (so a
+/// word not in it meets an empty slot at once).
+const CONTEXT_SLOTS: usize = 1024;
+
+/// FNV-1a of a word's bytes, as a slot of the context words' table.
+fn hash(w: &str) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in w.as_bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (h as usize) & (CONTEXT_SLOTS - 1)
 }
 
 /// Symbols that count as a word on their own ('#' and '%' decide nothing: "card # 4111..."
