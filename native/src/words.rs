@@ -74,63 +74,83 @@ const CARD: &[&str] = &[
     "diners", "jcb", "unionpay", "credit", "debit", "cc", "pan",
 ];
 
+/// A unit or a counted noun after a number (one lookup: it is asked of every number's
+/// next word).
 pub fn unit(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "mg" | "g" | "kg" | "mcg" | "µg" | "ug" | "ml" | "l" | "cl" | "dl" | "km" | "m"
-        | "cm" | "mm" | "nm" | "mi" | "ft" | "lb" | "lbs" | "oz" | "kcal" | "cal" | "iu" | "units"
-        | "unit" | "hz" | "khz" | "mhz" | "ghz" | "kb" | "mb" | "gb" | "tb" | "pb" | "kib" | "mib"
-        | "gib" | "bytes" | "byte" | "bits" | "bit" | "ms" | "s" | "sec" | "secs" | "second"
-        | "seconds" | "min" | "mins" | "minute" | "minutes" | "h" | "hr" | "hrs" | "hour"
-        | "hours" | "day" | "days" | "week" | "weeks" | "month" | "months" | "year" | "years"
-        | "users" | "user" | "requests" | "request" | "rows" | "row" | "items" | "item"
-        | "tokens" | "token" | "words" | "word" | "people" | "persons" | "customers" | "visits"
-        | "views" | "downloads" | "records" | "times" | "steps" | "calls" | "messages" | "pages"
-        | "page" | "copies" | "km/h" | "mph" | "rpm" | "kw" | "kwh" | "mw" | "w" | "mah" | "%"
-        | "percent" | "pct" | "usd" | "eur" | "gbp" | "chf" | "jpy" | "inr" | "dollars"
-        | "euros" | "pounds" | "yen" | "rupees" | "€" | "$" | "£" | "¥" | "₹" | "sqft" | "m2"
-        | "m²" | "km²" | "ha" | "acres" | "points" | "pts" | "votes" | "shares" | "tonnes"
-        | "tons" | "t")
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table::new(&[UNIT])).has(w)
 }
+
+const UNIT: &[&str] = &[
+    "mg", "g", "kg", "mcg", "µg", "ug", "ml", "l", "cl", "dl", "km", "m",
+    "cm", "mm", "nm", "mi", "ft", "lb", "lbs", "oz", "kcal", "cal", "iu", "units",
+    "unit", "hz", "khz", "mhz", "ghz", "kb", "mb", "gb", "tb", "pb", "kib", "mib",
+    "gib", "bytes", "byte", "bits", "bit", "ms", "s", "sec", "secs", "second",
+    "seconds", "min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour",
+    "hours", "day", "days", "week", "weeks", "month", "months", "year", "years",
+    "users", "user", "requests", "request", "rows", "row", "items", "item",
+    "tokens", "token", "words", "word", "people", "persons", "customers", "visits",
+    "views", "downloads", "records", "times", "steps", "calls", "messages", "pages",
+    "page", "copies", "km/h", "mph", "rpm", "kw", "kwh", "mw", "w", "mah", "%",
+    "percent", "pct", "usd", "eur", "gbp", "chf", "jpy", "inr", "dollars",
+    "euros", "pounds", "yen", "rupees", "€", "$", "£", "¥", "₹", "sqft", "m2",
+    "m²", "km²", "ha", "acres", "points", "pts", "votes", "shares", "tonnes",
+    "tons", "t",
+];
 
 /// phone(w) || id(w) || amount(w) || ssn(w) || card(w), by one lookup in a hash table of
 /// them all (every word before a number is looked up: five lists compared one by one cost
 /// more than the rest of the number's rules).
 pub fn context(w: &str) -> bool {
-    static TABLE: OnceLock<Vec<&'static str>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut table = vec![""; CONTEXT_SLOTS];
-        for &word in [PHONE, ID, AMOUNT, SSN, CARD].iter().flat_map(|list| list.iter()) {
-            let mut slot = hash(word);
-            while !table[slot].is_empty() && table[slot] != word {
-                slot = (slot + 1) % CONTEXT_SLOTS;
-            }
-            table[slot] = word;
-        }
-        table
-    });
-    if w.is_empty() {
-        return false;
-    }
-    let mut slot = hash(w);
-    loop {
-        match table[slot] {
-            "" => return false,
-            word if word == w => return true,
-            _ => slot = (slot + 1) % CONTEXT_SLOTS,
-        }
-    }
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table::new(&[PHONE, ID, AMOUNT, SSN, CARD])).has(w)
 }
 
-/// Slots of the context words' table: a power of two, several times their number (so a
-/// word not in it meets an empty slot at once).
-const CONTEXT_SLOTS: usize = 1024;
+/// Words in an open-addressing hash table several times their number (a word not in it
+/// meets an empty slot at once, after one hash of its bytes).
+struct Table {
+    slots: Vec<&'static str>,
+}
 
-/// FNV-1a of a word's bytes, as a slot of the context words' table.
-fn hash(w: &str) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in w.as_bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+impl Table {
+    const SLOTS: usize = 1024;
+
+    fn new(lists: &[&[&'static str]]) -> Table {
+        assert!(4 * lists.iter().map(|list| list.len()).sum::<usize>() < Self::SLOTS);
+        let mut slots = vec![""; Self::SLOTS];
+        for &word in lists.iter().flat_map(|list| list.iter()) {
+            assert!(!word.is_empty(), "the empty slot is no word");
+            let mut slot = Self::slot(word);
+            while !slots[slot].is_empty() && slots[slot] != word {
+                slot = (slot + 1) % Self::SLOTS;
+            }
+            slots[slot] = word;
+        }
+        Table { slots }
     }
-    (h as usize) & (CONTEXT_SLOTS - 1)
+
+    fn has(&self, w: &str) -> bool {
+        if w.is_empty() {
+            return false;
+        }
+        let mut slot = Self::slot(w);
+        loop {
+            match self.slots[slot] {
+                "" => return false,
+                word if word == w => return true,
+                _ => slot = (slot + 1) % Self::SLOTS,
+            }
+        }
+    }
+
+    /// FNV-1a of the word's bytes, as a slot.
+    fn slot(w: &str) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in w.as_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        (h as usize) & (Self::SLOTS - 1)
+    }
 }
 
 /// Symbols that count as a word on their own ('#' and '%' decide nothing: "card # 4111..."
