@@ -123,7 +123,11 @@ fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usize, usize)>
     let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
     let mut p = at;
     while p < bytes.len() {
-        let x = bytes[p];
+        // eight bytes at a time up to one that may start a run
+        while p + 8 <= bytes.len() && !may_start(u64::from_le_bytes(bytes[p..p + 8].try_into().unwrap())) {
+            p += 8;
+        }
+        let Some(&x) = bytes.get(p) else { break };
         if x == b'+' || x == b'(' || (x.is_ascii_digit() && (p == 0 || !word(bytes[p - 1]))) {
             let input = Input::new(bytes).range(p..).anchored(Anchored::Yes);
             if let Ok(Some(m)) = dfa.try_search_fwd(&input) {
@@ -133,6 +137,16 @@ fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usize, usize)>
         p += 1;
     }
     None
+}
+
+/// Whether any of the eight bytes of ``v`` is an ASCII digit, '+' or '(' (the tests of
+/// "a byte less than n" and "a zero byte" on words, which never miss one).
+fn may_start(v: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let below = |t: u64, n: u64| t.wrapping_sub(ONES * n) & !t & HIGH != 0;
+    below(v ^ (ONES * u64::from(b'0')), 10) || below(v ^ (ONES * u64::from(b'+')), 1)
+        || below(v ^ (ONES * u64::from(b'(')), 1)
 }
 
 struct Compiled {
