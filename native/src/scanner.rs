@@ -497,11 +497,23 @@ fn tokens(t: &Text, m: &Found) -> Option<Ent> {
     Some(Ent::new(Ty::Secret, start, end, None))
 }
 
-fn key_parts(key: &[char]) -> Vec<String> {
-    // re.findall(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])", key), lower case
+/// Whether ``part`` holds for one of the key's parts: re.findall(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])",
+/// key), lower case (each ASCII, lower-cased on the stack; the first that holds ends the
+/// search).
+fn any_key_part(key: &[char], part: impl Fn(&str) -> bool) -> bool {
     let lower_or_digit = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
     let upper_or_digit = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit();
-    let mut parts = Vec::new();
+    let holds = |p: &[char]| {
+        // the part's characters are ASCII letters and digits
+        let mut b = [0u8; 64];
+        if p.len() > b.len() {
+            return part(&ch::to_string(p).to_ascii_lowercase());
+        }
+        for (x, &c) in b.iter_mut().zip(p) {
+            *x = (c as u8).to_ascii_lowercase();
+        }
+        part(std::str::from_utf8(&b[..p.len()]).unwrap_or(""))
+    };
     let mut i = 0;
     let n = key.len();
     while i < n {
@@ -509,11 +521,15 @@ fn key_parts(key: &[char]) -> Vec<String> {
         let run = |from: usize, f: &dyn Fn(char) -> bool| (from..n).find(|&j| !f(key[j])).unwrap_or(n);
         if c0.is_ascii_uppercase() && i + 1 < n && lower_or_digit(key[i + 1]) {
             let j = run(i + 1, &lower_or_digit);
-            parts.push(ch::to_string(&key[i..j]).to_ascii_lowercase());
+            if holds(&key[i..j]) {
+                return true;
+            }
             i = j;
         } else if lower_or_digit(c0) {
             let j = run(i, &lower_or_digit);
-            parts.push(ch::to_string(&key[i..j]).to_ascii_lowercase());
+            if holds(&key[i..j]) {
+                return true;
+            }
             i = j;
         } else if upper_or_digit(c0) {
             let mut j = run(i, &upper_or_digit);
@@ -521,7 +537,9 @@ fn key_parts(key: &[char]) -> Vec<String> {
                 j -= 1;
             }
             if j > i {
-                parts.push(ch::to_string(&key[i..j]).to_ascii_lowercase());
+                if holds(&key[i..j]) {
+                    return true;
+                }
                 i = j;
             } else {
                 i += 1;
@@ -530,7 +548,7 @@ fn key_parts(key: &[char]) -> Vec<String> {
             i += 1;
         }
     }
-    parts
+    false
 }
 
 fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<Ent> {
@@ -547,7 +565,9 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<En
             }
         }
     }
-    if value.len() < 4 || distinct.len() < 3 || words::not_secret(&ch::to_string(&ch::lower(value))) {
+    // no word of the list is longer than nine characters, and lower-casing never shortens
+    let not_secret = value.len() <= 9 && words::not_secret(&ch::to_string(&ch::lower(value)));
+    if value.len() < 4 || distinct.len() < 3 || not_secret {
         return None;
     }
     let starts = |p: &str| ch::starts_with(value, p);
@@ -563,7 +583,7 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<En
     }
     let (ks, ke) = (t.ci(key.0), t.ci(key.1));
     let key = t.sl(ks, ke);
-    if !key_parts(key).iter().any(|p| c.key_part.is_match(p)) {
+    if !any_key_part(key, |p| c.key_part.is_match(p)) {
         return None; // "monkey", "keyboard", "passport": no key word of their own
     }
     let loose = caps.get_group_by_name("kvloose").is_some();
@@ -616,8 +636,13 @@ fn email(t: &Text, m: &Found, casefold: &mut dyn FnMut(&str) -> String) -> Optio
     if ch::contains(domain, "..") || domain.first() == Some(&'-') {
         return None;
     }
-    let raw = ch::to_string(candidate);
-    let key = if raw.is_ascii() { raw.to_ascii_lowercase() } else { casefold(&raw) };
+    let mut raw = ch::to_string(candidate);
+    let key = if raw.is_ascii() {
+        raw.make_ascii_lowercase();
+        raw
+    } else {
+        casefold(&raw)
+    };
     Some(Ent::new(Ty::Email, start, end, Some(key)))
 }
 
