@@ -128,7 +128,9 @@ fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usize, usize)>
             p += 8;
         }
         let Some(&x) = bytes.get(p) else { break };
-        if x == b'+' || x == b'(' || (x.is_ascii_digit() && (p == 0 || !word(bytes[p - 1]))) {
+        if (x == b'+' || x == b'(' || (x.is_ascii_digit() && (p == 0 || !word(bytes[p - 1]))))
+            && may_run(bytes, p)
+        {
             let input = Input::new(bytes).range(p..).anchored(Anchored::Yes);
             if let Ok(Some(m)) = dfa.try_search_fwd(&input) {
                 return Some((p, m.offset()));
@@ -137,6 +139,24 @@ fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usize, usize)>
         p += 1;
     }
     None
+}
+
+/// Whether a number run may start at ``p`` (a '+', a '(' or a digit): after "+(" or "(+"
+/// its first digit and the six characters after it are digits or separators, every byte of
+/// them an ASCII one of those or a byte of U+00A0 (seven bytes or more, so that a try that
+/// cannot match costs no search).
+fn may_run(bytes: &[u8], p: usize) -> bool {
+    let mut d = p;
+    match bytes[p] {
+        b'+' if bytes.get(p + 1) == Some(&b'(') => d += 2,
+        b'(' if bytes.get(p + 1) == Some(&b'+') => d += 2,
+        b'+' | b'(' => d += 1,
+        _ => {}
+    }
+    bytes.get(d).is_some_and(u8::is_ascii_digit)
+        && bytes.get(d..d + 7).is_some_and(|run| run.iter().all(|&b| {
+            b.is_ascii_digit() || matches!(b, b' ' | b'.' | b'/' | b'(' | b')' | b'-' | 0xC2 | 0xA0)
+        }))
 }
 
 /// Whether any of the eight bytes of ``v`` is an ASCII digit, '+' or '(' (the tests of
