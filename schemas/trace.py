@@ -109,6 +109,10 @@ class Trace(BaseModel):
 
     @model_validator(mode="after")
     def _check_unique_ids(self) -> Trace:
+        sources, claims = self.sources, self.claims
+        if (len({s.id for s in sources}) == len(sources)
+                and len({c.id for c in claims}) == len(claims)):
+            return self  # the common case, without a list of IDs per kind
         for kind, ids in (("source", [s.id for s in self.sources]),
                           ("claim", [c.id for c in self.claims])):
             if len(set(ids)) == len(ids):

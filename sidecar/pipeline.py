@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, get_args
+from typing import Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
@@ -198,33 +198,37 @@ def build_record(
     critical_unjudged = frozenset(result.critical_unjudged)
     abstained = frozenset(result.abstained_claim_ids)
     failed = outcome.failed
-    texts = {claim.id: claim.text for claim in trace.claims}
     verdicts = outcome.verdicts or {}
+    texts = {claim.id: claim.text for claim in trace.claims}
     claims = []
     for item in analysis.claims:
         claim = item.claim
         claim_id = claim.id
-        # Fields left at their default (None, False) are not passed: validation fills them
-        # in at less cost, and the record and its JSON are the same.
+        status = item.status
+        # Fields left at their default (None, False, an empty list) are not passed:
+        # validation fills them in at less cost, and the record and its JSON are the same.
         entry = {
             "claim_id": claim_id,
             "text": texts.get(claim_id, ""),
             "importance": claim.importance,
             "kind": claim.kind,
-            "status": item.status,
+            "status": status,
             # Tuples and lists alike: validation builds the record's own lists.
             "citation_ids": claim.citation_ids,
-            "invalid_citation_ids": item.invalid_ids,
-            "prescreen_flags": item.prescreen,
-            "derived": derived,
         }
-        verdict = verdicts.get(claim_id)
+        if item.invalid_ids:
+            entry["invalid_citation_ids"] = item.invalid_ids
+        if item.prescreen:
+            entry["prescreen_flags"] = item.prescreen
+        if derived:
+            entry["derived"] = True
+        verdict = verdicts.get(claim_id) if verdicts else None
         if verdict is not None:
             entry["verdict"] = verdict.verdict
             entry["verdict_reason"] = verdict.reason
             entry["evidence_quote"] = verdict.evidence_quote
             entry["resolved_by"] = verdict.resolved_by
-        elif item.status == "cited":
+        elif status == "cited":
             if claim_id in abstained:
                 entry["not_judged"] = "abstained"
             elif failed:
@@ -245,11 +249,8 @@ def build_record(
         "trace_timestamp": trace.timestamp,
         "evaluated_at": datetime.now(UTC),
         "generator": trace.generator,
-        "findings": [
-            {"code": f.code, "severity": f.severity, "claim_id": f.claim_id,
-             "source_id": f.source_id, "detail": f.detail}
-            for f in findings
-        ],
+        # Findings are read by attribute (their fields are the record's own names).
+        "findings": findings,
         "claims": claims,
         "scores": {
             "validity": round(result.validity, 6),
@@ -271,14 +272,14 @@ def build_record(
             "trace_schema": TRACE_SCHEMA_VERSION,
             "rubric": outcome.run.rubric_version if outcome.run else None,
         },
-    })
+    }, from_attributes=True)
 
 
 _SAMPLED_BY = frozenset(get_args(SampledBy))
-_validate_record: Callable[[Any], EvaluationRecord] = (
+_validate_record: Callable[..., EvaluationRecord] = (
     EvaluationRecord.__pydantic_validator__.validate_python
 )
-"""``EvaluationRecord.model_validate`` without the keyword arguments it passes on."""
+"""``EvaluationRecord.model_validate`` without the keyword arguments it does not need."""
 
 
 def _round(value: float | None) -> float | None:

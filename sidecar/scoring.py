@@ -123,39 +123,42 @@ def score(
     cited_judged = 0
     abstaining = frozenset(abstained)
     for item in analysis.claims:
+        status = item.status
+        if status == "not_factual":
+            continue
         claim = item.claim
-        if item.status == "not_factual":
+        claim_id = claim.id
+        importance = claim.importance
+        verdict = given.get(claim_id) if given else None
+        if status == "cited" and verdict is None and claim_id in abstaining:
+            skipped.append(claim_id)
             continue
-        verdict = given.get(claim.id)
-        if item.status == "cited" and verdict is None and claim.id in abstaining:
-            skipped.append(claim.id)
+        denominator += importance
+        if status == "uncited":
+            if importance == 3:
+                critical.append(CriticalClaim(claim_id, "uncited"))
             continue
-        denominator += claim.importance
-        if item.status == "uncited":
-            if claim.importance == 3:
-                critical.append(CriticalClaim(claim.id, "uncited"))
-            continue
-        if item.status == "invalid_citation":
-            if claim.importance == 3:
-                critical.append(CriticalClaim(claim.id, "invalid_citation"))
+        if status == "invalid_citation":
+            if importance == 3:
+                critical.append(CriticalClaim(claim_id, "invalid_citation"))
             values.append(0.0)
             continue
         if verdict is None:
-            unjudged.append(claim.id)
-            if judge_failed and claim.importance == 3:
-                critical_unjudged.append(claim.id)
+            unjudged.append(claim_id)
+            if judge_failed and importance == 3:
+                critical_unjudged.append(claim_id)
             continue
         cited_judged += 1
         value = verdict_value(verdict.verdict, settings)
         values.append(value)
-        weighted += claim.importance * value
-        if claim.importance == 3 and verdict.verdict == "unsupported":
+        weighted += importance * value
+        if importance == 3 and verdict.verdict == "unsupported":
             reason: CriticalReason = (
                 "quote_not_found" if verdict.quote_not_found
                 else "quote_in_injection" if verdict.quote_in_injection
                 else "judged_unsupported"
             )
-            critical.append(CriticalClaim(claim.id, reason))
+            critical.append(CriticalClaim(claim_id, reason))
 
     correctness: float | None = None
     completeness: float | None = None

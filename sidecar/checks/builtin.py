@@ -129,7 +129,7 @@ class CitationMismatchCheck:
         findings = []
         hint = 0
         for item in analysis.claims:
-            needle = " ".join(item.claim.text.rstrip(" .").split()).lower()
+            needle = _needle(item.claim.text)
             if len(needle) < 8:
                 continue
             # Claims mostly follow the answer's order: look after the previous match first,
@@ -170,6 +170,16 @@ def _collapse_lower(text: str) -> str:
         if (b"\t" not in marked and b"  " not in marked
                 and not marked.startswith(b" ") and not marked.endswith(b" ")):
             return text.lower()
+    return " ".join(text.split()).lower()
+
+
+def _needle(claim_text: str) -> str:
+    """``" ".join(claim_text.rstrip(" .").split()).lower()``; printable ASCII without a
+    double or leading space (the common case: its only whitespace is single spaces) is
+    only lower-cased."""
+    text = claim_text.rstrip(" .")
+    if text.isascii() and text.isprintable() and "  " not in text and text[:1] != " ":
+        return text.lower()
     return " ".join(text.split()).lower()
 
 

@@ -51,13 +51,16 @@ def numbers_in(text: str) -> set[str]:
     if not text.isascii():
         return {_canonical(raw) for raw in _NUMBER.findall(text)}
     # ASCII: found within the runs of digits, dots and commas, the only characters a match
-    # can contain; a run of digits alone (the common case) is its own canonical form.
+    # can contain; digits alone (the common case) are their own canonical form.
     out = set()
     for run in text.encode("ascii").translate(_NUMBER_CHARS).split():
-        if run.isdigit():
-            out.add(run.decode("ascii"))
-        elif run.strip(b".,"):
-            out.update(_canonical(match.decode("ascii")) for match in _NUMBER_BYTES.findall(run))
+        # A match starts and ends with a digit: separators around a run (a sentence's full
+        # stop after a number) are never part of one.
+        core = run.strip(b".,")
+        if core.isdigit():
+            out.add(core.decode("ascii"))
+        elif core:
+            out.update(_canonical(match.decode("ascii")) for match in _NUMBER_BYTES.findall(core))
     return out
 
 

@@ -344,26 +344,34 @@ class Redactor:
             for source in trace.sources:
                 texts += (source.title, source.text)
         redacted = iter(self._redacted_all(texts, scope))
-        update: dict[str, Any] = {"question": next(redacted), "answer": next(redacted)}
+        question, answer = next(redacted), next(redacted)
         # Most texts hold nothing to redact: a claim or source is copied only when one of
-        # its texts changed (the models are not mutated downstream, so sharing is safe).
+        # its texts changed, and the trace only when one of its parts did (the models are
+        # not mutated downstream, so sharing is safe).
+        changed = question is not trace.question or answer is not trace.answer
         claims = []
         for claim in trace.claims:
             text = next(redacted)
-            claims.append(claim if text is claim.text
-                          else claim.model_copy(update={"text": text}))
-        update["claims"] = claims
+            if text is not claim.text:
+                claim = claim.model_copy(update={"text": text})
+                changed = True
+            claims.append(claim)
         sources = []
         for source in trace.sources:
             if inert:
-                fields = {"title": next(redacted), "text": next(redacted), "url": source.url}
+                title, text, url = next(redacted), next(redacted), source.url
             else:
-                fields = {"title": self._redacted(source.title, scope),
-                          "text": self._redacted(source.text, scope),
-                          "url": self.redact_url(source.url, scope) if source.url else source.url}
-            changed = any(value is not getattr(source, name) for name, value in fields.items())
-            sources.append(source.model_copy(update=fields) if changed else source)
-        update["sources"] = sources
+                title = self._redacted(source.title, scope)
+                text = self._redacted(source.text, scope)
+                url = self.redact_url(source.url, scope) if source.url else source.url
+            if title is not source.title or text is not source.text or url is not source.url:
+                source = source.model_copy(update={"title": title, "text": text, "url": url})
+                changed = True
+            sources.append(source)
+        if not changed and not trace.extra:
+            return trace, dict(scope.counts)
+        update: dict[str, Any] = {"question": question, "answer": answer, "claims": claims,
+                                  "sources": sources}
         if trace.extra:
             update["extra"] = self._redact_json(trace.extra, scope)
         return trace.model_copy(update=update), dict(scope.counts)
