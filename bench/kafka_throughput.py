@@ -19,9 +19,12 @@ its partitions (after the last rebalance) to the commit of the last record; the 
 the replicas over that window is printed per record. Targets: citewatch / baseline >= 0.5;
 citewatch / in-process >= 0.7 (the Kafka runtime's own cost: threads, hand-offs, producing,
 committing), printed also as microseconds per record; 2 replicas / 1 replica >= 1.7 on two
-free cores. --rounds repeats the in-process and citewatch measurements alternately and
-prints medians, and every round prints the load average: on a shared machine, a round
-taken while others load the cores says little.
+free cores; next to it, the bound on this machine: the cores shared by the replicas and
+the broker, divided by one replica's CPU per record plus the broker's (no more than n times
+one replica), against one replica's rate. A round where a replica became ready only after
+the others had committed every record is left out. --rounds repeats the in-process and
+citewatch measurements alternately and prints medians, and every round prints the load
+average: on a shared machine, a round taken while others load the cores says little.
 
 Profiles behind the numbers in docs/operations.md (py-spy from PyPI: ``pip install
 py-spy``): a running service, every thread, 25 s at 200 Hz, as raw collapsed stacks::
@@ -280,6 +283,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class NotReady(RuntimeError):
+    """A replica became ready only after the others had committed every record: the round
+    has no window in which all of them ran (a slow start on a loaded machine)."""
+
+
 def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redaction: bool = True,
             group: str | None = None, broker_pid: int | None = None,
             ) -> tuple[float, float, dict[str, float]]:
@@ -324,8 +332,8 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
                     first_at = time.perf_counter()
                     first_count = _committed(bootstrap, group, topic)
                     if first_count >= count:
-                        raise RuntimeError("every record was committed before all replicas "
-                                           "were ready: raise --count")
+                        raise NotReady(f"every record was committed before all {replicas} "
+                                       "replicas were ready")
                 time.sleep(0.1)
                 continue
             done = _committed(bootstrap, group, topic)
@@ -434,23 +442,41 @@ def main() -> int:
         rates: dict[int, list[float]] = {n: [] for n in counts}
         cpus: dict[int, list[float]] = {n: [] for n in counts}
         ratios: list[float] = []
+        # one replica's rate in the round of each measurement of n replicas (paired ratios)
+        one_replica: dict[int, list[float]] = {n: [] for n in counts}
         for round_ in range(args.rounds):
             local_rate, local_cpu = in_process(args.count)
             local.append(local_rate)
             local_cpus.append(local_cpu)
+            measured: dict[int, str] = {}
+            one_rate: float | None = None  # counts are sorted: 1 comes first
             for n in counts:
-                rate, cpu, per_thread = sidecar(bootstrap, topic, args.count, replicas=n,
-                                                group=f"{topic}-citewatch-{n}-{round_}",
-                                                broker_pid=broker_pid)
+                try:
+                    rate, cpu, per_thread = sidecar(bootstrap, topic, args.count, replicas=n,
+                                                    group=f"{topic}-citewatch-{n}-{round_}",
+                                                    broker_pid=broker_pid)
+                except NotReady as exc:
+                    measured[n] = f"not measured ({exc})"
+                    continue
+                if n == 1:
+                    one_rate = rate
+                elif one_rate is None:
+                    measured[n] = f"{rate:.0f}, left out (1 replica not measured this round)"
+                    continue
                 rates[n].append(rate)
                 cpus[n].append(cpu)
+                one_replica[n].append(one_rate)
+                measured[n] = f"{rate:.0f}"
                 if n == 1:
                     threads.append(per_thread)
-            ratios.append(rates[1][-1] / local[-1])
+                    ratios.append(rate / local[-1])
             print(f"round {round_ + 1}: in-process {local[-1]:.0f}, "
-                  + ", ".join(f"{n} replica(s) {rates[n][-1]:.0f}" for n in counts)
+                  + ", ".join(f"{n} replica(s) {measured[n]}" for n in counts)
                   + f" records/s; {_load()}", flush=True)
         median = statistics.median
+        if not rates[1]:
+            print("citewatch run not measured: raise --count")
+            return 1
         inproc, rate = median(local), median(rates[1])
         print(f"in-process path (decode, evaluate, metrics, JSON):    {inproc:9.0f} records/s")
         print(f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s, "
@@ -459,12 +485,25 @@ def main() -> int:
         print(f"ratio citewatch/in-process: {median(ratios):.2f} (median of the rounds' "
               f"ratios; target >= 0.70); the Kafka runtime adds "
               f"{(1 / rate - 1 / inproc) * 1e6:.0f} us per record")
+        broker_us = median(t.get(BROKER, 0.0) for t in threads)  # before the print pops it
         _print_threads(threads, median(local_cpus))
+        # What n replicas could do at best on this machine: the cores shared by the replicas
+        # and the broker, at one replica's CPU per record and the broker's, and never more
+        # than n times one replica.
+        cores = os.cpu_count() or 1
         for n in counts[1:]:
+            if not rates[n]:
+                print(f"{n} replicas: not measured in any round (raise --count)")
+                continue
             many = median(rates[n])
+            paired = median(r / one for r, one in zip(rates[n], one_replica[n], strict=True))
+            bound = min(n * rate, cores / ((median(cpus[1]) + broker_us) / 1e6))
             print(f"{n} replicas, one group, {args.partitions} partitions: {many:9.0f} records/s "
                   f"({many / n:.0f} per replica, {median(cpus[n]):.0f} CPU us per record); "
-                  f"{n} replicas / 1 replica: {many / rate:.2f}")
+                  f"{n} replicas / 1 replica: {paired:.2f} (median of the rounds' ratios; "
+                  f"{many / rate:.2f} by the medians; target >= 1.7); the bound on "
+                  f"{cores} cores shared with the broker ({broker_us:.0f} CPU us per record): "
+                  f"{bound / rate:.2f}")
         if args.no_redaction:
             plain, _, _ = sidecar(bootstrap, topic, args.count, redaction=False)
             print(f"citewatch run --judge none, redaction off:             {plain:9.0f} records/s")
