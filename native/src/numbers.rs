@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::chars::{self as ch, Text};
+use crate::patterns::{anchored_dfa, DenseDfa};
 use crate::validate::luhn_valid;
 use crate::words;
 use crate::{Ent, Ty};
@@ -20,20 +21,12 @@ const MAX_GROUPS: usize = 7;
 /// without the regex's per-call bookkeeping.
 struct Shape {
     re: Regex,
-    ascii: regex_automata::dfa::dense::DFA<Vec<u32>>,
+    ascii: DenseDfa,
 }
 
 impl Shape {
     fn new(pattern: &str) -> Shape {
-        use regex_automata::dfa::{dense, StartKind};
-        use regex_automata::util::syntax;
-        let ascii = dense::Builder::new()
-            .configure(dense::Config::new().start_kind(StartKind::Anchored))
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
-            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
-            .build(pattern)
-            .expect("shape pattern compiles as a DFA");
-        Shape { re: Regex::new(pattern).unwrap(), ascii }
+        Shape { re: Regex::new(pattern).unwrap(), ascii: anchored_dfa(pattern, true) }
     }
 }
 

@@ -140,3 +140,19 @@ pub fn compile(pattern: &str) -> Regex {
         .build()
         .expect("built-in pattern compiles")
 }
+
+pub type DenseDfa = regex_automata::dfa::dense::DFA<Vec<u32>>;
+
+/// ``pattern`` as a whole DFA with anchored starts only (with Unicode off for ASCII texts,
+/// where its \d is [0-9] as the regex's is on ASCII).
+pub fn anchored_dfa(pattern: &str, ascii: bool) -> DenseDfa {
+    use regex_automata::dfa::{dense, StartKind};
+    use regex_automata::util::syntax;
+    let mut builder = dense::Builder::new();
+    builder.configure(dense::Config::new().start_kind(StartKind::Anchored));
+    if ascii {
+        builder.syntax(syntax::Config::new().unicode(false).utf8(false))
+            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false));
+    }
+    builder.build(pattern).expect("built-in pattern compiles as a DFA")
+}

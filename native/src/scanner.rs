@@ -13,7 +13,7 @@ use regex_automata::{Anchored, Input};
 use crate::chars::{self as ch, Text};
 use crate::nationalid;
 use crate::numbers::Numbers;
-use crate::patterns::{compile, kv_rest, re2_to_rust, sources};
+use crate::patterns::{anchored_dfa, compile, kv_rest, re2_to_rust, sources, DenseDfa};
 use crate::validate::{entropy, iban_key, ip_key, jwt_ok};
 use crate::{words, Ent, Ty};
 
@@ -102,20 +102,6 @@ fn ascii_pattern(pattern: &str) -> String {
     pattern.replace(r"\x{80}-\x{10FFFF}", r"\x80-\xFF").replace(r"\x{a0}", r"\xA0")
 }
 
-type DenseDfa = regex_automata::dfa::dense::DFA<Vec<u32>>;
-
-/// ``pattern`` as a whole DFA with anchored starts only (with Unicode off for ASCII texts).
-fn anchored_dfa(pattern: &str, ascii: bool) -> DenseDfa {
-    use regex_automata::dfa::{dense, StartKind};
-    let mut builder = dense::Builder::new();
-    builder.configure(dense::Config::new().start_kind(StartKind::Anchored));
-    if ascii {
-        builder.syntax(syntax::Config::new().unicode(false).utf8(false))
-            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false));
-    }
-    builder.build(pattern).expect("built-in pattern compiles as a DFA")
-}
-
 /// The first match of the number pattern in ``bytes[at..]``: the one that starts first (a
 /// DFA's anchored search at each place a match may start, in order).
 fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usize, usize)> {
@@ -170,7 +156,9 @@ fn may_start(v: u64) -> bool {
 }
 
 struct Compiled {
-    pairs: Vec<Pair>,
+    /// Each group's pattern, in the order of `GROUPS` (None for the number group: see
+    /// `number_dfa`).
+    pairs: Vec<Option<Pair>>,
     /// The kv pattern for its capture groups, run anchored on a match's own span. Its value
     /// is unbounded ({4,} for {4,512}): inside a span that already ends where the bounded
     /// value ended, both give the same groups, and the automaton is a fraction of the size.
@@ -214,13 +202,17 @@ fn compiled() -> &'static Compiled {
         let index = |name: &str| kv_groups.unicode.group_info()
             .to_index(regex_automata::PatternID::ZERO, name)
             .expect("named group");
-        // The number pattern runs without a prefilter: its first characters (digits, '+',
-        // '(') are everywhere in the texts it runs on, where a prefilter only interrupts.
+        // Number runs are searched by `number_dfa` alone: that group has no pair. The
+        // national identifier pattern runs without a prefilter: its first characters are
+        // everywhere in the texts it runs on, where a prefilter only interrupts.
         let pairs = sources.iter()
             .map(|(name, p)| {
                 let p = re2_to_rust(p);
-                let pair = Pair::new(&p, !matches!(*name, "number" | "national_id"));
-                if matches!(*name, "iban" | "national_id" | "ipv4") { pair.dense(&p) } else { pair }
+                match *name {
+                    "number" => None,
+                    "iban" | "national_id" | "ipv4" => Some(Pair::new(&p, *name != "national_id").dense(&p)),
+                    _ => Some(Pair::new(&p, true)),
+                }
             })
             .collect();
         // Python's \s on the ASCII text these run on.
@@ -387,8 +379,6 @@ impl Engine {
             if !may_hold {
                 continue;
             }
-            let pair = &c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()];
-            let regex = pair.get(ascii);
             let t = text.get_or_insert_with(|| Text::new(s));
             if group == Group::Number {
                 // The pattern bounds a run's length (linear time). A run it cut inside a group
@@ -436,6 +426,9 @@ impl Engine {
                 }
                 continue;
             }
+            let pair = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()].as_ref()
+                .expect("every group but numbers has a pattern");
+            let regex = pair.get(ascii);
             let matches: Vec<regex_automata::Match> = match &pair.dense {
                 Some(dense) if ascii => dense.find_iter(bytes).collect(),
                 _ => regex.find_iter(s).collect(),
