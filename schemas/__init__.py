@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from schemas.evaluation import (
     EVALUATION_SCHEMA_VERSION,
+    ClaimPath,
     ClaimResult,
     ClaimStatus,
     CriticalReason,
@@ -18,7 +19,11 @@ from schemas.evaluation import (
     ResolvedBy,
     SampledBy,
     Scores,
+    ScreenOutcome,
+    SecurityEventKind,
     Severity,
+    SuspectReason,
+    UnverifiedReason,
     Versions,
 )
 from schemas.judge import JudgeBackendName, JudgeChoice, JudgeResult, JudgeVerdict, VerdictLabel
@@ -29,6 +34,7 @@ __all__ = [
     "TRACE_SCHEMA_VERSION",
     "Claim",
     "ClaimKind",
+    "ClaimPath",
     "ClaimResult",
     "ClaimStatus",
     "CriticalReason",
@@ -45,9 +51,13 @@ __all__ = [
     "ResolvedBy",
     "SampledBy",
     "Scores",
+    "ScreenOutcome",
+    "SecurityEventKind",
     "Severity",
     "Source",
+    "SuspectReason",
     "Trace",
+    "UnverifiedReason",
     "VerdictLabel",
     "Versions",
 ]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schemas.judge import VerdictLabel
 from schemas.trace import ClaimKind, Generator
 
 __all__ = [
+    "ClaimPath",
     "ClaimResult",
     "ClaimStatus",
     "CriticalReason",
@@ -22,7 +23,11 @@ __all__ = [
     "ResolvedBy",
     "SampledBy",
     "Scores",
+    "ScreenOutcome",
+    "SecurityEventKind",
     "Severity",
+    "SuspectReason",
+    "UnverifiedReason",
     "Versions",
     "EVALUATION_SCHEMA_VERSION",
 ]
@@ -34,9 +39,26 @@ CriticalReason = Literal[
 ]
 ResolvedBy = Literal["screen", "llm", "cache"]
 """What gave a claim its verdict: the offline screen, the LLM judge, or the verdict cache."""
-NotJudgedReason = Literal["abstained", "judge_failed"]
+NotJudgedReason = Literal["abstained", "suspect", "unverified", "judge_failed"]
 """Why a cited claim of a judged (sampled) trace has no verdict: the screen abstained (not
-sure either way), or the judge failed for the trace (error, refusal, open circuit, budget)."""
+sure either way); the screen saw a conflict that no LLM resolved (``suspect``); a verdict
+could not be trusted (``unverified``: an injection may have bought it, or its evidence quote
+does not cover the claim); or the judge failed for the trace (error, refusal, open circuit,
+budget). None of them is scored or critical; ``not_judged_detail`` says which kind."""
+SuspectReason = Literal[
+    "number", "date", "quantity", "negation", "antonym", "direction", "role", "other"
+]
+"""The kind of conflict the offline screen saw in a ``suspect`` claim (``other`` for a
+conflict class outside this list)."""
+UnverifiedReason = Literal["injection_influenced", "quote_incomplete"]
+"""Why a verdict was not trusted: text addressed to a model in the claim's cited passages,
+the question or the claim changed the verdict or left it unconfirmed once removed
+(``injection_influenced``); or the evidence quote lacks part of the claim
+(``quote_incomplete``)."""
+ScreenOutcome = Literal["supported", "partial", "suspect", "abstained"]
+"""What the offline screen said of a claim: its "unsupported" is recorded as ``suspect``."""
+SecurityEventKind = Literal["injection_influenced"]
+"""Security events counted per importance-3 claim (``citewatch_security_events_total``)."""
 ClaimStatus = Literal["cited", "uncited", "invalid_citation", "not_factual"]
 """How a claim cites: at least one known source, none, only unknown IDs, or not factual."""
 Severity = Literal["info", "warning", "critical"]
@@ -58,6 +80,33 @@ class FindingRecord(BaseModel):
     claim_id: str | None = None
     source_id: str | None = None
     detail: str = Field(default="", description="Codes and IDs only, no trace text.")
+
+
+class ClaimPath(BaseModel):
+    """Which stages looked at a claim and what each said; None for a stage that did not run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    screen: ScreenOutcome | None = Field(
+        default=None, description="The offline screen's outcome; its unsupported is suspect."
+    )
+    llm: VerdictLabel | None = Field(
+        default=None, description="The LLM judge's verdict after the evidence-quote check."
+    )
+    rejudge: VerdictLabel | None = Field(
+        default=None, description="The LLM's second verdict, on the packet with the spans "
+        "flagged as injection removed.",
+    )
+    agreed: bool | None = Field(
+        default=None, description="Whether the stages that ran and gave a verdict agree; None "
+        "when fewer than two did.",
+    )
+
+
+_DETAIL_VOCABULARY: dict[str, frozenset[str]] = {
+    "suspect": frozenset(get_args(SuspectReason)),
+    "unverified": frozenset(get_args(UnverifiedReason)),
+}
 
 
 class ClaimResult(BaseModel):
@@ -85,12 +134,33 @@ class ClaimResult(BaseModel):
         description="Why a cited claim of a sampled trace has no verdict: abstained (the "
         "screen was not sure; never scored, never critical) or judge_failed.",
     )
+    not_judged_detail: SuspectReason | UnverifiedReason | None = Field(
+        default=None,
+        description="For suspect, the screen's conflict class; for unverified, why the "
+        "verdict was not trusted. None for the other reasons.",
+    )
     critical_unjudged: bool = Field(
         default=False,
         description="An importance-3 cited claim the failing judge left without a verdict.",
     )
     derived: bool = Field(default=False, description="Derived from the answer's markers "
                           "by citewatch (the trace carried no claims).")
+    path: ClaimPath | None = Field(
+        default=None, description="What the screen, the LLM and the re-judge said; None "
+        "when no stage looked at the claim.",
+    )
+
+    @model_validator(mode="after")
+    def _detail_matches_reason(self) -> ClaimResult:
+        allowed = _DETAIL_VOCABULARY.get(self.not_judged or "")
+        if allowed is None:
+            if self.not_judged_detail is not None:
+                raise ValueError("not_judged_detail is set only for not_judged suspect or "
+                                 "unverified")
+        elif self.not_judged_detail not in allowed:
+            raise ValueError(f"not_judged {self.not_judged} needs a not_judged_detail from "
+                             f"{sorted(allowed)}")
+        return self
 
 
 class Scores(BaseModel):

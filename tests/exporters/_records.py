@@ -28,7 +28,9 @@ def claim(
     critical_reason: str | None = None,
     resolved_by: str | None = None,
     not_judged: str | None = None,
+    not_judged_detail: str | None = None,
     critical_unjudged: bool = False,
+    path: dict[str, object] | None = None,
 ) -> ClaimResult:
     """A claim result with the given status, verdict, critical reason and judge facts."""
     return ClaimResult.model_validate(
@@ -43,7 +45,9 @@ def claim(
             "critical_reason": critical_reason,
             "resolved_by": resolved_by,
             "not_judged": not_judged,
+            "not_judged_detail": not_judged_detail,
             "critical_unjudged": critical_unjudged,
+            "path": path,
         }
     )
 

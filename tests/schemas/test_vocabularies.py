@@ -13,9 +13,13 @@ from schemas import (
     RedactionType,
     ResolvedBy,
     SampledBy,
+    ScreenOutcome,
     Severity,
+    SuspectReason,
+    UnverifiedReason,
+    VerdictLabel,
 )
-from schemas.evaluation import ClaimResult, EvaluationRecord, FindingRecord
+from schemas.evaluation import ClaimPath, ClaimResult, EvaluationRecord, FindingRecord
 from sidecar.checks import ClaimStatus as ChecksClaimStatus
 from sidecar.checks import Severity as ChecksSeverity
 from sidecar.config import RedactionSettings
@@ -38,6 +42,10 @@ def test_records_use_the_vocabularies() -> None:
     assert _enum(ClaimResult, "critical_reason") == set(get_args(CriticalReason))
     assert _enum(ClaimResult, "resolved_by") == set(get_args(ResolvedBy))
     assert _enum(ClaimResult, "not_judged") == set(get_args(NotJudgedReason))
+    assert _enum(ClaimResult, "not_judged_detail") == (
+        set(get_args(SuspectReason)) | set(get_args(UnverifiedReason)))
+    assert _enum(ClaimPath, "screen") == set(get_args(ScreenOutcome))
+    assert _enum(ClaimPath, "llm") == _enum(ClaimPath, "rejudge") == set(get_args(VerdictLabel))
     assert _enum(FindingRecord, "severity") == set(get_args(Severity))
     assert _enum(EvaluationRecord, "sampled_by") == set(get_args(SampledBy))
 
