@@ -170,6 +170,9 @@ class KafkaSettings(_Section):
     """How long in-flight work may take to finish after SIGTERM."""
     dedup_window: int = Field(default=100_000, ge=0)
     """How many recent trace_ids are remembered so replays are not counted twice."""
+    dedup_max_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    """Bytes of the window of recent trace_ids (about 190 per id); the oldest are forgotten
+    beyond it or beyond dedup_window, whichever comes first."""
     auto_offset_reset: Literal["earliest", "latest"] = "earliest"
     """Where a new consumer group starts reading."""
     session_timeout_ms: int = Field(default=10_000, ge=1_000, le=300_000)
@@ -300,6 +303,12 @@ class JudgeSettings(_Section):
     """How long the breaker stays open before one probe call may close it."""
     cache_size: int = Field(default=10_000, ge=0)
     """Claim verdicts kept in the in-memory LRU cache (0 disables it)."""
+    cache_max_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    """Bytes of the verdict cache (keys, verdicts, reasons, quotes); the least recently used
+    are evicted beyond it or beyond cache_size, whichever comes first (0 disables it)."""
+    cache_text_chars: int = Field(default=2_048, ge=64, le=1_000_000)
+    """Characters of a judge reason or evidence quote kept in the cache; longer ones are
+    stored cut, ending in " [truncated]" (the quote is checked whole before)."""
     screen: bool = True
     """With an LLM backend, run the offline screen first: a claim it resolves with a verdict
     of a trusted class is not sent to the LLM."""
@@ -321,6 +330,10 @@ class SamplingSettings(_Section):
     """Judge every trace whose cited claims the pre-screen flags (sampled_by=priority)."""
     priority_new_generator_traces: int = Field(default=20, ge=0)
     """Judge the first N traces of each unseen generator model and prompt version."""
+    generators_max_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    """Bytes of the table of generator models and prompt versions seen (for the first-N
+    rule): each is a fixed-size digest (about 200 bytes, whatever the names' length), the
+    least recently seen forgotten beyond it (and then counted as unseen again)."""
     requests_per_minute: int | None = Field(default=600, ge=1)
     """Judge requests per rolling minute; unset for no limit."""
     tokens_per_minute: int | None = Field(default=400_000, ge=1)

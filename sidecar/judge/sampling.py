@@ -6,7 +6,9 @@
 - Priority sample: traces with a critical (importance-3) cited claim, traces the
   deterministic pre-screen flags, and the first N traces of each unseen generator model and
   prompt version. They are labelled ``priority`` so they never bias population figures; a
-  trace in the base sample is always labelled ``base``.
+  trace in the base sample is always labelled ``base``. The generators seen are remembered
+  as fixed-size digests of model and prompt version (whatever the names' length), the least
+  recently seen forgotten beyond ``sampling.generators_max_bytes``.
 - Budgets: requests per rolling minute, tokens per rolling minute, tokens per UTC day. When a
   budget says no, the trace is still checked deterministically and the skip has a reason.
 """
@@ -23,10 +25,10 @@ from datetime import UTC, datetime
 from schemas import SampledBy, Trace
 from sidecar.checks.analysis import Analysis
 from sidecar.config import SamplingSettings
+from sidecar.judge._memory import ENTRY_OVERHEAD_BYTES, sizeof
 
 __all__ = ["Budget", "Reservation", "SampledBy", "Sampler", "hash_fraction"]
 
-_GENERATORS_REMEMBERED = 10_000
 _TWO_64 = float(2**64)
 
 
@@ -36,12 +38,30 @@ def hash_fraction(trace_id: str) -> float:
     return int.from_bytes(digest[:8], "big") / _TWO_64
 
 
+_GENERATOR_DIGEST_BYTES = 16
+_GENERATOR_ENTRY_BYTES = (sizeof(b"\0" * _GENERATOR_DIGEST_BYTES) + sizeof(2**40)
+                          + ENTRY_OVERHEAD_BYTES)
+"""Bytes one remembered generator costs: its digest, its count and the table's slot."""
+
+
+def _generator_key(model: str, prompt_version: str) -> bytes:
+    named = f"{len(model)}:{model}\0{prompt_version}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(named, digest_size=_GENERATOR_DIGEST_BYTES).digest()
+
+
 class Sampler:
     """Decides base or priority sampling for one trace; keeps per-generator counts."""
 
     def __init__(self, settings: SamplingSettings) -> None:
         self._settings = settings
-        self._seen: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._seen: OrderedDict[bytes, int] = OrderedDict()
+        self._max_generators = max(1, settings.generators_max_bytes // _GENERATOR_ENTRY_BYTES)
+
+    @property
+    def generators_bytes(self) -> int:
+        """Estimated bytes of the table of generators seen (at most
+        ``sampling.generators_max_bytes``)."""
+        return len(self._seen) * _GENERATOR_ENTRY_BYTES
 
     def in_base_sample(self, trace_id: str) -> bool:
         """Whether the trace falls in the uniform base sample."""
@@ -71,11 +91,13 @@ class Sampler:
         limit = self._settings.priority_new_generator_traces
         if limit <= 0:
             return False
-        key = (trace.generator.model, trace.generator.prompt_version)
-        count = self._seen.get(key, 0) + 1
+        key = _generator_key(trace.generator.model, trace.generator.prompt_version)
+        count = self._seen.get(key, 0)
+        if count <= limit:  # counts stop at limit + 1: a small int, whatever the traffic
+            count += 1
         self._seen[key] = count
         self._seen.move_to_end(key)
-        while len(self._seen) > _GENERATORS_REMEMBERED:
+        while len(self._seen) > self._max_generators:
             self._seen.popitem(last=False)
         return count <= limit
 

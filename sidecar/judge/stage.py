@@ -99,7 +99,9 @@ class JudgeStageImpl:
         self.observer: JudgeObserver = observer if observer is not None else NullObserver()
         self.sampler = Sampler(sampling_settings)
         self.budget = Budget(sampling_settings)
-        self.cache = VerdictCache(judge_settings.cache_size)
+        self.cache = VerdictCache(judge_settings.cache_size,
+                                  max_bytes=judge_settings.cache_max_bytes,
+                                  text_chars=judge_settings.cache_text_chars)
         self.breaker = CircuitBreaker(
             failure_threshold=judge_settings.circuit_failures,
             reset_seconds=judge_settings.circuit_reset_seconds,

@@ -157,7 +157,8 @@ class KafkaRunner:
         self.records = RecordProcessor(pipeline=pipeline,
                                        limits=DecodeLimits.from_settings(settings),
                                        metrics=metrics, slow=self.slow,
-                                       dedup_window=self.kafka.dedup_window)
+                                       dedup_window=self.kafka.dedup_window,
+                                       dedup_max_bytes=self.kafka.dedup_max_bytes)
         self.worker = AsyncWorker()
         self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self.assigned: set[Any] = set()

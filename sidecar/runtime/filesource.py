@@ -81,7 +81,8 @@ class FileRunner:
         self.records = RecordProcessor(pipeline=pipeline,
                                        limits=DecodeLimits.from_settings(settings),
                                        metrics=metrics, slow=self.slow,
-                                       dedup_window=settings.kafka.dedup_window)
+                                       dedup_window=settings.kafka.dedup_window,
+                                       dedup_max_bytes=settings.kafka.dedup_max_bytes)
         self.input_open = False
         self._values: dict[int, bytes] = {}
         self.lines = LineSource(source, follow=self.follow,

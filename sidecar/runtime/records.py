@@ -11,7 +11,7 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import EvaluationRecord, Trace
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.dedup import RecentIds
+from sidecar.runtime.dedup import DEFAULT_MAX_BYTES, RecentIds
 from sidecar.runtime.guard import Evaluated, Failure, Skipped, evaluate_raw
 from sidecar.runtime.slow import SlowRecords
 
@@ -26,12 +26,13 @@ class RecordProcessor:
     """
 
     def __init__(self, *, pipeline: Pipeline, limits: DecodeLimits, metrics: CitewatchMetrics,
-                 slow: SlowRecords, dedup_window: int) -> None:
+                 slow: SlowRecords, dedup_window: int,
+                 dedup_max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.pipeline = pipeline
         self.limits = limits
         self.metrics = metrics
         self.slow = slow
-        self.recent = RecentIds(dedup_window)
+        self.recent = RecentIds(dedup_window, max_bytes=dedup_max_bytes)
 
     async def evaluate(
         self,

@@ -19,6 +19,10 @@ __all__ = ["SlowRecords"]
 
 logger = logging.getLogger(__name__)
 
+_TRACE_ID_CHARS = 64
+"""Characters of a trace ID kept for the log line (a valid one has 32): the watch holds one
+entry per record in evaluation, so its bytes are bounded by the records in flight."""
+
 
 @dataclass(slots=True)
 class _InProgress:
@@ -67,7 +71,7 @@ class SlowRecords:
         with self._lock:
             record = self._records.get(token)
             if record is not None:
-                record.trace_id = trace_id
+                record.trace_id = trace_id[:_TRACE_ID_CHARS]
 
     def end(self, token: int) -> None:
         """The record finished (evaluated, dead-lettered or abandoned)."""
