@@ -27,10 +27,19 @@ from schemas.evaluation import (
     Versions,
 )
 from schemas.judge import JudgeBackendName, JudgeChoice, JudgeResult, JudgeVerdict, VerdictLabel
+from schemas.review import (
+    REVIEW_ITEM_SCHEMA_VERSION,
+    HumanLabelValue,
+    ReviewItem,
+    ReviewPassage,
+    ReviewReason,
+    ReviewRoute,
+)
 from schemas.trace import TRACE_SCHEMA_VERSION, Claim, ClaimKind, Generator, Source, Trace
 
 __all__ = [
     "EVALUATION_SCHEMA_VERSION",
+    "REVIEW_ITEM_SCHEMA_VERSION",
     "TRACE_SCHEMA_VERSION",
     "Claim",
     "ClaimKind",
@@ -41,6 +50,7 @@ __all__ = [
     "EvaluationRecord",
     "FindingRecord",
     "Generator",
+    "HumanLabelValue",
     "JudgeBackendName",
     "JudgeChoice",
     "JudgeResult",
@@ -49,6 +59,10 @@ __all__ = [
     "NotJudgedReason",
     "RedactionType",
     "ResolvedBy",
+    "ReviewItem",
+    "ReviewPassage",
+    "ReviewReason",
+    "ReviewRoute",
     "SampledBy",
     "Scores",
     "ScreenOutcome",

@@ -13,12 +13,14 @@ from pydantic import BaseModel
 
 from schemas.evaluation import EvaluationRecord
 from schemas.judge import JudgeResult
+from schemas.review import ReviewItem
 from schemas.trace import Trace
 
 SCHEMA_FILES: dict[str, type[BaseModel]] = {
     "trace.v1.json": Trace,
     "evaluation.v1.json": EvaluationRecord,
     "judge_result.v1.json": JudgeResult,
+    "review_item.v1.json": ReviewItem,
 }
 
 _HERE = Path(__file__).parent

@@ -109,6 +109,9 @@ class Pipeline:
     """Receives (stage, seconds) for checks, redaction, judge and scoring of every trace."""
     on_record: Callable[[EvaluationRecord], None] | None = None
     """Receives every evaluation record built (e.g. the CLI's judge tally)."""
+    on_redacted: Callable[[EvaluationRecord, Trace], None] | None = None
+    """Receives every record with the redacted trace it was built from (the review queue
+    takes its packets' cited passages from it); never the raw trace."""
 
     def __post_init__(self) -> None:
         self.parser = MarkerParser(self.settings.checks.marker_pattern)
@@ -179,6 +182,8 @@ class Pipeline:
         self._timed("scoring", started)
         if self.on_record is not None:
             self.on_record(record)
+        if self.on_redacted is not None:
+            self.on_redacted(record, redacted)
         return record
 
 
