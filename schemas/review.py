@@ -13,7 +13,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.evaluation import NotJudgedReason, ResolvedBy, SampledBy
+from schemas.evaluation import (
+    NotJudgedReason,
+    ResolvedBy,
+    SampledBy,
+    SuspectReason,
+    UnverifiedReason,
+)
 from schemas.judge import VerdictLabel
 
 __all__ = [
@@ -88,7 +94,7 @@ class ReviewItem(BaseModel):
     evidence_quote: str | None = None
     resolved_by: ResolvedBy | None = None
     not_judged: NotJudgedReason | None = None
-    not_judged_detail: str | None = None
+    not_judged_detail: SuspectReason | UnverifiedReason | None = None
     path: dict[str, str | bool | None] = Field(
         default_factory=dict, description="What the screen, the LLM and the re-judge said.")
     critical_unjudged: bool = False

@@ -70,8 +70,8 @@ class RoutingClaim:
     def of(cls, claim: ClaimResult, *, influenced: bool = False) -> RoutingClaim:
         """The routing view of ``claim``; ``influenced``: a trace finding says an injection
         changed or left unconfirmed its verdict."""
-        path = getattr(claim, "path", None)
-        detail = getattr(claim, "not_judged_detail", None)
+        path = claim.path
+        detail = claim.not_judged_detail
         return cls(
             claim_id=claim.claim_id,
             importance=claim.importance,
@@ -79,7 +79,7 @@ class RoutingClaim:
             not_judged=claim.not_judged,
             not_judged_detail=detail,
             critical_unjudged=claim.critical_unjudged,
-            agreed=getattr(path, "agreed", None),
+            agreed=path.agreed if path is not None else None,
             injection_influenced=influenced or detail == "injection_influenced",
         )
 
@@ -133,8 +133,7 @@ def build_item(record: EvaluationRecord, claim: ClaimResult, redacted: Trace,
             "quote_start": span[0] if span else None, "quote_end": span[1] if span else None,
         })
     run = record.judge
-    found = getattr(claim, "path", None)
-    path = found.model_dump() if found is not None else {}
+    path = claim.path.model_dump() if claim.path is not None else {}
     return ReviewItem.model_validate({
         "item_id": item_id(record.trace_id, claim.claim_id),
         "trace_id": record.trace_id,
@@ -154,7 +153,7 @@ def build_item(record: EvaluationRecord, claim: ClaimResult, redacted: Trace,
         "evidence_quote": claim.evidence_quote,
         "resolved_by": claim.resolved_by,
         "not_judged": claim.not_judged,
-        "not_judged_detail": getattr(claim, "not_judged_detail", None),
+        "not_judged_detail": claim.not_judged_detail,
         "path": path,
         "critical_unjudged": claim.critical_unjudged,
         "sampled_by": record.sampled_by,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from schemas import ClaimResult, FindingRecord
 from sidecar.assembly import build_pipeline
 from sidecar.config import ReviewSettings, load_settings
 from sidecar.decode import decode_trace
@@ -17,9 +18,11 @@ from sidecar.review.routing import (
     item_id,
     locate_quote,
     route_claim,
+    route_record,
 )
 from sidecar.review.sink import ReviewSink
-from tests.factories import claim, source, trace_dict
+from tests.exporters._records import record
+from tests.factories import claim, make_trace, source, trace_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -159,3 +162,37 @@ def test_example_traces_route_the_critical_claims_the_screen_abstains_on() -> No
 
     routed = asyncio.run(run())
     assert routed and all(reasons == ["abstained_critical"] for _, _, reasons in routed)
+
+
+def test_records_route_on_their_not_judged_states_path_and_findings() -> None:
+    def result(claim_id: str, importance: int = 2, **fields: object) -> ClaimResult:
+        return ClaimResult.model_validate({
+            "claim_id": claim_id, "text": "redacted", "importance": importance,
+            "kind": "factual", "status": "cited", "citation_ids": ["S1"], **fields})
+
+    evaluated = record(judge="openai-chat", sampled_by="base", claims=[
+        result("c1", not_judged="suspect", not_judged_detail="number",
+               path={"screen": "suspect"}),
+        result("c2", not_judged="unverified", not_judged_detail="quote_incomplete"),
+        result("c3", not_judged="unverified", not_judged_detail="injection_influenced"),
+        result("c4", 3, not_judged="judge_failed", critical_unjudged=True),
+        result("c5", 3, not_judged="abstained"),
+        result("c6", verdict="supported", path={"screen": "supported", "llm": "partial",
+                                                 "agreed": False}),
+        result("c7", verdict="supported", path={"screen": "supported", "llm": "supported",
+                                                 "agreed": True}),
+        result("c8", verdict="partial"),
+    ], findings=[FindingRecord(code="injection_influenced", severity="warning",
+                               claim_id="c8")])
+    items = route_record(evaluated, make_trace(trace_id=evaluated.trace_id), NO_AUDIT)
+    assert {i.claim_id: i.reasons for i in items} == {
+        "c1": ["suspect"], "c2": ["unverified"], "c3": ["injection_influenced", "unverified"],
+        "c4": ["critical_unjudged"], "c5": ["abstained_critical"], "c6": ["disagreement"],
+        "c8": ["injection_influenced"],
+    }
+    by_id = {i.claim_id: i for i in items}
+    assert by_id["c6"].path == {"screen": "supported", "llm": "partial", "rejudge": None,
+                                "agreed": False}
+    assert by_id["c1"].not_judged_detail == "number"
+    assert by_id["c4"].priority > by_id["c3"].priority > by_id["c2"].priority \
+        > by_id["c1"].priority
