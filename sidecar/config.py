@@ -274,7 +274,8 @@ class JudgeSettings(_Section):
     """The LLM judge."""
 
     backend: JudgeChoice | None = None
-    """Judge backend. Unset: openai-responses when an API key is configured, else lexical."""
+    """Judge backend. Unset: lexical (the offline screen); an API key alone never selects an
+    LLM judge."""
     model: str = "gpt-4.1-mini-2025-04-14"
     """Pinned judge model snapshot."""
     base_url: str | None = None

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from schemas import EvaluationRecord
 from sidecar.config import Settings
 from sidecar.judge import resolve_backend_name
+from sidecar.judge.openai_backends import api_key_configured
 
-__all__ = ["JudgeTally", "judge_endpoint"]
+__all__ = ["JudgeTally", "judge_choice", "judge_description", "judge_endpoint"]
 
 _OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -35,6 +36,17 @@ def judge_description(settings: Settings) -> str:
     if name in ("none", "lexical"):
         return name if name == "none" else "lexical (offline)"
     return f"{name} model {settings.judge.model} at {judge_endpoint(settings)}"
+
+
+def judge_choice(settings: Settings) -> str:
+    """Which judge runs and why, for the start-up line: named by the user, or the default
+    (an API key alone never turns an LLM judge on)."""
+    if settings.judge.backend is not None:
+        return f"{judge_description(settings)}, as --judge or judge.backend names it"
+    why = f"{judge_description(settings)}, the default: no --judge or judge.backend given"
+    if api_key_configured(settings.judge):
+        why += "; the API key that is set selects no LLM judge without one"
+    return why
 
 
 @dataclass

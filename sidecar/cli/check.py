@@ -136,8 +136,8 @@ def _count_lines(path: str) -> int:
               help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.")
 @click.option("--judge", "judge_backend",
               type=click.Choice(JUDGE_CHOICES),
-              default=None, help="Judge backend (default: openai-responses with an API key, "
-              "else lexical).")
+              default=None, help="Judge backend (default: lexical, the offline screen; an API "
+              "key alone never selects an LLM judge).")
 @click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @config_option

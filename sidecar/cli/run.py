@@ -26,12 +26,12 @@ from sidecar.cli._common import (
     open_output,
     settings_from,
 )
-from sidecar.cli._summary import JudgeTally, judge_description
+from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
+from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals, run_until_deadline
 
 __all__ = ["run_command"]
 
@@ -114,7 +114,7 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
     click.echo(f"citewatch run: {'following' if follow else 'reading'} "
                f"{'standard input' if path == '-' else path}"
                f", records to {settings.input.output or 'standard output'}"
-               f", metrics on {_metrics_url(settings, server)}, judge {judge_description(settings)}"
+               f", metrics on {_metrics_url(settings, server)}, judge {judge_choice(settings)}"
                + ("; Ctrl-C stops" if follow else ""), err=True)
 
     async def main() -> None:
@@ -123,13 +123,13 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
         finally:
             await _close_judge(pipeline)
 
-    deadline = settings.kafka.shutdown_deadline_seconds
+    budget = ShutdownBudget(settings.kafka.shutdown_deadline_seconds)
     try:
         # The loop runs off the main thread, so SIGTERM is honoured within the deadline even
-        # while a stage is busy with one record (it is then abandoned, not written).
-        # A moment of the deadline is kept for writing the summary and exiting.
+        # while a stage is busy with one record (it is then abandoned, not written). The end
+        # of the input is no deadline: only a signal starts the shutdown clock.
         finished = run_until_deadline(lambda: asyncio.run(main()), stop=stop,
-                                      deadline_seconds=deadline - min(1.0, deadline / 5))
+                                      deadline_seconds=budget.runtime_seconds)
     finally:
         server.close()
     if finished:
@@ -150,8 +150,10 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                + (f", {abandoned} abandoned" if abandoned else ""), err=True)
     _echo_judge(settings, tally)
     if abandoned:
-        message = (f"shutdown deadline ({deadline:g}s) reached: {abandoned} line(s) read but "
-                   "not written (still in evaluation, or waiting behind one that was)")
+        message = (f"stopped by a signal: {abandoned} line(s) read but not written (still in "
+                   f"evaluation {budget.in_flight_seconds:g}s after the signal, or waiting "
+                   f"behind one that was; shutdown deadline "
+                   f"{budget.deadline_seconds:g}s)")
         if not finished:
             click.echo(f"Error: {message}", err=True)
             return 1
@@ -214,7 +216,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready())
     click.echo(f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} as "
                f"group {kafka.group_id}, metrics on {_metrics_url(settings, server)}, judge "
-               f"{judge_description(settings)}", err=True)
+               f"{judge_choice(settings)}", err=True)
     try:
         try:
             clients = build_until_stopped(build, stop=stop, retriable=retriable,
@@ -265,8 +267,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
 @click.option("--metrics-address", default=None, help="Bind address of the metrics port.")
 @click.option("--judge", "judge_backend",
               type=click.Choice(JUDGE_CHOICES),
-              default=None, help="Judge backend (default: openai-responses with an API key, "
-              "else lexical).")
+              default=None, help="Judge backend (default: lexical, the offline screen; an API "
+              "key alone never selects an LLM judge).")
 @click.option("--sample-rate", type=click.FloatRange(0.0, 1.0), default=None,
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @click.option("--shutdown-deadline", type=click.FloatRange(min=0.1), default=None,
@@ -281,7 +283,7 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
     and /readyz are served on the metrics port. A first line on stderr says what is read,
     where metrics are served and which judge runs.
 
-    Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) the shutdown deadline
+    Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
     input or unreachable Kafka; 3 (with --input) the judge failed on every trace it was
     asked about.

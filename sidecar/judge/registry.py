@@ -50,7 +50,7 @@ class BackendSpec:
 BACKENDS: Mapping[JudgeBackendName, BackendSpec] = {
     "openai-responses": BackendSpec(
         OpenAIResponsesBackend, needs_api_key=True,
-        summary="OpenAI Responses API with structured outputs (the default with an API key)"),
+        summary="OpenAI Responses API with structured outputs"),
     "openai-chat": BackendSpec(
         OpenAIChatBackend, needs_api_key=True,
         summary="Chat Completions with a JSON schema: vLLM, Ollama and other OpenAI-compatible "
@@ -71,10 +71,14 @@ if set(BACKENDS) != set(BACKEND_NAMES) or JUDGE_CHOICES != (*BACKEND_NAMES, NO_J
 
 
 def resolve_backend_name(settings: Settings) -> JudgeChoice:
-    """The configured judge; unset means openai-responses with an API key, else lexical."""
+    """The configured judge; unset means lexical (the offline screen).
+
+    An LLM judge costs money, so it runs only when ``judge.backend`` (``--judge``) names
+    it: an API key in the settings or in OPENAI_API_KEY alone never switches it on.
+    """
     if settings.judge.backend is not None:
         return settings.judge.backend
-    return "openai-responses" if api_key_configured(settings.judge) else "lexical"
+    return "lexical"
 
 
 def build_backend(name: JudgeBackendName, settings: JudgeSettings) -> JudgeBackend:

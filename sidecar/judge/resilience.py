@@ -10,6 +10,9 @@ model's answer, not an outage, and does not trip it.
     closed --(``failure_threshold`` consecutive failures)--> open
     open --(``reset_seconds`` elapsed; one probe call admitted)--> half_open
     half_open --(probe succeeds)--> closed;  --(probe fails)--> open
+
+Open means open for the whole cool-down: the outcome of a call that was admitted before
+the breaker opened (success or failure) neither closes it nor extends it.
 """
 
 from __future__ import annotations
@@ -103,19 +106,26 @@ class CircuitBreaker:
         return False
 
     def success(self) -> None:
-        """A call succeeded: close and reset the failure count."""
+        """A call succeeded: reset the failure count; a half-open breaker closes. An open
+        one stays open until its cool-down ends (the call was admitted before it opened)."""
+        state = self.state
+        if state == "open":
+            return
         self._failures = 0
         self._probe_out = False
-        if self._state != "closed":
+        if state == "half_open":
             self._set("closed")
 
     def failure(self) -> None:
-        """A call failed as an outage does: count it, open at the threshold or on a probe."""
+        """A call failed as an outage does: count it, open at the threshold or on a probe.
+        An open breaker ignores it: its cool-down runs from when it opened."""
+        state = self.state
+        if state == "open":
+            return
         self._failures += 1
         self._probe_out = False
-        if self._state == "half_open" or self._failures >= self._threshold:
-            if self._state != "open":
-                self.opened += 1
+        if state == "half_open" or self._failures >= self._threshold:
+            self.opened += 1
             self._opened_at = self._clock()
             self._set("open")
 

@@ -126,6 +126,7 @@ class JudgeStageImpl:
         self._in_flight = 0
         self._waiting = 0
         self._closing = False
+        self._failing = False
         self._deadlines: set[asyncio.Timeout] = set()
         self._idle: asyncio.Event | None = None
         if backend.metered:
@@ -246,8 +247,12 @@ class JudgeStageImpl:
         except JudgeError as exc:
             kind = exc.kind
             self.errors[kind] += 1
-            logger.warning("judge gave no usable verdicts for trace %s: %s", trace.trace_id,
-                           kind)
+            # One warning per run of failures: a dead judge is one line, not one per trace.
+            logger.log(logging.DEBUG if self._failing else logging.WARNING,
+                       "judge gave no usable verdicts for trace %s: %s (%s)%s", trace.trace_id,
+                       kind, exc, "" if self._failing else
+                       "; further judge failures are logged at DEBUG until a call succeeds")
+            self._failing = True
             run = self._run(kind, usage=usage, latency=self._clock() - started,
                             cached_claims=cached, screened_claims=screened, error=str(exc))
             # The screen's and the cache's verdicts stay: they are verdicts all the same.
@@ -255,6 +260,7 @@ class JudgeStageImpl:
         finally:
             if reservation is not None:
                 self.budget.settle(reservation, usage.input_tokens + usage.output_tokens)
+        self._failing = False
         if self._waiting:
             # The slot is free and a trace is waiting for it: let that trace send its request
             # before this one's verdicts are cached, scored and written. Replies that arrive
@@ -366,7 +372,9 @@ class JudgeStageImpl:
         except JudgeCallError as exc:
             if self.backend.metered and exc.kind in OUTAGE_KINDS:
                 self.breaker.failure()
-            elif self.backend.metered:
+            elif self.backend.metered and exc.kind != "circuit_open":
+                # The endpoint answered (a reply that does not parse, a refusal); an open
+                # circuit is no answer at all and must not close the breaker.
                 self.breaker.success()
             raise
         else:
@@ -386,6 +394,9 @@ class JudgeStageImpl:
         model = self.backend.model
         attempt = 0
         while True:
+            if attempt == 0 and self.backend.metered and self.breaker.state == "open":
+                # The breaker opened while this trace waited for a slot.
+                raise JudgeCallError("circuit open", kind="circuit_open")
             started = self._clock()
             usage.attempts += 1
             try:
@@ -477,5 +488,5 @@ class JudgeStageImpl:
         )
 
     def _circuit_changed(self, state: str) -> None:
-        logger.warning("judge circuit breaker is now %s", state)
+        logger.info("judge circuit breaker is now %s", state)
         self.observer.set_circuit_state(state)

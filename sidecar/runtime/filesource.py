@@ -24,6 +24,7 @@ from sidecar.runtime.guard import Failure, Skipped, where
 from sidecar.runtime.lines import LineSource
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
 from sidecar.runtime.records import RecordProcessor
+from sidecar.runtime.shutdown import ShutdownBudget
 from sidecar.runtime.slow import SlowRecords
 
 __all__ = ["FileRunner", "FileSummary"]
@@ -94,16 +95,20 @@ class FileRunner:
         return self.input_open and not self.slow.any_slow()
 
     async def run(self, stop: threading.Event) -> FileSummary:
-        """Read, evaluate and write until the input ends or ``stop`` is set."""
+        """Read, evaluate and write until the input ends or ``stop`` is set.
+
+        At the end of the input every record in flight is finished and written (each is
+        bounded by the judge's own timeouts and budgets); only ``stop`` (a signal) limits
+        them, to the shutdown budget's ``in_flight_seconds``.
+        """
         self.input_open = True
         self.slow.start()
+        budget = ShutdownBudget(self.settings.kafka.shutdown_deadline_seconds)
         try:
-            # Most of the shutdown deadline: the caller stops waiting for this loop at the
-            # deadline itself, and writing what finished takes a moment too.
             self.summary.abandoned += await evaluate_in_order(
                 self._records(stop), self._start, self,
                 concurrency=self.settings.input.concurrency,
-                finish_timeout=0.6 * self.settings.kafka.shutdown_deadline_seconds)
+                finish_timeout=budget.in_flight_seconds, stopping=stop.is_set)
         finally:
             self.input_open = False
             self.slow.stop()

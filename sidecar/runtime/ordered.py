@@ -54,12 +54,15 @@ async def evaluate_in_order(
     concurrency: int,
     finish_timeout: float | None = None,
     backlog: int | None = None,
+    stopping: Callable[[], bool] | None = None,
 ) -> int:
     """Evaluate ``records`` with ``start``, at most ``concurrency`` running at once and at
     most ``concurrency + backlog`` not yet written, and write each outcome to ``sink`` in
     order. When the records end, what is in flight gets ``finish_timeout`` seconds (None: as
-    long as it takes); the rest is cancelled, not written. Returns how many records were
-    abandoned so.
+    long as it takes); the rest is cancelled, not written. With ``stopping``, the end of the
+    records is not a deadline: what is in flight runs to its end, and ``finish_timeout``
+    counts only from the moment ``stopping()`` turns true (a signal). Returns how many
+    records were abandoned.
     """
     limit = concurrency + (backlog if backlog is not None else 8 * concurrency)
     window: deque[tuple[int, asyncio.Task[Outcome]]] = deque()
@@ -85,7 +88,7 @@ async def evaluate_in_order(
                 else:
                     break
                 await _write_ready(window, sink, wait=False)
-    return await _finish(window, sink, finish_timeout)
+    return await _finish(window, sink, finish_timeout, stopping)
 
 
 async def _write_ready(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink, *,
@@ -102,15 +105,33 @@ async def _write_ready(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: S
         sink.write(position, _outcome(head))
 
 
+_STOP_POLL_SECONDS = 0.1
+"""How often the finish checks ``stopping`` while in-flight work has no deadline yet."""
+
+
 async def _finish(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink,
-                  timeout: float | None) -> int:
-    pending: set[asyncio.Task[Outcome]] = set()
-    if window:
-        _, pending = await asyncio.wait([task for _, task in window], timeout=timeout)
-        for task in pending:
-            task.cancel()
-        if pending:
-            logger.warning("deadline reached: %d traces abandoned", len(pending))
+                  timeout: float | None, stopping: Callable[[], bool] | None) -> int:
+    loop = asyncio.get_running_loop()
+    until = None if timeout is None or stopping is not None else loop.time() + timeout
+    pending = {task for _, task in window}
+    while pending:
+        wait: float | None
+        if until is None and stopping is not None and stopping() and timeout is not None:
+            until = loop.time() + timeout
+        if until is not None:
+            wait = until - loop.time()
+            if wait <= 0:
+                break
+            if stopping is not None:
+                wait = min(wait, _STOP_POLL_SECONDS)
+        else:
+            wait = _STOP_POLL_SECONDS if stopping is not None else None
+        _, pending = await asyncio.wait(pending, timeout=wait)
+        await _write_ready(window, sink, wait=False)
+    for task in pending:
+        task.cancel()
+    if pending:
+        logger.warning("deadline reached: %d traces abandoned", len(pending))
     while window:
         position, head = window.popleft()
         if head.cancelled() or not head.done():

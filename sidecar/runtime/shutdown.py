@@ -7,12 +7,39 @@ import os
 import signal
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-__all__ = ["ShutdownSignals", "run_until_deadline"]
+__all__ = ["ShutdownBudget", "ShutdownSignals", "run_until_deadline"]
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ShutdownBudget:
+    """How a signal's shutdown deadline is spent: records in flight get
+    :attr:`in_flight_seconds`, the runtime thread is waited for :attr:`runtime_seconds`,
+    and the rest is kept for writing what finished, the summary and exiting.
+
+    Only a signal starts this clock; the end of the input is not a shutdown.
+    """
+
+    deadline_seconds: float
+
+    @property
+    def _margin(self) -> float:
+        return min(1.0, self.deadline_seconds / 5)
+
+    @property
+    def in_flight_seconds(self) -> float:
+        """Seconds records still in evaluation get after the signal."""
+        return self.deadline_seconds - 2 * self._margin
+
+    @property
+    def runtime_seconds(self) -> float:
+        """Seconds the runtime thread is waited for after the signal."""
+        return self.deadline_seconds - self._margin
 
 
 class ShutdownSignals:

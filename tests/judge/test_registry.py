@@ -83,10 +83,11 @@ def test_each_backend_is_built_under_its_own_name() -> None:
     }
 
 
-def test_unset_backend_resolves_by_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+def test_an_api_key_alone_never_selects_an_llm_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-in-the-shell")
     assert resolve_backend_name(Settings()) == "lexical"
-    assert resolve_backend_name(Settings(judge={"api_key": "k"})) == "openai-responses"
+    assert resolve_backend_name(Settings(judge={"api_key": "k"})) == "lexical"
+    assert resolve_backend_name(Settings(judge={"backend": "openai-chat"})) == "openai-chat"
     assert resolve_backend_name(Settings(judge={"backend": "none", "api_key": "k"})) == "none"
 
 
