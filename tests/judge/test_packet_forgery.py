@@ -49,7 +49,7 @@ def collapsed(text: str) -> str:
 
 def clean_quotes(body: dict[str, Any]) -> Action:
     """Every parsed claim supported, quoting the first sentence of its first passage (the
-    text before the forged part, which the injection check flags)."""
+    text before the forged part, in the paragraph the injection check flags)."""
     packet = packet_of(body)
     if packet is None:
         return Reply(text="{}")
@@ -107,8 +107,9 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
     # The server answered exactly the claims it parsed: the IDs match and the importance-3
     # claim is judged instead of being lost to an id_mismatch.
     assert record.judge is not None and record.judge.outcome == "ok"
-    assert {c.claim_id: c.verdict for c in record.claims} == {
-        "c1": "supported", ODD_CLAIM: "supported"}
+    # Both quotes come from the paragraph that carries the forgeries: not verified.
+    assert {c.claim_id: (c.verdict, c.critical_reason) for c in record.claims} == {
+        "c1": ("unsupported", None), ODD_CLAIM: ("unsupported", "quote_in_injection")}
     assert record.judged
     # And the forged text is reported, once per field that carries it.
     flagged = [(f.source_id, f.detail.split(";")[0]) for f in record.findings

@@ -1,0 +1,394 @@
+"""The injection rules: RE2 patterns over normalised text, per rule and language.
+
+Patterns are written against text as :func:`sidecar.checks._injection_normal.normalise`
+leaves it: accents dropped (``precedentes``, ``instrucoes``, ``unterstutzt``), non-ASCII
+case-folded, ASCII matched case-insensitively. Their CJK literals pass through the same
+character fold (:func:`fold_text`), so kana with and without voicing marks meet. Gaps are
+bounded and stop at sentence ends, so a match stays inside one instruction; they do cross
+line breaks (an instruction split over lines). A rule may capture a ``neg`` group, a
+negation right before its verb (``do not ignore the previous instructions``): such a match
+is a warning to obey, not an instruction to disobey, and is dropped.
+
+Languages: English, German, French, Spanish, Portuguese, Italian, Chinese (simplified and
+traditional), Japanese. Every pattern is compiled by RE2 (linear in the text).
+"""
+
+from __future__ import annotations
+
+from sidecar.checks._injection_normal import fold_text
+
+__all__ = ["RULES"]
+
+
+def _gap(limit: int) -> str:
+    return "[^.!?;\u3002\uff01\uff1f]{0,%s}" % (limit,)  # noqa: UP031 (no braces to escape)
+
+
+def _any(*words: str) -> str:
+    return "(?:" + "|".join(words) + ")"
+
+
+S = r"\s{1,4}"
+G10, G20, G30, G40 = _gap(10), _gap(20), _gap(30), _gap(40)
+CJK = "[^\u3002\uff01\uff1f\\n]"  # one character inside a CJK sentence
+NEG = (r"(?P<neg>\b(?:not|never|n't|nicht|niemals|nie|ne|n'|no|nao|non|jamais|nunca|mai)"
+       r"\s{0,3})?")
+
+# Override: verb, scope, object ("ignore all previous instructions").
+_VERBS = _any(
+    r"ignor\w{0,6}", "disregard\\w{0,3}", "forget\\w{0,3}", "overrid\\w{0,3}",
+    "overrul\\w{0,3}", "bypass\\w{0,3}", "discard\\w{0,3}", "abandon\\w{0,3}",
+    r"set\s{1,3}aside", r"put\s{1,3}aside", r"pay\s{1,3}no\s{1,3}attention\s{1,3}to",
+    r"stop\s{1,3}following", r"(?:do\s{1,3}not|don't)\s{1,3}(?:follow|obey)", "neglect\\w{0,2}",
+    # de
+    "vergiss", "vergessen", "missacht\\w{0,3}", "uberschreib\\w{0,3}", "verwirf", "verwerfen",
+    "umgeh\\w{0,2}", r"beachte\s{1,3}nicht",
+    # fr
+    "oubli\\w{0,4}", r"ne\s{1,3}(?:tiens|tenez)\s{1,3}(?:pas|plus)\s{1,3}compte",
+    r"ne\s{1,3}pas\s{1,3}tenir\s{1,3}compte", r"(?:fais|faites)\s{1,3}abstraction",
+    r"passe[rz]?\s{1,3}outre", "contourne\\w{0,2}", r"laisse[rz]?\s{1,3}de\s{1,3}cote",
+    # es
+    "olvid\\w{1,4}", "omit\\w{1,3}", "descart\\w{1,3}",
+    r"(?:haz|haga|hagan)\s{1,3}caso\s{1,3}omiso", r"no\s{1,3}(?:hagas|haga)\s{1,3}caso",
+    r"pas[ae]\s{1,3}por\s{1,3}alto", r"deja\s{1,3}de\s{1,3}lado",
+    # pt
+    "esquec\\w{1,4}", "esqueca\\w{0,2}", "desconsider\\w{1,4}", "desprez\\w{1,4}",
+    r"deixe\s{1,3}de\s{1,3}lado",
+    # it
+    "dimentic\\w{1,5}", "trascur\\w{1,4}", "tralasci\\w{1,4}", "scarta\\w{0,3}",
+    r"non\s{1,3}(?:considerare|seguire|tenere\s{1,3}conto)", r"lascia\s{1,3}perdere",
+)
+_SCOPES = _any(
+    "previous", "prior", "above", "earlier", "preceding", "foregoing", "former", "initial",
+    "original", "existing", "all", "any", "every", "your", "system", "developer", "those",
+    "alle\\w?", "vorherige\\w?", "vorige\\w?", "bisherige\\w?", "obige\\w?",
+    "vorangegangene\\w?", "vorstehende\\w?", "fruhere\\w?", "ursprungliche\\w?", "deine\\w?",
+    "ihre\\w?", "toutes", "tous", "tes", "vos", "precedente?s?", "anterieure?s?",
+    r"ci-?\s?dessus", "todas", "todos", "tus", "sus", "anteriores", "previa?o?s", "suas",
+    "tuas", "acima", "tutte", "tutti", "tue", "precedenti", "sopra",
+)
+_OBJECTS = _any(
+    "instructions?", "prompts?", "rules", "directions", "directives?", "guidelines?",
+    "orders", "commands", "guidance", "constraints?", "programming", "restrictions?",
+    "anweisung(?:en)?", "anleitung(?:en)?", "instruktion(?:en)?", "befehle?n?", "regeln",
+    "vorgaben?", "anordnung(?:en)?", "richtlinien?", "vorschriften?", "systemprompts?",
+    "consignes?", "regles", "ordres", "indications", "contraintes?",
+    "instrucciones", "instruccion", "indicaciones", "ordenes", "reglas", "directrices",
+    "normas", "instrucoes", "instrucao", "ordens", "regras", "diretrizes", "orientacoes",
+    "istruzioni", "istruzione", "indicazioni", "regole", "direttive", "ordini", "comandi",
+)
+_BEFORE = _any(
+    "above", "before", r"so\s{1,3}far", "previously", "earlier", "bisher", "oben", "davor",
+    "zuvor", "precede", "precedemment", "jusqu'ici", "anteriormente", r"hasta\s{1,3}ahora",
+    r"ate\s{1,3}agora", "finora", r"in\s{1,3}precedenza",
+)
+_AFTER = _any(
+    "previous", "prior", "above", "earlier", "before", "precedente?s?", "anterieure?s?",
+    r"ci-?\s?dessus", "anteriores", "previa?o?s", "acima", "precedenti", "sopra",
+    "iniziali", "originales", "originais", "originali", "iniciales", "iniciais", "initiales",
+)
+_EVERYTHING = _any("everything", "anything", "alles", "tout", "todo", "tudo", "tutto")
+
+_ZH_VERBS = _any("忽略", "忽视", "忽視", "无视", "無視", "不要理会", "不要理會", "别理会", "別理會",
+                 "不用理会", "不用理會", "忘记", "忘記", "忘掉", "抛开", "拋開", "跳过", "跳過",
+                 "放弃", "放棄", "不要遵守", "不要遵循", "停止遵循", "绕过", "繞過", "覆盖", "覆蓋")
+_ZH_NEG = r"(?P<neg>不要|不可|不能|不得|切勿|请勿|請勿|别|別)?"
+_ZH_OBJECTS = _any("指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "要求", "设定",
+                   "設定", "约束", "約束", "限制", "规定", "規定")
+_ZH_SCOPES = _any("之前", "以前", "先前", "此前", "上面", "上述", "以上", "前面", "原来", "原來",
+                  "原有", "所有", "一切", "全部")
+_JA_OBJECTS = _any("指示", "命令", "指令", "ルール", "規則", "プロンプト", "制約",
+                   "インストラクション",
+                   "設定")
+_JA_VERBS = r"(?:無視|忘れ|破棄|無効に|従わな|取り消|リセット)(?P<neg>しな|せず|するな|しては)?"
+
+OVERRIDE = [
+    NEG + rf"\b{_VERBS}\b{G40}\b{_SCOPES}\b{G30}\b{_OBJECTS}\b",
+    NEG + rf"\b{_VERBS}\b{G20}\b{_EVERYTHING}\b{G20}\b{_BEFORE}\b",
+    # object, then its qualifier: "ignorez les instructions precedentes", "the rules above"
+    NEG + rf"\b{_VERBS}\b{G30}\b{_OBJECTS}\b{G20}\b{_AFTER}",
+    # verb last (de): "alle vorherigen Anweisungen ignorieren"
+    rf"\b{_SCOPES}\b{G30}\b{_OBJECTS}\b{G20}\b(?:ignorier\w{{0,3}}|vergessen|missachten|"
+    r"verwerfen|ubergehen)\b",
+    rf"{_ZH_NEG}{_ZH_VERBS}{CJK}{{0,14}}{_ZH_OBJECTS}",
+    rf"{_ZH_SCOPES}{CJK}{{0,10}}{_ZH_OBJECTS}{CJK}{{0,8}}(?:忽略|无视|無視|作废|作廢|失效|不再适用|"
+    r"不再適用|不用管|不要管|不算数|不算數)",
+    rf"{_JA_OBJECTS}{CJK}{{0,10}}{_JA_VERBS}",
+]
+
+_MODEL_NOUNS = _any(
+    "ai", "a\\.i\\.", "assistant", "model", "llm", "bot", "chatbot", "judge", "evaluator",
+    "grader", "dan", "jailbroken", "unrestricted", "unfiltered", "persona", "character",
+    r"developer\s{1,3}mode", "ki", "assistent\\w{0,2}", "modell", "bewerter", "prufer",
+    "uneingeschrankt\\w{0,2}", "ungefiltert\\w{0,2}", "ia", "modele", "juge", "evaluateur",
+    r"sans\s{1,3}restrictions?", "asistente", "modelo", "juez", "evaluador",
+    r"sin\s{1,3}restricciones", "assistente", "juiz", "avaliador", r"sem\s{1,3}restricoes",
+    "modello", "giudice", "valutatore", r"senza\s{1,3}restrizioni",
+)
+REASSIGN = [
+    rf"\byou{S}are{S}(?:now|no{S}longer){S}{G30}\b{_MODEL_NOUNS}\b",
+    rf"\bfrom{S}now{S}on\b[,\s]{{0,3}}you{S}(?:will|must|shall|are{S}to|should|have{S}to)"
+    rf"{S}(?:act|answer|respond|reply|behave|pretend|ignore|say|output|mark|treat|obey)\b",
+    rf"\b(?:act|behave){S}as{S}(?:an?{S}|the{S})?{G20}\b(?:unrestricted|unfiltered|jailbroken|"
+    r"dan|evil)\b",
+    rf"\bpretend{S}(?:to{S}be|(?:that{S})?you{S}are)\b",
+    rf"\b(?:du{S}bist|sie{S}sind){S}(?:jetzt|nun|ab{S}sofort|ab{S}jetzt|von{S}nun{S}an)\b"
+    rf"{G30}\b{_MODEL_NOUNS}\b",
+    rf"\b(?:ab{S}(?:jetzt|sofort)|von{S}nun{S}an)\b[,\s]{{1,3}}(?:bist|wirst|musst|sollst|"
+    rf"antwortest){S}du\b",
+    rf"\b(?:tu{S}es|vous{S}etes){S}(?:maintenant|desormais|a{S}present)\b{G30}\b{_MODEL_NOUNS}\b",
+    rf"\b(?:a{S}partir{S}de{S}maintenant|desormais|dorenavant)\b[,\s]{{1,3}}(?:tu|vous){S}"
+    r"(?:es|etes|dois|devez|vas|allez|reponds|repondez)\b",
+    rf"\b(?:ahora{S}eres|ahora{S}es{S}usted|ya{S}no{S}eres)\b{G30}\b{_MODEL_NOUNS}\b",
+    rf"\b(?:a{S}partir{S}de{S}ahora|de{S}ahora{S}en{S}adelante)\b[,\s]{{1,3}}(?:eres|seras|"
+    rf"debes|vas{S}a|responderas|(?:tu|usted){S}(?:eres|es|debes|debe))\b",
+    rf"\b(?:agora{S}(?:voce{S}e|tu{S}es)|voce{S}agora{S}e)\b{G30}\b{_MODEL_NOUNS}\b",
+    rf"\b(?:a{S}partir{S}de{S}agora|de{S}agora{S}em{S}diante)\b[,\s]{{1,3}}(?:voce|tu){S}"
+    r"(?:e|es|sera|deve|deves|vai|vais|respondera)\b",
+    rf"\b(?:ora|adesso){S}(?:tu{S})?sei\b{G30}\b{_MODEL_NOUNS}\b",
+    rf"\b(?:d'ora{S}in{S}poi|da{S}ora{S}in{S}poi|da{S}adesso{S}in{S}poi)\b[,\s]{{1,3}}"
+    r"(?:sei|sarai|devi|risponderai|tu)\b",
+    r"(?:你|您)(?:现在|現在|从现在起|從現在起|从现在开始|從現在開始|从今以后|從今以後|接下来|接下來)"
+    r"(?:是|扮演|作为|作為|变成|變成|将|將|要|必须|必須|只能|就是)",
+    r"(?:从现在|從現在)(?:开始|開始|起)[，,\s]{0,2}(?:你|您)",
+    r"(?:あなた|君|お前)は(?:今から|これから|今後|もう)",
+    r"(?:今から|これから|今後)[、,\s]{0,2}(?:あなた|君|お前)は",
+]
+
+_TASK = _any("task", "role", "job", "goal", "purpose", "objective", "instructions?", "mission")
+NEW_INSTRUCTIONS = [
+    rf"\b(?:new|updated|revised|real|actual|true|secret|hidden|additional|important)"
+    rf"{S}(?:instructions?|directives?|orders|system{S}prompt|task|rules)"
+    rf"(?:{S}for{S}(?:you|the{S}\w{{2,12}}))?\s{{0,3}}:",
+    rf"\byour{S}(?:new|real|actual|true|only){S}{_TASK}{S}(?:is|are|will{S}be)\b",
+    rf"\bneue\w?{S}(?:anweisung(?:en)?|instruktion(?:en)?|aufgabe|befehle?|regeln)\s{{0,3}}:",
+    rf"\bdeine{S}(?:neue|eigentliche|wahre|einzige){S}(?:aufgabe|rolle|anweisung)\b",
+    rf"\bnouvelles?{S}(?:instructions?|consignes?|directives?|taches?|regles)\s{{0,3}}:",
+    rf"\b(?:ta|votre){S}(?:nouvelle|vraie|veritable|seule){S}(?:tache|mission|role|consigne)\b",
+    rf"\bnuevas?{S}(?:instrucciones|instruccion|ordenes|tarea|reglas|directrices)\s{{0,3}}:",
+    rf"\btu{S}(?:nueva|verdadera|unica|real){S}(?:tarea|mision|funcion|instruccion)\b",
+    rf"\bnovas?{S}(?:instrucoes|instrucao|ordens|tarefa|regras|diretrizes)\s{{0,3}}:",
+    rf"\b(?:sua|tua){S}(?:nova|verdadeira|unica|real){S}(?:tarefa|missao|funcao|instrucao)\b",
+    rf"\bnuov[ea]{S}(?:istruzioni|istruzione|direttive|compito|regole)\s{{0,3}}:",
+    rf"\bil{S}tuo{S}(?:nuovo|vero|unico){S}(?:compito|ruolo|obiettivo)\b",
+    r"(?:新的?|最新的?|真正的|更新的?|新しい|新たな|本当の|最新の)(?:指令|指示|任务|任務|规则|規則|命令|タスク|ルール)"
+    r"\s{0,2}[:：]",
+    r"你的(?:新|真正的?|唯一的?)(?:任务|任務|角色|目标|目標)(?:是|为|為)",
+    r"あなたの(?:新しい|本当の|唯一の)(?:任務|役割|タスク|仕事|目的)は",
+]
+
+_ADDRESSEE = _any(
+    "ai", "a\\.i\\.", "assistants?", "models?", "llms?", "chatbots?", "bots?",
+    rf"(?:large{S})?language{S}models?", "evaluators?", "judges?", "graders?",
+    r"fact[\s-]{0,2}checkers?",
+    rf"automated{S}(?:systems?|reviewers?|evaluators?|judges?|graders?)",
+)
+ADDRESS = [
+    rf"\b(?:attention|note|message|notice|instructions?|important){S}(?:to|for){S}"
+    rf"(?:the{S}|any{S}|all{S})?{_ADDRESSEE}\b",
+    rf"\bif{S}you{S}are{S}(?:an?{S})?(?:ai|llm|chatbot|(?:large{S})?language{S}model|"
+    rf"ai{S}(?:assistant|model|system)|automated{S}\w{{3,12}}|(?:evaluator|judge|grader){S}model)\b",
+    rf"\b(?:dear|hey|hello){S}(?:ai|assistant|model|llm|chatbot|chatgpt|gpt|claude|evaluator|"
+    r"judge|grader)\b",
+    rf"\bwhatever{S}you{S}(?:were|have{S}been|'ve{S}been){S}(?:told|instructed|asked|given)\b",
+    rf"\b(?:earlier|previous|prior|above|preceding|former){S}(?:guidance|directions|"
+    rf"instructions|rules|directives|orders|prompts){S}(?:no{S}longer{S}appl(?:y|ies)|"
+    rf"(?:is|are){S}(?:void|obsolete|cancell?ed|revoked|superseded|no{S}longer{S}valid)|"
+    rf"(?:do|does){S}not{S}apply)",
+    rf"\b(?:wenn{S}du{S}(?:eine{S})?(?:ki|sprachmodell|assistent)|liebe{S}ki|an{S}die{S}ki{S}?:)",
+    rf"\b(?:si{S}(?:tu{S}es|vous{S}etes){S}une?{S}(?:ia|modele|assistant)|chere{S}ia|"
+    rf"a{S}l'ia{S}?:)",
+    rf"\b(?:si{S}eres{S}una?{S}(?:ia|modelo|asistente)|querida{S}ia|para{S}la{S}ia{S}?:)",
+    rf"\b(?:se{S}(?:voce{S}e|tu{S}es){S}uma?{S}(?:ia|modelo|assistente)|cara{S}ia|"
+    rf"para{S}a{S}ia{S}?:)",
+    rf"\b(?:se{S}sei{S}(?:un'|una?{S}|un{S})(?:ia|modello|assistente)|cara{S}ia|per{S}l'ia{S}?:)",
+    r"(?:如果你是|假如你是|若你是|致|给|給)(?:ai|人工智能|语言模型|語言模型|大模型|ai助手|评估模型|評估模型)",
+    r"(?:あなたが|もしあなたが)(?:ai|言語モデル|aiアシスタント|評価者)(?:なら|であれば|の場合)",
+]
+
+_VERDICT_TARGET = _any(
+    "supported", "true", "correct", "verified", "accurate", "valid", "entailed", "faithful",
+    "grounded", "factual", "confirmed",
+)
+_EN_OBJECT = _any("claims?", "statements?", "answers?", "responses?", "citations?",
+                  "sentences?", "facts?", "assertions?", "outputs?")
+_DE_TARGET = _any("unterstutzt", "belegt", "wahr", "korrekt", "richtig", "zutreffend", "bestatigt",
+                  "verifiziert", "gestutzt", "gultig", "supported")
+_FR_TARGET = _any("etaye\\w{0,2}", "supporte\\w{0,2}", "soutenue?s?", "vraie?s?", "correcte?s?",
+                  "verifiee?s?", "exacte?s?", "fondee?s?", "valides?", "prouvee?s?", "supported")
+_ES_PT_TARGET = _any(
+    "respaldad[ao]s?", "apoiad[ao]s?", "apoyad[ao]s?", "verdader[ao]s?", "verdadeir[ao]s?",
+    "correct[ao]s?", "corret[ao]s?", "verificad[ao]s?", "soportad[ao]s?", "suportad[ao]s?",
+    "sustentad[ao]s?", "valid[ao]s?", "ciert[ao]s?", "confirmad[ao]s?", "supported",
+)
+_IT_TARGET = _any("supportat[aeio]", "ver[aeio]", "corrett[aeio]", "verificat[aeio]",
+                  "fondat[aeio]", "valid[aeio]", "confermat[aeio]", "supported")
+LABEL = [
+    rf"\b(?:mark|judge|rate|label|classify|treat|consider|grade|score|evaluate|assess|record|"
+    rf"flag|report|regard|deem|count){S}(?:this|these|the|every|all|each|any|my|our){S}"
+    rf"(?:\w{{1,15}}{S}){{0,2}}{_EN_OBJECT}\b{G30}\b(?:as|to{S}be){S}(?:fully{S}|being{S})?"
+    rf"{_VERDICT_TARGET}\b",
+    rf"\b(?:the|this|every|each|all){S}{_EN_OBJECT}{S}(?:must|should|shall|is{S}to|are{S}to)"
+    rf"{S}be{S}(?:marked|judged|rated|labell?ed|classified|treated|considered|graded|scored|"
+    rf"evaluated){S}(?:as{S})?{_VERDICT_TARGET}\b",
+    rf"\b(?:answer|respond|reply|output|return|say)\b(?:{S}(?:with|only|always))?{S}?"
+    rf"[\"']\s{{0,2}}(?:supported|entailed)\b",
+    rf"\b(?:always|must|should){S}(?:answer|respond|reply|say|output|return|conclude){S}"
+    rf"(?:with{S})?[\"']?(?:supported|entailed|true)\b",
+    rf"\b(?:markiere|markieren|bewerte|bewerten|beurteile|beurteilen|stufe|stufen|klassifiziere|"
+    rf"klassifizieren|behandle|behandeln|werte|werten|kennzeichne|kennzeichnen)\b{G30}"
+    rf"\b(?:aussage|behauptung|antwort|zitat|angabe|alles)\w{{0,2}}\b{G20}\bals{S}{_DE_TARGET}\b",
+    rf"\bals{S}{_DE_TARGET}{S}(?:zu{S})?(?:markieren|bewerten|einstufen|kennzeichnen|werten|"
+    r"behandeln|ausgeben|beurteilen)\b",
+    rf"\bantworte\w{{0,2}}{S}(?:nur{S}|immer{S})?mit{S}[\"']?\s{{0,2}}{_DE_TARGET}\b",
+    rf"\b(?:marque|marquez|considere|considerez|evalue|evaluez|jugez|classe|classez|notez|"
+    rf"traite|traitez|qualifie|qualifiez|declare|declarez)\b{G30}\b(?:affirmation|declaration|"
+    rf"reponse|enonce|citation|phrase|tout)s?\b{G20}\bcomme{S}{_FR_TARGET}\b",
+    rf"\brepon(?:ds|dez){S}(?:uniquement{S}|toujours{S})?(?:par|avec){S}[\"']?\s{{0,2}}"
+    rf"(?:supported|vrai|oui|etaye)\b",
+    rf"\b(?:marca|marque|marcad|considera|considere|evalua|evalue|califica|califique|clasifica|"
+    rf"clasifique|trata|trate|juzga|juzgue|etiqueta|etiquete|avalie|avalia|classifique|"
+    rf"classifica|julgue|julga|rotule|rotula)\b{G30}\b(?:afirmaci\w{{2,4}}|declaraci\w{{2,4}}|"
+    rf"respuestas?|respostas?|enunciados?|citas?|afirmac\w{{2,4}}|alegac\w{{2,4}}|declarac\w{{2,4}}|"
+    rf"citac\w{{2,4}}|todo|tudo)\b{G20}\bcomo{S}{_ES_PT_TARGET}\b",
+    rf"\b(?:responde|responda|responded|responder)\w{{0,2}}{S}(?:solo{S}|siempre{S}|sempre{S}|"
+    rf"apenas{S})?(?:con|com){S}[\"']?\s{{0,2}}(?:supported|verdadero|verdadeiro|respaldado|"
+    r"suportado)\b",
+    rf"\b(?:segna|segnate|contrassegna|considera|considerate|valuta|valutate|classifica|tratta|"
+    rf"giudica|etichetta|marca)\b{G30}\b(?:affermazion\w|dichiarazion\w|rispost\w|enunciat\w|"
+    rf"citazion\w|tutto|tutte)\b{G20}\bcome{S}{_IT_TARGET}\b",
+    rf"\brispondi{S}(?:solo{S}|sempre{S})?(?:con{S})?[\"']\s{{0,2}}(?:supported|vero|supportato)\b",
+    r"(?:声明|聲明|说法|說法|陈述|陳述|主张|主張|答案|回答|结论|結論|断言|斷言|内容|內容)"
+    rf"{CJK}{{0,10}}(?:标记|標記|判定|判断|判斷|认定|認定|视为|視為|评为|評為|标注|標註|归类|歸類|"
+    rf"当作|當作|算作)(?:为|為|成)?{CJK}{{0,3}}(?:支持|正确|正確|真实|真實|属实|屬實|成立|已验证|"
+    r"已驗證|可信|有依据|有依據|supported)",
+    rf"(?:一律|全部|都)(?:判定|标记|標記|视为|視為|认定|認定)(?:为|為)?{CJK}{{0,2}}(?:支持|正确|正確|"
+    r"属实|屬實|supported)",
+    rf"(?:回答|回复|回覆|输出|輸出){CJK}{{0,4}}[\"“「']\s{{0,2}}(?:支持|supported)",
+    rf"(?:主張|回答|答え|記述|文|内容|結論|声明){CJK}{{0,10}}(?:支持|サポート|正しい|真|正確|"
+    rf"検証済み|事実|根拠あり|supported){CJK}{{0,4}}(?:と|として){CJK}{{0,4}}(?:判定|評価|マーク|"
+    r"分類|判断|扱|記録|ラベル|回答|答え)",
+]
+
+_USER = _any("user", "users", "human", "reader", "operator")
+SECRECY = [
+    rf"\b(?:do{S}not|don't|dont|never|must{S}not){S}(?:tell|inform|alert|notify|warn|let)"
+    rf"{S}(?:the{S})?{_USER}\b",
+    rf"\b(?:do{S}not|don't|dont|never){S}(?:mention|reveal|disclose|repeat|acknowledge)"
+    rf"{S}(?:these|this|the|that|your|any{S}of{S}(?:these|this|the)){S}(?:instructions?|"
+    r"prompt|message|note|directives?)\b",
+    rf"\bwithout{S}(?:telling|informing|alerting|notifying|letting){S}(?:the{S})?{_USER}\b",
+    rf"\bkeep{S}(?:this|these|it){S}(?:instructions?{S})?(?:secret|hidden|confidential){S}"
+    rf"from{S}(?:the{S})?{_USER}\b",
+    rf"\b(?:sag|sage|sagen{S}sie|erzahl|erzahle|verrate|verraten{S}sie|teile|informiere)"
+    rf"{S}(?:dem|den|der){S}(?:nutzer|benutzer|anwender|leser|user)\w{{0,2}}{S}"
+    r"(?:nichts|nicht|kein\w{0,2})\b",
+    rf"\bohne{S}(?:dem|den|die){S}(?:nutzer|benutzer|anwender|leser)\w{{0,2}}{S}(?:davon{S})?"
+    rf"(?:etwas{S})?(?:zu{S})?(?:informieren|sagen|erzahlen|benachrichtigen|mitzuteilen)\b",
+    rf"\b(?:erwahne|verrate|wiederhole)\w{{0,2}}{S}(?:diese|die|deine)\w?{S}(?:anweisung\w{{0,2}}|"
+    rf"nachricht|prompt){S}nicht\b",
+    rf"\bne{S}(?:le{S}|lui{S}|leur{S}|rien{S})?(?:dis|dites|revele|revelez|mentionne|mentionnez|"
+    rf"signale|signalez){S}(?:rien|pas|jamais){S}(?:de{S}(?:cela|ceci){S})?(?:a|aux)"
+    rf"{S}(?:l'\s{{0,1}}|les{S})?utilisat\w{{2,5}}",
+    rf"\bsans{S}(?:le{S}dire|prevenir|informer|avertir|en{S}informer){S}(?:a{S})?"
+    rf"(?:l'\s{{0,1}}|les{S})?utilisat\w{{2,5}}",
+    rf"\bne{S}mentionne\w{{0,2}}{S}pas{S}(?:ces|cette|les|tes){S}(?:instructions?|consignes?|"
+    r"message)\b",
+    rf"\bno{S}(?:le{S}|les{S})?(?:digas|diga|cuentes|cuente|menciones|mencione|reveles|revele|"
+    rf"informes|informe|avises|avise){S}(?:nada{S}|esto{S}|eso{S})?(?:al|a{S}los|a{S}la){S}"
+    r"(?:usuari[oa]s?|lector)",
+    rf"\bsin{S}(?:decirle|decir|informar|avisar|contarle)\w{{0,2}}{S}(?:nada{S})?(?:al|a{S}los)"
+    rf"{S}usuari",
+    rf"\bnao{S}(?:conte|diga|mencione|revele|informe|avise|fale){S}(?:nada{S}|isso{S}|isto{S})?"
+    rf"(?:ao|aos|a|para{S}o|para{S}os){S}(?:usuari[oa]s?|utilizador\w{{0,2}}|leitor)",
+    rf"\bsem{S}(?:contar|dizer|informar|avisar){S}(?:nada{S})?(?:ao|aos|o|os){S}"
+    r"(?:usuari|utilizador)",
+    rf"\b(?:no|nao){S}(?:menciones|mencione|reveles|revele|repitas|repita){S}(?:estas|esta|las|"
+    rf"as|tus|suas){S}instruc",
+    rf"\bnon{S}(?:dire|dirlo|dirgli|rivelare|menzionare|riferire|informare|avvisare){S}"
+    rf"(?:nulla{S}|niente{S}|questo{S})?(?:all'\s{{0,1}}|agli{S}|al{S}|a{S}l'\s{{0,1}})utent",
+    rf"\bsenza{S}(?:dirlo|dire{S}nulla|informare|avvisare){S}(?:all'\s{{0,1}}|l'\s{{0,1}}|"
+    rf"gli{S}|agli{S})utent",
+    rf"\bnon{S}(?:menzionare|rivelare|ripetere){S}(?:queste|questa|le|tue){S}istruzion",
+    r"(?:不要|别|別|切勿|请勿|請勿|不得|不可)(?:告诉|告訴|通知|提醒|透露给|透露給|让|讓)(?:用户|用戶|使用者|读者|讀者)",
+    r"(?:不要|别|別|切勿|请勿|請勿)(?:向|对|對)(?:用户|用戶|使用者)(?:透露|提及|说明|說明|提起|解释|解釋)",
+    r"(?:不要|别|別|切勿|请勿|請勿)(?:提及|透露|泄露|洩露|重复|重複)(?:这些|這些|此|本|以上)(?:指令|指示|说明|"
+    r"說明|消息|訊息)",
+    rf"(?:ユーザー|ユーザ|利用者|読者)(?:に|には){CJK}{{0,8}}(?:伝え|言わ|知らせ|教え|明かさ|話さ)"
+    r"(?:ないで|ない|るな)",
+    r"(?:ユーザー|ユーザ|利用者)に(?:知られ|気づかれ|バレ)(?:ない|ぬ)よう",
+    rf"(?:この|これらの)(?:指示|命令|メッセージ){CJK}{{0,6}}(?:言及|明か|開示)(?:しないで|さないで|するな)",
+]
+
+SYSTEM_PROMPT = [
+    rf"\b(?:reveal|print|output|show|display|repeat|leak|disclose|dump|tell{S}me|write{S}out|"
+    rf"give{S}me)\b{G20}\b(?:system{S}prompt|(?:initial|hidden|original|secret){S}"
+    rf"(?:prompt|instructions)|your{S}(?:instructions|prompt|rules|guidelines))\b",
+    rf"\b(?:new|override|updated){S}system{S}(?:prompt|message|instructions?)\b",
+    rf"\bsystem{S}(?:override|prompt|instructions?|message){S}?:",
+    rf"\b(?:zeige|zeig|gib|verrate|wiederhole|nenne)\b{G20}\b(?:systemprompt|system-prompt|"
+    rf"systemanweisung\w{{0,2}}|deine\w?{S}(?:anweisungen|prompt))\b",
+    rf"\bneue\w?{S}system(?:prompt|anweisung|nachricht)\w{{0,2}}\b",
+    rf"\b(?:revele|montre|affiche|repete|donne|ecris|divulgue)\w{{0,2}}\b{G20}\b(?:prompt{S}"
+    rf"(?:systeme|du{S}systeme|initial)|instructions{S}(?:initiales|systeme|cachees)|"
+    rf"(?:tes|vos){S}instructions)\b",
+    rf"\b(?:revela|muestra|imprime|repite|dime|escribe|divulga|revele|mostre|mostra|imprima|"
+    rf"repita|diga|escreva|divulgue)\b{G20}\b(?:prompt{S}(?:del|de|do){S}sistema|prompt{S}"
+    rf"inicial|instrucciones{S}(?:iniciales|del{S}sistema|ocultas)|instrucoes{S}(?:iniciais|"
+    rf"do{S}sistema|ocultas)|(?:tus|suas){S}instruc\w{{2,5}})",
+    rf"\b(?:rivela|mostra|stampa|ripeti|dimmi|scrivi|divulga)\w{{0,2}}\b{G20}\b(?:prompt{S}"
+    rf"(?:di|del){S}sistema|prompt{S}iniziale|istruzioni{S}(?:iniziali|di{S}sistema|nascoste)|"
+    rf"(?:le{S})?tue{S}istruzioni)\b",
+    rf"(?:输出|輸出|显示|顯示|打印|重复|重複|泄露|洩露|告诉我|告訴我|透露|展示|说出|說出){CJK}{{0,8}}"
+    r"(?:系统提示|系統提示|系统指令|系統指令|初始指令|原始指令|你的指令|隐藏指令|隱藏指令|提示词|提示詞)",
+    r"(?:新的?|覆盖|覆蓋)(?:系统|系統)(?:提示|指令)",
+    rf"(?:システムプロンプト|初期プロンプト|元の指示|隠された指示|あなたの指示){CJK}{{0,8}}"
+    r"(?:表示|出力|教え|見せ|繰り返|公開|開示)",
+]
+
+_ROLES = _any(
+    "system", "developer", "assistant", "human", "sistema", "systeme", "systemnachricht",
+    "assistent", "assistente", "asistente", "系统", "系統", "助手", "システム", "アシスタント",
+)
+_TAGS = _any("system", "assistant", "developer", "system_prompt", "system-prompt", "sys",
+             "instructions?", "admin", "im_start")
+ROLE = [
+    rf"(?m)^[ \t>]{{0,8}}{_ROLES}[ \t]{{0,4}}(?:prompt|message|nachricht|messaggio|mensaje|"
+    r"mensagem)?[ \t]{0,4}:",
+    rf"<\s{{0,2}}{_TAGS}\s{{0,2}}>\s{{0,8}}[^<\s][^<\n]{{15}}",
+    rf"(?m)^[ \t]{{0,8}}\[\s{{0,2}}{_ROLES}(?:{S}(?:note|message|prompt|override|instructions?))?"
+    r"\s{0,2}\]",
+    r"\[\s{0,2}(?:system|admin|developer)\s{1,3}(?:note|message|prompt|override|instructions?)"
+    r"\s{0,2}\]",
+]
+TEMPLATE = [
+    r"<\|[a-z_]{2,24}\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|<\|?(?:begin|end)"
+    r"[_ ]?of[_ ]?(?:text|sentence)\|?>",
+]
+HEADER = [
+    r"(?m)^[ \t]{0,8}#{2,4}[ \t]{0,4}(?:instruction|response|system(?: prompt)?|anweisung|"
+    r"instruccion|instrucao|istruzione|consigne|指示|指令)(?:[ \t]{0,4}:|[ \t]{0,4}$)",
+]
+JUDGE = [
+    r"\bevidence_quote\b|\bclaim_id\b|\"verdicts?\"[ \t]{0,3}:",
+    r"\b(?:verdict|urteil|verdikt|veredicto|verdetto|veredito)[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
+    r"(?:supported|partial|unsupported|unterstutzt|respaldado|suportado|supportato|etaye)\b",
+    r"(?:判定|结论|結論|判決|评判|評判)\s{0,2}[:：=]\s{0,2}[\"“「]?(?:支持|supported|サポート)",
+]
+
+RULES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (name, tuple(fold_text(pattern) for pattern in patterns)) for name, patterns in (
+        ("override_instructions", OVERRIDE),
+        ("role_reassignment", REASSIGN),
+        ("new_instructions", NEW_INSTRUCTIONS),
+        ("address_to_model", ADDRESS),
+        ("label_request", LABEL),
+        ("secrecy", SECRECY),
+        ("system_prompt", SYSTEM_PROMPT),
+        ("role_marker", ROLE),
+        ("template_token", TEMPLATE),
+        ("instruction_header", HEADER),
+        ("judge_vocabulary", JUDGE),
+    )
+)
+"""(rule name, its patterns), each pattern matched with ``(?i)`` on normalised text."""
