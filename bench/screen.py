@@ -1,13 +1,18 @@
-"""The offline screen against human labels, next to baselines run in the same process.
+"""The offline screen against human labels, next to the previous screen and baselines.
 
-    python -m bench.screen [--split all|dev|test] [--repeat 5] [--show-errors]
+    python -m bench.screen [--set all|hand|public] [--show-errors] [--timing]
 
-On tests/fixtures/screen/labelled.jsonl prints, per judge: precision of each verdict class
-(share of its verdicts people agree with), abstention rate, coverage, the confusion matrix
-(human x judge, with abstain) and Cohen's kappa on the answered pairs, for the dev and the
-held-out test split separately. Baselines: the old lexical judge (lexical-v1, which never
-abstains) and plain token-overlap thresholds. Then the per-claim time of the screen against
-the old lexical judge, as a ratio measured in this run.
+Two labelled sets: ``tests/fixtures/screen/labelled.jsonl`` (written by the project, by the
+rubric) and ``tests/fixtures/screen/public.jsonl`` (a sample of public human-labelled sets,
+with answers and responses written by models; see PUBLIC.md there). Each is split dev/test
+by document; rules are fitted on dev only. The public sets label only supported or not
+(fully) supported: there a partial verdict counts as right when people say not supported. For each split it prints, per judge: precision of
+each verdict class with its Wilson 95% interval, abstention, coverage, the confusion matrix
+(human x judge, with abstain) and Cohen's kappa on the answered pairs. The judges are the
+screen, the previous screen (the code of ``bench._screen_previous.BASE_COMMIT``, loaded from
+git into this process), the old lexical judge and a word-overlap baseline. It ends with the
+per-class precision on the public held-out split that the cascade's defaults follow, and
+(with ``--timing``) the per-claim time of the screen against lexical-v1 in this run.
 """
 
 from __future__ import annotations
@@ -21,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from bench._lexical_baseline import lexical_verdict, overlap
+from bench._screen_previous import BASE_COMMIT, previous_screen
 from sidecar.judge.screen import clear_passage_cache, screen_claim
-from sidecar.quality._stats import cohen_kappa
+from sidecar.quality._stats import cohen_kappa, wilson_interval
 
-LABELLED = Path(__file__).parents[1] / "tests" / "fixtures" / "screen" / "labelled.jsonl"
+FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures" / "screen"
+LABELLED = FIXTURES / "labelled.jsonl"
+PUBLIC = FIXTURES / "public.jsonl"
 LABELS = ("supported", "partial", "unsupported")
 ABSTAIN = "abstain"
 
@@ -32,7 +40,7 @@ Judge = Callable[[str, Sequence[str]], str | None]
 
 
 def load(path: Path = LABELLED) -> list[dict[str, Any]]:
-    """The labelled pairs."""
+    """The labelled pairs of one file."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 
@@ -77,13 +85,20 @@ def figures(pairs: Sequence[dict[str, Any]], judge: Judge) -> Figures:
         verdict = judge(pair["claim"], pair["passages"]) or ABSTAIN
         matrix[pair["label"]][verdict] += 1
     precision = {j: (matrix[j][j], sum(matrix[h][j] for h in LABELS)) for j in LABELS}
+    if pairs and all(pair.get("binary") for pair in pairs):
+        # supported or not: a partial verdict agrees with "not (fully) supported"
+        precision["partial"] = (matrix["unsupported"]["partial"], precision["partial"][1])
     answered = [[matrix[h][j] for j in LABELS] for h in LABELS]
     abstained = sum(matrix[h][ABSTAIN] for h in LABELS)
     return Figures(len(pairs), matrix, precision, abstained, cohen_kappa(answered))
 
 
-def _pct(agreed: int, given: int) -> str:
-    return f"{agreed / given:6.1%} ({agreed}/{given})" if given else "   n/a (0/0)"
+def precision_text(agreed: int, given: int) -> str:
+    """``0.912 [0.871, 0.941] (52/57)``: precision with its Wilson 95% interval."""
+    if not given:
+        return "n/a (0/0)"
+    est = wilson_interval(agreed, given)
+    return f"{est.value:.3f} [{est.low:.3f}, {est.high:.3f}] ({agreed}/{given})"
 
 
 def report(name: str, f: Figures) -> list[str]:
@@ -91,8 +106,8 @@ def report(name: str, f: Figures) -> list[str]:
     kappa = "n/a" if f.kappa is None else f"{f.kappa:.3f}"
     lines = [f"  {name}: abstained {f.abstention:.1%} ({f.abstained}/{f.n}), coverage "
              f"{1 - f.abstention:.1%}, kappa on answered {kappa}"]
-    lines.append("    precision  " + "  ".join(
-        f"{label} {_pct(*f.precision[label])}" for label in LABELS))
+    for label in LABELS:
+        lines.append(f"    precision {label:<11} {precision_text(*f.precision[label])}")
     lines.append("    human \\ judge   " + " ".join(f"{c:>11}" for c in (*LABELS, ABSTAIN)))
     for human in LABELS:
         lines.append(f"    {human:<15} " + " ".join(
@@ -100,13 +115,25 @@ def report(name: str, f: Figures) -> list[str]:
     return lines
 
 
-JUDGES: dict[str, Judge] = {
-    "screen": screen_judge,
-    "lexical-v1 (old offline judge)": lambda c, p: lexical_verdict(c, p),
-    "overlap >= 0.5": overlap_judge(0.5),
-    "overlap >= 0.8": overlap_judge(0.8),
-    "overlap >= 0.9, < 0.3 unsupported, else abstain": overlap_judge(0.9, 0.3),
-}
+def judges() -> dict[str, Judge]:
+    """The screen, the previous screen and the baselines, by name."""
+    return {
+        "screen": screen_judge,
+        f"previous screen ({BASE_COMMIT})": previous_screen(),
+        "lexical-v1 (old offline judge)": lambda c, p: lexical_verdict(c, p),
+        "word overlap (>= 0.8 supported, < 0.3 unsupported, else abstain)":
+            overlap_judge(0.8, 0.3),
+    }
+
+
+def _groups(pairs: Sequence[dict[str, Any]], name: str) -> list[tuple[str, list[dict[str, Any]]]]:
+    out = []
+    for split in ("dev", "test"):
+        chosen = [p for p in pairs if p["split"] == split]
+        out.append((f"{name} {split}", chosen))
+        for source in sorted({p.get("source", "") for p in chosen} - {""}):
+            out.append((f"{name} {split} / {source}", [p for p in chosen if p["source"] == source]))
+    return out
 
 
 def _per_claim_seconds(pairs: Sequence[dict[str, Any]], judge: Judge, repeat: int) -> float:
@@ -119,40 +146,6 @@ def _per_claim_seconds(pairs: Sequence[dict[str, Any]], judge: Judge, repeat: in
     return best / len(pairs)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("all", "dev", "test"), default="all")
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--show-errors", action="store_true",
-                        help="list the screen's wrong answers on the dev split")
-    args = parser.parse_args()
-    pairs = load()
-    splits = ("dev", "test") if args.split == "all" else (args.split,)
-    for split in splits:
-        chosen = [p for p in pairs if p["split"] == split]
-        print(f"{split} split: {len(chosen)} pairs")
-        for name, judge in JUDGES.items():
-            print("\n".join(report(name, figures(chosen, judge))))
-        print()
-    if args.show_errors:
-        for pair in pairs:
-            if pair["split"] != "dev":
-                continue
-            result = screen_claim(pair["claim"], pair["passages"])
-            if result.verdict is not None and result.verdict != pair["label"]:
-                print(f"{pair['id']} human {pair['label']} screen {result.verdict}: "
-                      f"{result.reason}\n  C: {pair['claim']}\n  P: {pair['passages']}")
-    lexical_time = _per_claim_seconds(pairs, JUDGES["lexical-v1 (old offline judge)"],
-                                      args.repeat)
-    cold = _per_claim_seconds(pairs, _cold(screen_judge), args.repeat)
-    warm = _per_claim_seconds(pairs, screen_judge, args.repeat)
-    print(f"per claim: lexical-v1 {lexical_time * 1e6:.0f} us (baseline); screen "
-          f"{cold * 1e6:.0f} us preparing its passages ({cold / lexical_time:.2f}x), "
-          f"{warm * 1e6:.0f} us with passages prepared once per trace "
-          f"({warm / lexical_time:.2f}x)")
-    _scaling(pairs)
-
-
 def _cold(judge: Judge) -> Judge:
     def run(claim: str, passages: Sequence[str]) -> str | None:
         clear_passage_cache()
@@ -160,30 +153,56 @@ def _cold(judge: Judge) -> Judge:
     return run
 
 
-def _scaling(pairs: Sequence[dict[str, Any]]) -> None:
-    """Cost against cited text size (x10 text should cost about x10), and a large trace."""
-    text = " ".join(p for pair in pairs for p in pair["passages"])
-    claim = pairs[0]["claim"]
-    screen_claim(claim, [text])     # lemma caches warm, as in a running service
-    clear_passage_cache()
-    previous = None
-    for factor in (1, 10):
-        passage = " ".join([text] * factor)
-        start = time.perf_counter()
-        screen_claim(claim, [passage])
-        clear_passage_cache()
-        elapsed = time.perf_counter() - start
-        ratio = "" if previous is None else f", x{elapsed / previous:.1f} for x10 text"
-        print(f"one claim against {len(passage):,} chars of cited text: {elapsed:.3f} s{ratio}")
-        previous = elapsed
-    sources = [p for pair in pairs[:40] for p in pair["passages"]]
-    claims = [pair["claim"] for pair in pairs] * (20_000 // len(pairs) + 1)
-    start = time.perf_counter()
-    for i, claim in enumerate(claims[:20_000]):
-        screen_claim(claim, [sources[i % len(sources)]])
-    elapsed = time.perf_counter() - start
-    print(f"20,000 claims of one trace over {len(sources)} passages: {elapsed:.2f} s "
-          f"({elapsed / 20_000 * 1e6:.0f} us per claim)")
+def _show_errors(pairs: Sequence[dict[str, Any]]) -> None:
+    for pair in pairs:
+        if pair["split"] != "dev":
+            continue
+        result = screen_claim(pair["claim"], pair["passages"])
+        if result.verdict is not None and result.verdict != pair["label"]:
+            print(f"{pair['id']} human {pair['label']} screen {result.verdict}: "
+                  f"{result.reason}\n  C: {pair['claim']}\n  P: {pair['passages']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("all", "hand", "public"), default="all")
+    parser.add_argument("--show-errors", action="store_true",
+                        help="list the screen's wrong answers on the dev splits only")
+    parser.add_argument("--timing", action="store_true",
+                        help="also time the screen per claim against lexical-v1")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    sets = {"hand": load(LABELLED), "public": load(PUBLIC)}
+    chosen = sets if args.set == "all" else {args.set: sets[args.set]}
+    all_judges = judges()
+    held_out: Figures | None = None
+    for name, pairs in chosen.items():
+        for title, group in _groups(pairs, name):
+            print(f"{title}: {len(group)} pairs")
+            for judge_name, judge in all_judges.items():
+                found = figures(group, judge)
+                if title == "public test" and judge_name == "screen":
+                    held_out = found
+                print("\n".join(report(judge_name, found)))
+            print()
+    if held_out is not None:
+        print("the screen's precision per class on the public held-out split, which the "
+              "cascade's defaults follow (judge.screen_trusted_verdicts):")
+        for label in LABELS:
+            print(f"  {label:<11} {precision_text(*held_out.precision[label])}")
+    if args.show_errors:
+        for pairs in chosen.values():
+            _show_errors(pairs)
+    if args.timing:
+        pairs = sets["hand"]
+        lexical_time = _per_claim_seconds(pairs, all_judges["lexical-v1 (old offline judge)"],
+                                          args.repeat)
+        cold = _per_claim_seconds(pairs, _cold(screen_judge), args.repeat)
+        warm = _per_claim_seconds(pairs, screen_judge, args.repeat)
+        print(f"per claim: lexical-v1 {lexical_time * 1e6:.0f} us (baseline); screen "
+              f"{cold * 1e6:.0f} us preparing its passages ({cold / lexical_time:.2f}x), "
+              f"{warm * 1e6:.0f} us with passages prepared once per trace "
+              f"({warm / lexical_time:.2f}x)")
 
 
 if __name__ == "__main__":
