@@ -42,7 +42,8 @@ def previous_screen(commit: str = BASE_COMMIT) -> Callable[[str, Sequence[str]],
             text = _source(commit, module)
             if text is None:
                 continue
-            text = text.replace("from sidecar.judge import _lexicon", f"from {package} import _lexicon")
+            text = text.replace("from sidecar.judge import _lexicon",
+                                f"from {package} import _lexicon")
             text = text.replace("from sidecar.judge._screen_", f"from {package}._screen_")
             (folder / f"{module}.py").write_text(text, encoding="utf-8")
         sys.path.insert(0, str(folder.parent))

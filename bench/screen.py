@@ -6,13 +6,14 @@ Two labelled sets: ``tests/fixtures/screen/labelled.jsonl`` (written by the proj
 rubric) and ``tests/fixtures/screen/public.jsonl`` (a sample of public human-labelled sets,
 with answers and responses written by models; see PUBLIC.md there). Each is split dev/test
 by document; rules are fitted on dev only. The public sets label only supported or not
-(fully) supported: there a partial verdict counts as right when people say not supported. For each split it prints, per judge: precision of
-each verdict class with its Wilson 95% interval, abstention, coverage, the confusion matrix
-(human x judge, with abstain) and Cohen's kappa on the answered pairs. The judges are the
-screen, the previous screen (the code of ``bench._screen_previous.BASE_COMMIT``, loaded from
-git into this process), the old lexical judge and a word-overlap baseline. It ends with the
-per-class precision on the public held-out split that the cascade's defaults follow, and
-(with ``--timing``) the per-claim time of the screen against lexical-v1 in this run.
+(fully) supported: there a partial verdict counts as right when people say not supported.
+For each split it prints, per judge: precision of each verdict class with its Wilson 95%
+interval, abstention, coverage, the confusion matrix (human x judge, with abstain) and
+Cohen's kappa on the answered pairs. The judges are the screen, the previous screen (the
+code of ``bench._screen_previous.BASE_COMMIT``, loaded from git into this process), the old
+lexical judge and a word-overlap baseline. It ends with the per-class precision on the
+public held-out split that the cascade's defaults follow, and (with ``--timing``) the per-
+claim time of the screen against lexical-v1 in this run.
 """
 
 from __future__ import annotations

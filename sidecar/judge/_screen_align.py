@@ -14,7 +14,6 @@ __all__ = ["Clause", "ClauseResult", "judge_clause", "split_clauses"]
 _WINDOW = 3           # neighbouring sentences a clause may draw on
 _ALIGNED = 0.75       # share of a clause's other content that must be found to call a conflict
 _ABSENT = 1 / 3       # at most this share found: the clause is absent from the cited text
-_MAX_QTY_SCAN = 64    # passage quantities of one dimension compared with a claimed one
 _MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
 
 
@@ -110,41 +109,53 @@ def _rival_quantity(a: Quantity, b: Quantity) -> bool:
 
 @dataclass(slots=True)
 class _Hits:
-    units: dict[int, set[str]]
+    """Per sentence of a window: antonyms of claimed words and rival quantities found."""
+
     antonyms: dict[int, set[str]]
-    qty: dict[int, set[int]]
     qty_rival: dict[int, set[int]]
 
 
-def _hits(clause: Clause, passage: Prepared) -> _Hits:
-    hits = _Hits({}, {}, {}, {})
-    for unit in clause.units:
-        for pos in passage.index.get(unit, ()):
-            hits.units.setdefault(passage.tokens[pos].sent, set()).add(unit)
-        # an opposite the claim itself states is not a conflict ("at least 4 hours ... no
-        # more than 8 tablets")
-        opposites = set(lx.ANTONYMS.get(unit, ())) - clause.units
-        if unit in _MONTHS_AND_DAYS:
-            group = lx.MONTHS if unit in lx.MONTHS else lx.WEEKDAYS
-            opposites |= {m for m in group if m in passage.index and m != unit}
-        for opposite in opposites:
-            for pos in passage.index.get(opposite, ()):
-                if not passage.tokens[pos].neg:
-                    hits.antonyms.setdefault(passage.tokens[pos].sent, set()).add(unit)
-    if clause.quantities:
-        by_dim: dict[str, list[Quantity]] = {}
-        for q in passage.quantities:
-            bucket = by_dim.setdefault(q.dim, [])
-            if len(bucket) < _MAX_QTY_SCAN:
-                bucket.append(q)
+def _opposites(clause: Clause, unit: str, passage: Prepared) -> set[str]:
+    # an opposite the claim itself states is not a conflict ("at least 4 hours ... no
+    # more than 8 tablets")
+    opposites = set(lx.ANTONYMS.get(unit, ())) - clause.units
+    if unit in _MONTHS_AND_DAYS:
+        group = lx.MONTHS if unit in lx.MONTHS else lx.WEEKDAYS
+        opposites |= {m for m in group if m != unit and m in passage.key_sents}
+    return opposites
+
+
+def _hits(clause: Clause, passage: Prepared, sents: range) -> _Hits:
+    hits = _Hits({}, {})
+    for sent in sents:
+        plain = passage.sent_plain[sent]
+        for unit in clause.units:
+            if _opposites(clause, unit, passage) & plain:
+                hits.antonyms.setdefault(sent, set()).add(unit)
         for i, cq in enumerate(clause.quantities):
-            family = [d for d in by_dim if _FAMILY.get(d, d) == _FAMILY.get(cq.dim, cq.dim)]
-            for pq in (q for d in family for q in by_dim[d]):
-                if _same_quantity(cq, pq):
-                    hits.qty.setdefault(pq.sent, set()).add(i)
-                elif _rival_quantity(cq, pq):
-                    hits.qty_rival.setdefault(pq.sent, set()).add(i)
+            if any(_rival_quantity(cq, pq) for pq in passage.sent_quantities[sent]):
+                hits.qty_rival.setdefault(sent, set()).add(i)
     return hits
+
+
+_MAX_STARTS = 24      # sentences of one passage where a clause's window may start
+
+
+def _starts(clause: Clause, passage: Prepared) -> list[int]:
+    """Sentences holding a claimed word or quantity, the rarest words' first: a word found in
+    more sentences than the budget left is checked only in the sentences already chosen,
+    so a clause costs the same whatever the passage's size."""
+    starts: set[int] = set()
+    postings = sorted((passage.key_sents[u] for u in clause.units if u in passage.key_sents),
+                      key=len)
+    for found in postings:
+        if starts and len(starts) + len(found) > _MAX_STARTS:
+            break
+        starts.update(found[:_MAX_STARTS])
+    for cq in clause.quantities:
+        same = passage.by_value.get((cq.dim, cq.value), ())
+        starts.update(pq.sent for pq in same[:_MAX_STARTS] if _same_quantity(cq, pq))
+    return sorted(starts)
 
 
 @dataclass(slots=True)
@@ -169,23 +180,36 @@ class _Window:
 
 
 def _best_window(clause: Clause, passages: Sequence[Prepared]) -> tuple[_Window, _Hits] | None:
-    best: tuple[_Window, _Hits] | None = None
+    best: _Window | None = None
     for passage in passages:
-        hits = _hits(clause, passage)
-        starts = sorted(set(hits.units) | set(hits.qty))
-        for first in starts:
+        seen: dict[int, tuple[set[str], set[int]]] = {}
+        # the sentences where each claimed quantity is stated, from the passage's value index
+        qty_sents = [{pq.sent for pq in passage.by_value.get((cq.dim, cq.value), ())
+                      if _same_quantity(cq, pq)} for cq in clause.quantities]
+
+        def found_in(sent: int, passage: Prepared = passage,
+                     seen: dict[int, tuple[set[str], set[int]]] = seen,
+                     qty_sents: list[set[int]] = qty_sents) -> tuple[set[str], set[int]]:
+            if sent not in seen:
+                qty = {i for i, sents in enumerate(qty_sents) if sent in sents}
+                seen[sent] = (set(clause.units & passage.sent_keys[sent]), qty)
+            return seen[sent]
+
+        for first in _starts(clause, passage):
             units: set[str] = set()
             qty: set[int] = set()
             for last in range(first, min(first + _WINDOW, len(passage.sentences))):
                 before = len(units) + len(qty)
-                units |= hits.units.get(last, set())
-                qty |= hits.qty.get(last, set())
+                more_units, more_qty = found_in(last)
+                units |= more_units
+                qty |= more_qty
                 if last > first and len(units) + len(qty) == before:
                     continue    # a sentence that adds nothing does not widen the window
-                window = _Window(passage, first, last, set(units), set(qty))
-                if best is None or window.score > best[0].score:
-                    best = (window, hits)
-    return best
+                if best is None or len(units) + len(qty) > best.score:
+                    best = _Window(passage, first, last, set(units), set(qty))
+    if best is None:
+        return None
+    return best, _hits(clause, best.passage, best.sentences())
 
 
 def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
@@ -214,6 +238,10 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
 
 def _window_tokens(window: _Window) -> list[tuple[int, Token]]:
     return window.passage.tokens_of(window.first, window.last)
+
+
+def _window_quantities(window: _Window) -> list[Quantity]:
+    return [q for s in window.sentences() for q in window.passage.sent_quantities[s]]
 
 
 def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
@@ -255,8 +283,8 @@ def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
                 return "conflict_role: the roles around the relation are swapped"
         # a comparator on the matched number that is the opposite of the claim's
         for cq in clause.quantities:
-            for pq in window.passage.quantities:
-                if pq.sent in sents and _same_quantity(cq, pq) and cq.qualifier and \
+            for pq in _window_quantities(window):
+                if _same_quantity(cq, pq) and cq.qualifier and \
                         pq.qualifier in lx.ANTONYMS.get(cq.qualifier, ()):
                     return "conflict_number: the cited text bounds the number the other way"
     return ""
@@ -269,7 +297,6 @@ def _opposite_in_claim(clause: Clause, unit: str) -> bool:
 
 def _blocked(clause: Clause, window: _Window) -> str:
     """Why a clause whose content is all found still cannot be called supported."""
-    sents = window.sentences()
     tokens = _window_tokens(window)
     if not clause.hedged:
         for unit in clause.units:
@@ -290,7 +317,7 @@ def _blocked(clause: Clause, window: _Window) -> str:
         if opposites and any(t.key in opposites and not t.neg for _, t in tokens):
             return "abstained: the matched text also states the opposite of a claimed word"
     for cq in clause.quantities:
-        in_window = [pq for pq in window.passage.quantities if pq.sent in sents]
+        in_window = _window_quantities(window)
         matches = [pq for pq in in_window if _same_quantity(cq, pq)]
         if matches and all(pq.qualifier != cq.qualifier for pq in matches):
             return "abstained: the cited text qualifies the number differently"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -70,11 +71,17 @@ def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sent
     targets = lx.ANTONYMS.get(anchor, frozenset()) if opposite else frozenset({anchor})
     tokens = passage.tokens
     verdicts = set()
-    occurrences = [p for t in targets for p in passage.index.get(t, ())]
-    for pos in occurrences[:_MAX_ANCHORS]:
+    lo_tok = passage.sentence_tokens[sents.start]
+    hi_tok = passage.sentence_tokens[sents.stop]
+    occurrences: list[int] = []
+    for target in targets:
+        found = passage.index.get(target, ())
+        at = bisect_left(found, lo_tok)
+        while at < len(found) and found[at] < hi_tok and len(occurrences) < _MAX_ANCHORS:
+            occurrences.append(found[at])
+            at += 1
+    for pos in occurrences:
         sent = tokens[pos].sent
-        if sent not in sents:
-            continue
         lo = pos
         while lo > 0 and tokens[lo - 1].sent == sent and pos - lo < 40:
             lo -= 1

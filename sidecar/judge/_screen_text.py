@@ -36,6 +36,11 @@ _BREAK = frozenset(",:") | {"but"}
 _NEG_SCOPE = 4      # tokens a negation cue reaches
 _HEDGE_SCOPE = 5    # tokens a hedge reaches
 _NEGATED_BOUND = {"GT": "LE", "LT": "GE", "MORE": "LE", "LESS": "GE"}
+_MAX_SENTENCE_TOKENS = 160   # a longer run without a sentence end is cut into sentences
+# measured with tracemalloc on encyclopedic and number-dense text (bench.screen_cost)
+_BYTES_PER_CHAR = 2
+_BYTES_PER_TOKEN = 420
+_BYTES_PER_QUANTITY = 450
 
 
 class Token(NamedTuple):
@@ -75,6 +80,21 @@ class Prepared:
     """Index of each sentence's first token (and one past the last token at the end)."""
     token_at: dict[int, int] = field(default_factory=dict)
     """Token index by start offset in the text."""
+    sent_keys: list[frozenset[str]] = field(default_factory=list)
+    """Content keys of each sentence."""
+    sent_plain: list[frozenset[str]] = field(default_factory=list)
+    """Content keys of each sentence that no negation reaches."""
+    key_sents: dict[str, list[int]] = field(default_factory=dict)
+    """Sentences (ascending, each once) where each content key occurs."""
+    sent_quantities: list[list[Quantity]] = field(default_factory=list)
+    """Quantities of each sentence."""
+    by_value: dict[tuple[str, float], list[Quantity]] = field(default_factory=dict)
+    """Quantities by dimension and value."""
+
+    def nbytes(self) -> int:
+        """A close estimate of the memory this preparation holds (for the cache's bound)."""
+        return (_BYTES_PER_CHAR * len(self.text) + _BYTES_PER_TOKEN * len(self.tokens)
+                + _BYTES_PER_QUANTITY * len(self.quantities) + 4096)
 
     def tokens_of(self, first: int, last: int) -> list[tuple[int, Token]]:
         """(index, token) of sentences ``first`` to ``last``."""
@@ -178,8 +198,15 @@ def prepare(text: str) -> Prepared:
             sent_start = start
         tokens.append(Token(key, kind, start, end, sent))
 
+    sent_first = 0
     while i < n:
         w = words[i]
+        if sent_start is not None and len(tokens) - sent_first >= _MAX_SENTENCE_TOKENS:
+            sentences.append((sent_start, tokens[-1].end))
+            sent += 1
+            sent_start = None
+        if sent_start is None:
+            sent_first = len(tokens)
         if w.word in _SENTENCE_END:
             if sent_start is not None:
                 sentences.append((sent_start, w.end))
@@ -222,11 +249,28 @@ def prepare(text: str) -> Prepared:
         tok = tokens[pos]
         first_of[tok.sent] = pos
         token_at[tok.start] = pos
+    sent_keys: list[set[str]] = [set() for _ in sentences]
+    sent_plain: list[set[str]] = [set() for _ in sentences]
+    key_sents: dict[str, list[int]] = {}
     for pos, tok in enumerate(tokens):
-        if tok.kind == "w":
+        if tok.kind == "w" and tok.sent < len(sent_keys):
             index.setdefault(tok.key, []).append(pos)
-    return Prepared(text, tokens, sentences, index, _with_qualifiers(quantities, tokens),
-                    first_of, token_at)
+            sent_keys[tok.sent].add(tok.key)
+            if not tok.neg:
+                sent_plain[tok.sent].add(tok.key)
+            found = key_sents.setdefault(tok.key, [])
+            if not found or found[-1] != tok.sent:
+                found.append(tok.sent)
+    quantities = _with_qualifiers(quantities, tokens)
+    sent_quantities: list[list[Quantity]] = [[] for _ in sentences]
+    by_value: dict[tuple[str, float], list[Quantity]] = {}
+    for q in quantities:
+        if q.sent < len(sentences):
+            sent_quantities[q.sent].append(q)
+        by_value.setdefault((q.dim, q.value), []).append(q)
+    return Prepared(text, tokens, sentences, index, quantities, first_of, token_at,
+                    [frozenset(k) for k in sent_keys], [frozenset(k) for k in sent_plain],
+                    key_sents, sent_quantities, by_value)
 
 
 def _kind(key: str, word: str = "") -> str:

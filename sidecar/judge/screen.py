@@ -22,21 +22,24 @@ clause is aligned on its own.
   scored 0 and never critical.
 
 Cost is linear in the claim and the cited text: each passage is prepared once (cached by
-text), and a claim looks up only its own content keys.
+text, the cache bounded in bytes), and a claim looks up only its own content keys, in a
+bounded number of the passage's sentences.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from threading import Lock
 
 from schemas import VerdictLabel
 from sidecar.judge._screen_align import Clause, ClauseResult, judge_clause, split_clauses
 from sidecar.judge._screen_text import Prepared, prepare
 
-__all__ = ["PreparedPassage", "ScreenVerdict", "clear_passage_cache", "find_support",
-           "prepare_passage", "screen_claim"]
+__all__ = ["DEFAULT_CACHE_BYTES", "PreparedPassage", "ScreenVerdict", "clear_passage_cache",
+           "find_support", "passage_cache_bytes", "prepare_passage", "screen_claim",
+           "set_passage_cache_bytes"]
 
 PreparedPassage = Prepared
 """A passage normalised once; pass it instead of its text to skip preparing it again."""
@@ -59,23 +62,80 @@ class ScreenVerdict:
     evidence_quote: str = ""
 
 
-_CACHED_CHARS = 50_000   # longer passages are prepared each time rather than held
+DEFAULT_CACHE_BYTES = 128 * 2**20
+"""The passage cache's default bound: one record of the largest accepted size
+(``limits.max_record_bytes``, 1 MiB of text) prepared takes at most about 120 MB, so every
+trace's passages are prepared once, inside a 512Mi pod with room for the rest."""
 
 
-@lru_cache(maxsize=256)
-def _prepare_cached(text: str) -> PreparedPassage:
-    return prepare(text)
+class _PassageCache:
+    """Prepared passages by text, least recently used first out, bounded in bytes (each
+    entry's estimated size, ``Prepared.nbytes``)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[str, PreparedPassage] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, text: str) -> PreparedPassage:
+        with self._lock:
+            found = self._entries.get(text)
+            if found is not None:
+                self._entries.move_to_end(text)
+                return found
+        prepared = prepare(text)
+        size = prepared.nbytes()
+        if size > self.max_bytes:
+            return prepared
+        with self._lock:
+            if text not in self._entries:
+                self._entries[text] = prepared
+                self.bytes += size
+            self._trim()
+        return prepared
+
+    def bound(self, max_bytes: int) -> None:
+        with self._lock:
+            self.max_bytes = max_bytes
+            self._trim()
+
+    def _trim(self) -> None:
+        while self.bytes > self.max_bytes and self._entries:
+            _, old = self._entries.popitem(last=False)
+            self.bytes -= old.nbytes()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_CACHE = _PassageCache(DEFAULT_CACHE_BYTES)
 
 
 def prepare_passage(text: str) -> PreparedPassage:
-    """``text`` prepared for the screen; recent passages are cached, so a trace's passages
-    are prepared once however many claims cite them."""
-    return _prepare_cached(text) if len(text) <= _CACHED_CHARS else prepare(text)
+    """``text`` prepared for the screen; recent passages are cached (bounded in bytes), so a
+    trace's passages are prepared once however many claims cite them."""
+    return _CACHE.get(text)
+
+
+def set_passage_cache_bytes(max_bytes: int) -> None:
+    """Bound the passage cache to ``max_bytes`` (estimated); 0 turns it off."""
+    _CACHE.bound(max(0, max_bytes))
+
+
+def passage_cache_bytes() -> tuple[int, int]:
+    """The passage cache's estimated size in bytes and its bound."""
+    return _CACHE.bytes, _CACHE.max_bytes
 
 
 def clear_passage_cache() -> None:
     """Forget the prepared passages (benchmarks measure preparation with it)."""
-    _prepare_cached.cache_clear()
+    _CACHE.clear()
 
 
 def _as_prepared(passage: str | PreparedPassage) -> PreparedPassage:

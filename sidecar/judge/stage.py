@@ -45,7 +45,13 @@ from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
 from sidecar.judge.sampling import Budget, Reservation, SampledBy, Sampler
-from sidecar.judge.screen import PreparedPassage, find_support, prepare_passage, screen_claim
+from sidecar.judge.screen import (
+    PreparedPassage,
+    find_support,
+    prepare_passage,
+    screen_claim,
+    set_passage_cache_bytes,
+)
 from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
 from sidecar.pipeline import JudgeIdentity, JudgeOutcome
 from sidecar.scoring import ClaimVerdict
@@ -102,6 +108,7 @@ class JudgeStageImpl:
         self.cache = VerdictCache(judge_settings.cache_size,
                                   max_bytes=judge_settings.cache_max_bytes,
                                   text_chars=judge_settings.cache_text_chars)
+        set_passage_cache_bytes(judge_settings.screen_cache_bytes)
         self.breaker = CircuitBreaker(
             failure_threshold=judge_settings.circuit_failures,
             reset_seconds=judge_settings.circuit_reset_seconds,
