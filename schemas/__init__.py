@@ -35,7 +35,15 @@ from schemas.review import (
     ReviewReason,
     ReviewRoute,
 )
-from schemas.trace import TRACE_SCHEMA_VERSION, Claim, ClaimKind, Generator, Source, Trace
+from schemas.trace import (
+    TRACE_SCHEMA_VERSION,
+    Claim,
+    ClaimKind,
+    Generator,
+    InputFormat,
+    Source,
+    Trace,
+)
 
 __all__ = [
     "EVALUATION_SCHEMA_VERSION",
@@ -51,6 +59,7 @@ __all__ = [
     "FindingRecord",
     "Generator",
     "HumanLabelValue",
+    "InputFormat",
     "JudgeBackendName",
     "JudgeChoice",
     "JudgeResult",

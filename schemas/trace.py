@@ -8,12 +8,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["Claim", "ClaimKind", "Generator", "Source", "Trace", "TRACE_SCHEMA_VERSION"]
+__all__ = ["Claim", "ClaimKind", "Generator", "InputFormat", "Source", "Trace",
+           "TRACE_SCHEMA_VERSION"]
 
 ClaimKind = Literal["factual", "opinion", "connective"]
 """What a claim is; only factual claims are judged and count towards completeness."""
 
 TRACE_SCHEMA_VERSION = "1"
+
+InputFormat = Literal[
+    "trace_v1", "openai_responses", "openai_chat", "anthropic_messages", "otlp_json", "otlp_proto"
+]
+"""What the records of an input are: trace v1 itself, or what an app already emits (an
+OpenAI or Anthropic request and response, OpenTelemetry spans as the Collector's kafka
+exporter writes them), turned into a trace v1 by an adapter of ``sidecar.inputs``."""
 
 
 class Source(BaseModel):

@@ -22,7 +22,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
-from schemas import JudgeChoice, RedactionType, ReviewRoute, VerdictLabel
+from schemas import InputFormat, JudgeChoice, RedactionType, ReviewRoute, VerdictLabel
 from sidecar._regex import compile_linear
 from sidecar.errors import ConfigError, describe_validation_error
 
@@ -233,8 +233,13 @@ class ProducerSettings(_Section):
 
 
 class InputSettings(_Section):
-    """The embedded file source used instead of Kafka."""
+    """The embedded file source used instead of Kafka, and what input records are."""
 
+    format: InputFormat = "trace_v1"
+    """What each record of the input (file, standard input or Kafka topic) is: trace_v1, or
+    openai_responses, openai_chat, anthropic_messages (an API exchange in an envelope, see
+    docs/producing.md), otlp_json or otlp_proto (the spans of one trace, as the
+    OpenTelemetry Collector's kafka exporter writes them)."""
     path: str | None = None
     """JSON Lines file of traces, or - for standard input. When set, Kafka is not used."""
     output: str | None = None
@@ -247,6 +252,13 @@ class InputSettings(_Section):
     """How often a followed file is checked for new lines."""
     concurrency: int = Field(default=64, ge=1, le=4096)
     """Traces evaluated at once from a file (matters with a slow judge)."""
+
+    @model_validator(mode="after")
+    def _lines_hold_text(self) -> InputSettings:
+        if self.path is not None and self.format == "otlp_proto":
+            raise ValueError("otlp_proto records are read from Kafka only (a file of lines "
+                             "cannot hold protobuf); use otlp_json for files")
+        return self
 
 
 class MetricsSettings(_Section):

@@ -15,6 +15,9 @@ reason); every step is linear in the record's size:
     too many claims/sources/cites    too_many_claims, too_many_sources, too_many_citations
     control characters in a string   replaced by a space (tab, newline, CR are kept)
     valid JSON but not a trace v1    invalid_trace
+    an adapted input it cannot read  unreadable_input (``input.format`` other than trace_v1:
+                                     the adapter of sidecar.inputs builds the trace object,
+                                     which is then validated like any other)
 
 A trace that decodes can therefore always be written back as UTF-8 JSON.
 
@@ -40,6 +43,7 @@ their reasons and messages exactly; tests compare both ways on hostile and rando
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -49,13 +53,14 @@ from typing import TYPE_CHECKING, Any
 import jiter
 from pydantic import ValidationError
 
-from schemas import Claim, Generator, Source, Trace
+from schemas import Claim, Generator, InputFormat, Source, Trace
 from sidecar.errors import (
     TraceDecodeError,
     TraceError,
     TraceInvalidError,
     describe_validation_error,
 )
+from sidecar.inputs import adapter_for
 
 if TYPE_CHECKING:
     from sidecar.config import Settings
@@ -94,7 +99,8 @@ _UNUSUAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodeLimits:
-    """The bounds one record is decoded under (see :class:`sidecar.config.LimitsSettings`)."""
+    """How one record is decoded: its input format and the bounds it is decoded under (see
+    :class:`sidecar.config.LimitsSettings`)."""
 
     max_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
@@ -105,6 +111,8 @@ class DecodeLimits:
     max_number_chars: int = 64
     """At least 49: a longer literal always holds a run of 16 digits, which is what is
     looked for before literals are measured."""
+    input_format: InputFormat = "trace_v1"
+    """What the records are (``input.format``): trace v1, or a format an adapter reads."""
 
     def __post_init__(self) -> None:
         if self.max_number_chars < 49:
@@ -122,6 +130,7 @@ class DecodeLimits:
             max_citations_per_claim=limits.max_citations_per_claim,
             max_text_chars=limits.max_text_chars,
             max_number_chars=limits.max_number_chars,
+            input_format=settings.input.format,
         )
 
 
@@ -148,6 +157,8 @@ def decode_trace(
     size = len(value)
     if size > byte_limit:
         raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
+    if limits.input_format != "trace_v1":
+        return _decode_adapted(value, limits, depth_limit)
     text: str | None = None
     if isinstance(value, bytes):
         data = value[len(_BOM_BYTES):] if value.startswith(_BOM_BYTES) else value
@@ -173,6 +184,19 @@ def decode_trace(
         if trace is not None:
             return trace
     return parse_trace_object(obj, max_depth=depth_limit, limits=limits)
+
+
+def _decode_adapted(value: bytes | str, limits: DecodeLimits, depth_limit: int) -> Trace:
+    """A record of an adapted input: its adapter's trace object, validated as any other."""
+    adapter = _adapter(limits.input_format)
+    if adapter is None:  # pragma: no cover - trace_v1 never comes here
+        raise TraceInvalidError("trace_v1 needs no adapter")
+    data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
+    return parse_trace_object(adapter.to_trace(data), max_depth=depth_limit, limits=limits)
+
+
+_adapter = functools.cache(adapter_for)
+"""Adapters hold no state: one of each format serves every record."""
 
 
 def _fast_loads(data: bytes) -> Any:

@@ -171,7 +171,9 @@ class Pipeline:
             outcome = await self.judge.judge(redacted, analysis.with_trace(redacted))
             started = self._timed("judge", started)
         result = score(analysis, outcome.verdicts, self.settings.scoring,
-                       abstained=outcome.abstained, judge_failed=outcome.failed)
+                       abstained=outcome.abstained, judge_failed=outcome.failed,
+                       fabricated={f.claim_id for f in findings
+                                   if f.code == "fabricated_quote" and f.claim_id})
         findings.extend(
             Finding("misattributed", "warning", claim_id=claim_id, source_id=source_id,
                     detail="supported_by_uncited_source")

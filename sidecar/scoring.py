@@ -92,12 +92,15 @@ def score(
     *,
     abstained: Collection[str] = (),
     judge_failed: bool = False,
+    fabricated: Collection[str] = (),
 ) -> ScoreResult:
     """Score one analysed trace; ``verdicts`` maps claim_id to a checked verdict, or is None.
 
     ``abstained`` are claim IDs the screen declined to judge; ``judge_failed`` says the judge
     did not complete for a sampled trace (its critical claims without a verdict are then
-    listed in ``critical_unjudged``).
+    listed in ``critical_unjudged``). ``fabricated`` are claim IDs whose own quote (one the
+    app's API gave with the citation) is not in the cited document: critical as
+    ``quote_not_found`` for importance 3, whatever the judge says or whether it ran.
 
     Verdicts for unknown claim IDs are ignored and listed in ``ignored_verdict_ids``. A cited
     claim with no verdict leaves correctness and completeness unknown (None) and is listed in
@@ -122,6 +125,7 @@ def score(
     denominator = 0
     cited_judged = 0
     abstaining = frozenset(abstained)
+    fabricating = frozenset(fabricated)
     for item in analysis.claims:
         status = item.status
         if status == "not_factual":
@@ -130,6 +134,9 @@ def score(
         claim_id = claim.id
         importance = claim.importance
         verdict = given.get(claim_id) if given else None
+        fabricated_quote = importance == 3 and status == "cited" and claim_id in fabricating
+        if fabricated_quote:
+            critical.append(CriticalClaim(claim_id, "quote_not_found"))
         if status == "cited" and verdict is None and claim_id in abstaining:
             skipped.append(claim_id)
             continue
@@ -152,7 +159,7 @@ def score(
         value = verdict_value(verdict.verdict, settings)
         values.append(value)
         weighted += importance * value
-        if importance == 3 and verdict.verdict == "unsupported":
+        if importance == 3 and verdict.verdict == "unsupported" and not fabricated_quote:
             reason: CriticalReason = (
                 "quote_not_found" if verdict.quote_not_found
                 else "quote_in_injection" if verdict.quote_in_injection

@@ -9,6 +9,7 @@ from sidecar.checks.analysis import Analysis
 from sidecar.checks.base import Check, Finding, Severity
 from sidecar.checks.injection import InjectionCheck
 from sidecar.checks.markers import Marker
+from sidecar.checks.quotes import CitedTextCheck
 
 __all__ = [
     "CitationMismatchCheck",
@@ -253,4 +254,5 @@ def default_checks() -> list[Check]:
         PrescreenCheck(),
         SourceUsageCheck(),
         InjectionCheck(),
+        CitedTextCheck(),
     ]

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TypeVar, get_args
 
 import click
 
+from schemas import InputFormat
 from sidecar.config import Settings, load_settings
 from sidecar.errors import CitewatchError
 
@@ -105,3 +106,13 @@ def one_line_errors(func: F) -> F:
             raise CliError(str(exc)) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def input_format_option(func: F) -> F:
+    """``--input-format``: what the input's records are (the setting ``input.format``)."""
+    return click.option(
+        "--input-format", "input_format", type=click.Choice(get_args(InputFormat)), default=None,
+        help="What each record is: trace_v1 (default), an API exchange (openai_responses, "
+             "openai_chat, anthropic_messages) or OpenTelemetry spans (otlp_json; otlp_proto "
+             "from Kafka only). See docs/producing.md.",
+    )(func)

@@ -18,7 +18,9 @@ from schemas import EvaluationRecord
 from sidecar.assembly import build_pipeline
 from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
+    CliError,
     config_option,
+    input_format_option,
     one_line_errors,
     open_output,
     output_option,
@@ -26,6 +28,7 @@ from sidecar.cli._common import (
 )
 from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
+from sidecar.inputs import LINE_FORMATS
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
 from sidecar.runtime.lines import LineSource
@@ -34,7 +37,8 @@ from sidecar.runtime.ordered import Outcome, evaluate_in_order
 __all__ = ["check_command", "CheckSummary"]
 
 PROGRESS_MIN_LINES = 2000
-_FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate"}
+_FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate",
+                  "input_format": "input.format"}
 
 
 @dataclass
@@ -140,6 +144,7 @@ def _count_lines(path: str) -> int:
               "key alone never selects an LLM judge).")
 @click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
               help="Base share of traces the judge sees, by a hash of trace_id.")
+@input_format_option
 @config_option
 @one_line_errors
 def check_command(source: str, out_path: str, append: bool, concurrency: int | None,
@@ -160,6 +165,9 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
     """
     settings = settings_from(config_file,
                              {_FLAG_SETTINGS.get(k, k): v for k, v in judge_flags.items()})
+    if settings.input.format not in LINE_FORMATS:
+        raise CliError(f"{settings.input.format} records are read from Kafka only (a file of "
+                       "lines cannot hold protobuf); use otlp_json for files")
     tally = JudgeTally()
     pipeline = build_pipeline(settings, on_record=tally.add)
     err = Console(stderr=True)

@@ -22,6 +22,7 @@ from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
     CliError,
     config_option,
+    input_format_option,
     one_line_errors,
     open_output,
     settings_from,
@@ -52,6 +53,7 @@ _FLAG_SETTINGS = {
     "judge_backend": "judge.backend",
     "sample_rate": "sampling.rate",
     "shutdown_deadline": "kafka.shutdown_deadline_seconds",
+    "input_format": "input.format",
 }
 _INPUT_ONLY = ("output", "dead_letters", "once", "append")
 
@@ -273,6 +275,7 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
               help="Base share of traces the judge sees, by a hash of trace_id.")
 @click.option("--shutdown-deadline", type=click.FloatRange(min=0.1), default=None,
               help="Seconds in-flight work may take after SIGTERM (default 20).")
+@input_format_option
 @one_line_errors
 def run_command(config_file: str | None, append: bool | None, **flags: Any) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
