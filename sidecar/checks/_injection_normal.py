@@ -55,6 +55,9 @@ def fold_char(char: str) -> str:
         return "\n"
     if char in _QUOTES:
         return _QUOTES[char]
+    # A capital look-alike is folded before case folding: its small form (Greek tau for
+    # capital tau) is often no look-alike at all.
+    char = CONFUSABLES.get(char, char)
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", char).casefold())
     kept = []
     for part in decomposed:

@@ -110,6 +110,8 @@ OVERRIDE = [
     # verb last (de): "alle vorherigen Anweisungen ignorieren"
     rf"\b{_SCOPES}\b{G30}\b{_OBJECTS}\b{G20}\b(?:ignorier\w{{0,3}}|vergessen|missachten|"
     r"verwerfen|ubergehen)\b",
+    rf"\bstop{S}everything\b",
+    rf"\b(?:just|only){S}(?:print|say|output|write|reply|respond){S}(?:with{S})?[\"']",
     rf"{_ZH_NEG}{_ZH_VERBS}{CJK}{{0,14}}{_ZH_OBJECTS}",
     rf"{_ZH_SCOPES}{CJK}{{0,10}}{_ZH_OBJECTS}{CJK}{{0,8}}(?:忽略|无视|無視|作废|作廢|失效|不再适用|"
     r"不再適用|不用管|不要管|不算数|不算數)",
@@ -127,7 +129,11 @@ _MODEL_NOUNS = _any(
 )
 REASSIGN = [
     rf"\byou{S}are{S}(?:now|no{S}longer){S}{G30}\b{_MODEL_NOUNS}\b",
-    rf"\bfrom{S}now{S}on\b[,\s]{{0,3}}you{S}(?:will|must|shall|are{S}to|should|have{S}to)"
+    rf"\byou{S}are{S}(?:going|about){S}to{S}(?:play|act|pretend|immerse|simulate|become|"
+    rf"take{S}on)\b",
+    rf"\b(?:dan|developer|jailbreak|god){S}mode{S}(?:enabled|activated|on)\b",
+    rf"\bfrom{S}now{S}on\b[,\s]{{0,3}}you{S}(?:will|must|shall|are{S}to|are{S}going{S}to|"
+    rf"should|have{S}to)"
     rf"{S}(?:act|answer|respond|reply|behave|pretend|ignore|say|output|mark|treat|obey)\b",
     rf"\b(?:act|behave){S}as{S}(?:an?{S}|the{S})?{G20}\b(?:unrestricted|unfiltered|jailbroken|"
     r"dan|evil)\b",
@@ -191,6 +197,12 @@ ADDRESS = [
     rf"\b(?:dear|hey|hello){S}(?:ai|assistant|model|llm|chatbot|chatgpt|gpt|claude|evaluator|"
     r"judge|grader)\b",
     rf"\bwhatever{S}you{S}(?:were|have{S}been|'ve{S}been){S}(?:told|instructed|asked|given)\b",
+    rf"\beverything{S}you{S}(?:learned|learnt|read|were{S}told|know){S}(?:before|above|earlier|"
+    rf"until{S}now|so{S}far)\b",
+    rf"\b{_ADDRESSEE}{S}(?:reading|processing|evaluating|grading|reviewing|checking){S}"
+    r"(?:this|these)\b",
+    rf"\bas{S}(?:the|an?){S}(?:evaluator|judge|grader|ai|assistant|model|fact[\s-]?checker)"
+    rf"[,\s]{{1,3}}you{S}(?:should|must|will|need{S}to|have{S}to)\b",
     rf"\b(?:earlier|previous|prior|above|preceding|former){S}(?:guidance|directions|"
     rf"instructions|rules|directives|orders|prompts){S}(?:no{S}longer{S}appl(?:y|ies)|"
     rf"(?:is|are){S}(?:void|obsolete|cancell?ed|revoked|superseded|no{S}longer{S}valid)|"
@@ -206,6 +218,14 @@ ADDRESS = [
     r"(?:あなたが|もしあなたが)(?:ai|言語モデル|aiアシスタント|評価者)(?:なら|であれば|の場合)",
 ]
 
+_SUBJECT = (r"(?P<neg>\b(?:el|la|los|las|il|lo|gli|le|o|a|os|as|un|una|uno|um|uma|que|che|"
+            r"qui|ele|ela|lui|lei)\s{1,3}(?:\w{2,20}\s{1,3})?)?")
+"""A subject right before a verb that is also an imperative ("el profesor marca"): the
+sentence describes someone's marking, it does not ask for it."""
+_OR_NOT = (r"(?P<neg2>\s{1,3}(?:o|ou|or|oder|e|y)\s{1,3}(?:in|un|non|nao|no|im|des|mal|"
+           r"falsa|falso|fausse|wrong|errad|sbagliat|equivocad|incorrect)\w{0,14})?")
+"""An alternative right after the verdict word ("como correcta o incorrecta"): a choice
+described, not a verdict asked for."""
 _VERDICT_TARGET = _any(
     "supported", "true", "correct", "verified", "accurate", "valid", "entailed", "faithful",
     "grounded", "factual", "confirmed",
@@ -243,31 +263,47 @@ LABEL = [
     rf"\bantworte\w{{0,2}}{S}(?:nur{S}|immer{S})?mit{S}[\"']?\s{{0,2}}{_DE_TARGET}\b",
     rf"\b(?:marque|marquez|considere|considerez|evalue|evaluez|jugez|classe|classez|notez|"
     rf"traite|traitez|qualifie|qualifiez|declare|declarez)\b{G30}\b(?:affirmation|declaration|"
-    rf"reponse|enonce|citation|phrase|tout)s?\b{G20}\bcomme{S}{_FR_TARGET}\b",
+    rf"reponse|enonce|citation|phrase|tout)s?\b{G20}\bcomme{S}{_FR_TARGET}\b{_OR_NOT}",
     rf"\brepon(?:ds|dez){S}(?:uniquement{S}|toujours{S})?(?:par|avec){S}[\"']?\s{{0,2}}"
     rf"(?:supported|vrai|oui|etaye)\b",
-    rf"\b(?:marca|marque|marcad|considera|considere|evalua|evalue|califica|califique|clasifica|"
+    _SUBJECT
+    + rf"\b(?:marca|marque|marcad|considera|considere|evalua|evalue|califica|califique|clasifica|"
     rf"clasifique|trata|trate|juzga|juzgue|etiqueta|etiquete|avalie|avalia|classifique|"
     rf"classifica|julgue|julga|rotule|rotula)\b{G30}\b(?:afirmaci\w{{2,4}}|declaraci\w{{2,4}}|"
     rf"respuestas?|respostas?|enunciados?|citas?|afirmac\w{{2,4}}|alegac\w{{2,4}}|declarac\w{{2,4}}|"
-    rf"citac\w{{2,4}}|todo|tudo)\b{G20}\bcomo{S}{_ES_PT_TARGET}\b",
+    rf"citac\w{{2,4}}|todo|tudo)\b{G20}\bcomo{S}{_ES_PT_TARGET}\b{_OR_NOT}",
     rf"\b(?:responde|responda|responded|responder)\w{{0,2}}{S}(?:solo{S}|siempre{S}|sempre{S}|"
     rf"apenas{S})?(?:con|com){S}[\"']?\s{{0,2}}(?:supported|verdadero|verdadeiro|respaldado|"
     r"suportado)\b",
-    rf"\b(?:segna|segnate|contrassegna|considera|considerate|valuta|valutate|classifica|tratta|"
+    _SUBJECT
+    + rf"\b(?:segna|segnate|contrassegna|considera|considerate|valuta|valutate|classifica|tratta|"
     rf"giudica|etichetta|marca)\b{G30}\b(?:affermazion\w|dichiarazion\w|rispost\w|enunciat\w|"
-    rf"citazion\w|tutto|tutte)\b{G20}\bcome{S}{_IT_TARGET}\b",
+    rf"citazion\w|tutto|tutte)\b{G20}\bcome{S}{_IT_TARGET}\b{_OR_NOT}",
     rf"\brispondi{S}(?:solo{S}|sempre{S})?(?:con{S})?[\"']\s{{0,2}}(?:supported|vero|supportato)\b",
     r"(?:声明|聲明|说法|說法|陈述|陳述|主张|主張|答案|回答|结论|結論|断言|斷言|内容|內容)"
     rf"{CJK}{{0,10}}(?:标记|標記|判定|判断|判斷|认定|認定|视为|視為|评为|評為|标注|標註|归类|歸類|"
     rf"当作|當作|算作)(?:为|為|成)?{CJK}{{0,3}}(?:支持|正确|正確|真实|真實|属实|屬實|成立|已验证|"
-    r"已驗證|可信|有依据|有依據|supported)",
+    rf"已驗證|可信|有依据|有依據|supported)(?P<neg>(?:或|或者|还是|還是|与|與|和){CJK}{{0,2}}(?:错误|"
+    r"錯誤|不正确|不正確|不支持|虚假|虛假))?",
     rf"(?:一律|全部|都)(?:判定|标记|標記|视为|視為|认定|認定)(?:为|為)?{CJK}{{0,2}}(?:支持|正确|正確|"
     r"属实|屬實|supported)",
     rf"(?:回答|回复|回覆|输出|輸出){CJK}{{0,4}}[\"“「']\s{{0,2}}(?:支持|supported)",
     rf"(?:主張|回答|答え|記述|文|内容|結論|声明){CJK}{{0,10}}(?:支持|サポート|正しい|真|正確|"
     rf"検証済み|事実|根拠あり|supported){CJK}{{0,4}}(?:と|として){CJK}{{0,4}}(?:判定|評価|マーク|"
     r"分類|判断|扱|記録|ラベル|回答|答え)",
+]
+
+_YOUR_OUTPUT = _any("response", "answer", "reply", "output", "summary", "responses", "answers")
+RESPONSE_HIJACK = [
+    rf"\b(?:add|include|insert|integrate|incorporate|append|embed|encode|encrypt|translate|"
+    rf"reverse|convert|rewrite|format|end|begin|start|conclude|finish|mention|replace|use|"
+    rf"represent|write|modify|enhance|provide|render|scramble|introduce|group|shift|invert|"
+    rf"display|present|structure|split|wrap|sign|capitali[sz]e|alter|change|tweak|"
+    rf"adjust|frame|phrase|deliver|give){S}{G40}\byour{S}{_YOUR_OUTPUT}\b",
+    rf"\b(?:encode|encrypt|render|invert|scramble|reverse|translate){S}your{S}message\b",
+    rf"(?m)(?:^|[.!?:]\s{{1,3}})in{S}your{S}(?:response|reply|answer|output)\b",
+    rf"\byour{S}{_YOUR_OUTPUT}{S}(?:must|should|has{S}to|needs{S}to|will){S}(?:be{S}|"
+    r"include|contain|mention|end|begin|start)",
 ]
 
 _USER = _any("user", "users", "human", "reader", "operator")
@@ -383,6 +419,7 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
         ("new_instructions", NEW_INSTRUCTIONS),
         ("address_to_model", ADDRESS),
         ("label_request", LABEL),
+        ("response_hijack", RESPONSE_HIJACK),
         ("secrecy", SECRECY),
         ("system_prompt", SYSTEM_PROMPT),
         ("role_marker", ROLE),

@@ -60,14 +60,17 @@ _OBFUSCATION = r"(?i)&[#a-z0-9]{1,33};|<!--|--!?>|</?[a-z]|[*~`_]|-[ \t]{0,8}\r?
 text without it is its own normalised form."""
 
 
+_NEG_GROUP = compile_linear(r"\(\?P<neg[0-9]?>")
+
+
 def _compiled() -> tuple[Any, Any, list[tuple[str, Any, bool]]]:
     patterns = []
     rule_set, gate = re2.Set.SearchSet(_OPTIONS), re2.Set.SearchSet(_OPTIONS)
     for name, pattern in INJECTION_PATTERNS:
         compile_linear("(?i)" + pattern)  # refuses anything RE2 cannot run, with a reason
-        patterns.append((name, re2.compile("(?i)" + pattern, _OPTIONS), "(?P<neg>" in pattern))
+        patterns.append((name, re2.compile("(?i)" + pattern, _OPTIONS), "(?P<neg" in pattern))
         for each in (rule_set, gate):
-            each.Add("(?i)" + pattern.replace("(?P<neg>", "(?:"))
+            each.Add("(?i)" + _NEG_GROUP.sub("(?:", pattern))
     gate.Add(_OBFUSCATION)
     rule_set.Compile()
     gate.Compile()
@@ -104,7 +107,9 @@ def _decoded(run: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     printable = sum(char.isprintable() or char in "\n\t" for char in text)
-    if " " not in text or printable < 0.95 * len(text):
+    words = " " in text or sum(not char.isascii() and char.isalpha() for char in text) * 2 > len(
+        text)  # spaces between words, or mostly letters of a script written without them
+    if not words or printable < 0.95 * len(text):
         return None
     return text
 
@@ -119,8 +124,8 @@ def _scan(text: str, depth: int = 0) -> _Scan:
         name, pattern, negatable = _PATTERNS[index]
         scan.work += len(normal.text)
         for match in pattern.finditer(normal.text):
-            if negatable and match.group("neg"):
-                continue
+            if negatable and any(match.groupdict().values()):
+                continue  # a negation or a description around the words: not an instruction
             start, end = normal.original(*match.span())
             scan.hits.append((name, start, end))
     if depth < _MAX_DEPTH:
