@@ -15,27 +15,14 @@ traditional), Japanese. Every pattern is compiled by RE2 (linear in the text).
 
 from __future__ import annotations
 
+from sidecar.checks._injection_markers import HEADER, JUDGE, ROLE, SECRECY, SYSTEM_PROMPT, TEMPLATE
 from sidecar.checks._injection_normal import fold_text
+from sidecar.checks._injection_syntax import CJK, G20, G30, G40, NEG, S, any_of
 
 __all__ = ["RULES"]
 
-
-def _gap(limit: int) -> str:
-    return "[^.!?;\u3002\uff01\uff1f]{0,%s}" % (limit,)  # noqa: UP031 (no braces to escape)
-
-
-def _any(*words: str) -> str:
-    return "(?:" + "|".join(words) + ")"
-
-
-S = r"\s{1,4}"
-G10, G20, G30, G40 = _gap(10), _gap(20), _gap(30), _gap(40)
-CJK = "[^\u3002\uff01\uff1f\\n]"  # one character inside a CJK sentence
-NEG = (r"(?P<neg>\b(?:not|never|n't|nicht|niemals|nie|ne|n'|no|nao|non|jamais|nunca|mai)"
-       r"\s{0,3})?")
-
 # Override: verb, scope, object ("ignore all previous instructions").
-_VERBS = _any(
+_VERBS = any_of(
     r"ignor\w{0,6}", "disregard\\w{0,3}", "forget\\w{0,3}", "overrid\\w{0,3}",
     "overrul\\w{0,3}", "bypass\\w{0,3}", "discard\\w{0,3}", "abandon\\w{0,3}",
     r"set\s{1,3}aside", r"put\s{1,3}aside", r"pay\s{1,3}no\s{1,3}attention\s{1,3}to",
@@ -58,7 +45,7 @@ _VERBS = _any(
     "dimentic\\w{1,5}", "trascur\\w{1,4}", "tralasci\\w{1,4}", "scarta\\w{0,3}",
     r"non\s{1,3}(?:considerare|seguire|tenere\s{1,3}conto)", r"lascia\s{1,3}perdere",
 )
-_SCOPES = _any(
+_SCOPES = any_of(
     "previous", "prior", "above", "earlier", "preceding", "foregoing", "former", "initial",
     "original", "existing", "all", "any", "every", "your", "system", "developer", "those",
     "alle\\w?", "vorherige\\w?", "vorige\\w?", "bisherige\\w?", "obige\\w?",
@@ -67,7 +54,7 @@ _SCOPES = _any(
     r"ci-?\s?dessus", "todas", "todos", "tus", "sus", "anteriores", "previa?o?s", "suas",
     "tuas", "acima", "tutte", "tutti", "tue", "precedenti", "sopra",
 )
-_OBJECTS = _any(
+_OBJECTS = any_of(
     "instructions?", "prompts?", "rules", "directions", "directives?", "guidelines?",
     "orders", "commands", "guidance", "constraints?", "programming", "restrictions?",
     "anweisung(?:en)?", "anleitung(?:en)?", "instruktion(?:en)?", "befehle?n?", "regeln",
@@ -77,27 +64,28 @@ _OBJECTS = _any(
     "normas", "instrucoes", "instrucao", "ordens", "regras", "diretrizes", "orientacoes",
     "istruzioni", "istruzione", "indicazioni", "regole", "direttive", "ordini", "comandi",
 )
-_BEFORE = _any(
+_BEFORE = any_of(
     "above", "before", r"so\s{1,3}far", "previously", "earlier", "bisher", "oben", "davor",
     "zuvor", "precede", "precedemment", "jusqu'ici", "anteriormente", r"hasta\s{1,3}ahora",
     r"ate\s{1,3}agora", "finora", r"in\s{1,3}precedenza",
 )
-_AFTER = _any(
+_AFTER = any_of(
     "previous", "prior", "above", "earlier", "before", "precedente?s?", "anterieure?s?",
     r"ci-?\s?dessus", "anteriores", "previa?o?s", "acima", "precedenti", "sopra",
     "iniziali", "originales", "originais", "originali", "iniciales", "iniciais", "initiales",
 )
-_EVERYTHING = _any("everything", "anything", "alles", "tout", "todo", "tudo", "tutto")
+_EVERYTHING = any_of("everything", "anything", "alles", "tout", "todo", "tudo", "tutto")
 
-_ZH_VERBS = _any("忽略", "忽视", "忽視", "无视", "無視", "不要理会", "不要理會", "别理会", "別理會",
+_ZH_VERBS = any_of("忽略", "忽视", "忽視", "无视", "無視", "不要理会", "不要理會", "别理会",
+                   "別理會",
                  "不用理会", "不用理會", "忘记", "忘記", "忘掉", "抛开", "拋開", "跳过", "跳過",
                  "放弃", "放棄", "不要遵守", "不要遵循", "停止遵循", "绕过", "繞過", "覆盖", "覆蓋")
 _ZH_NEG = r"(?P<neg>不要|不可|不能|不得|切勿|请勿|請勿|别|別)?"
-_ZH_OBJECTS = _any("指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "要求", "设定",
+_ZH_OBJECTS = any_of("指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "要求", "设定",
                    "設定", "约束", "約束", "限制", "规定", "規定")
-_ZH_SCOPES = _any("之前", "以前", "先前", "此前", "上面", "上述", "以上", "前面", "原来", "原來",
+_ZH_SCOPES = any_of("之前", "以前", "先前", "此前", "上面", "上述", "以上", "前面", "原来", "原來",
                   "原有", "所有", "一切", "全部")
-_JA_OBJECTS = _any("指示", "命令", "指令", "ルール", "規則", "プロンプト", "制約",
+_JA_OBJECTS = any_of("指示", "命令", "指令", "ルール", "規則", "プロンプト", "制約",
                    "インストラクション",
                    "設定")
 _JA_VERBS = r"(?:無視|忘れ|破棄|無効に|従わな|取り消|リセット)(?P<neg>しな|せず|するな|しては)?"
@@ -118,7 +106,7 @@ OVERRIDE = [
     rf"{_JA_OBJECTS}{CJK}{{0,10}}{_JA_VERBS}",
 ]
 
-_MODEL_NOUNS = _any(
+_MODEL_NOUNS = any_of(
     "ai", "a\\.i\\.", "assistant", "model", "llm", "bot", "chatbot", "judge", "evaluator",
     "grader", "dan", "jailbroken", "unrestricted", "unfiltered", "persona", "character",
     r"developer\s{1,3}mode", "ki", "assistent\\w{0,2}", "modell", "bewerter", "prufer",
@@ -161,7 +149,7 @@ REASSIGN = [
     r"(?:今から|これから|今後)[、,\s]{0,2}(?:あなた|君|お前)は",
 ]
 
-_TASK = _any("task", "role", "job", "goal", "purpose", "objective", "instructions?", "mission")
+_TASK = any_of("task", "role", "job", "goal", "purpose", "objective", "instructions?", "mission")
 NEW_INSTRUCTIONS = [
     rf"\b(?:new|updated|revised|real|actual|true|secret|hidden|additional|important)"
     rf"{S}(?:instructions?|directives?|orders|system{S}prompt|task|rules)"
@@ -183,7 +171,7 @@ NEW_INSTRUCTIONS = [
     r"あなたの(?:新しい|本当の|唯一の)(?:任務|役割|タスク|仕事|目的)は",
 ]
 
-_ADDRESSEE = _any(
+_ADDRESSEE = any_of(
     "ai", "a\\.i\\.", "assistants?", "models?", "llms?", "chatbots?", "bots?",
     rf"(?:large{S})?language{S}models?", "evaluators?", "judges?", "graders?",
     r"fact[\s-]{0,2}checkers?",
@@ -226,22 +214,23 @@ _OR_NOT = (r"(?P<neg2>\s{1,3}(?:o|ou|or|oder|e|y)\s{1,3}(?:in|un|non|nao|no|im|d
            r"falsa|falso|fausse|wrong|errad|sbagliat|equivocad|incorrect)\w{0,14})?")
 """An alternative right after the verdict word ("como correcta o incorrecta"): a choice
 described, not a verdict asked for."""
-_VERDICT_TARGET = _any(
+_VERDICT_TARGET = any_of(
     "supported", "true", "correct", "verified", "accurate", "valid", "entailed", "faithful",
     "grounded", "factual", "confirmed",
 )
-_EN_OBJECT = _any("claims?", "statements?", "answers?", "responses?", "citations?",
+_EN_OBJECT = any_of("claims?", "statements?", "answers?", "responses?", "citations?",
                   "sentences?", "facts?", "assertions?", "outputs?")
-_DE_TARGET = _any("unterstutzt", "belegt", "wahr", "korrekt", "richtig", "zutreffend", "bestatigt",
+_DE_TARGET = any_of("unterstutzt", "belegt", "wahr", "korrekt", "richtig", "zutreffend",
+                    "bestatigt",
                   "verifiziert", "gestutzt", "gultig", "supported")
-_FR_TARGET = _any("etaye\\w{0,2}", "supporte\\w{0,2}", "soutenue?s?", "vraie?s?", "correcte?s?",
+_FR_TARGET = any_of("etaye\\w{0,2}", "supporte\\w{0,2}", "soutenue?s?", "vraie?s?", "correcte?s?",
                   "verifiee?s?", "exacte?s?", "fondee?s?", "valides?", "prouvee?s?", "supported")
-_ES_PT_TARGET = _any(
+_ES_PT_TARGET = any_of(
     "respaldad[ao]s?", "apoiad[ao]s?", "apoyad[ao]s?", "verdader[ao]s?", "verdadeir[ao]s?",
     "correct[ao]s?", "corret[ao]s?", "verificad[ao]s?", "soportad[ao]s?", "suportad[ao]s?",
     "sustentad[ao]s?", "valid[ao]s?", "ciert[ao]s?", "confirmad[ao]s?", "supported",
 )
-_IT_TARGET = _any("supportat[aeio]", "ver[aeio]", "corrett[aeio]", "verificat[aeio]",
+_IT_TARGET = any_of("supportat[aeio]", "ver[aeio]", "corrett[aeio]", "verificat[aeio]",
                   "fondat[aeio]", "valid[aeio]", "confermat[aeio]", "supported")
 LABEL = [
     rf"\b(?:mark|judge|rate|label|classify|treat|consider|grade|score|evaluate|assess|record|"
@@ -293,7 +282,7 @@ LABEL = [
     r"分類|判断|扱|記録|ラベル|回答|答え)",
 ]
 
-_YOUR_OUTPUT = _any("response", "answer", "reply", "output", "summary", "responses", "answers")
+_YOUR_OUTPUT = any_of("response", "answer", "reply", "output", "summary", "responses", "answers")
 RESPONSE_HIJACK = [
     rf"\b(?:add|include|insert|integrate|incorporate|append|embed|encode|encrypt|translate|"
     rf"reverse|convert|rewrite|format|end|begin|start|conclude|finish|mention|replace|use|"
@@ -304,112 +293,6 @@ RESPONSE_HIJACK = [
     rf"(?m)(?:^|[.!?:]\s{{1,3}})in{S}your{S}(?:response|reply|answer|output)\b",
     rf"\byour{S}{_YOUR_OUTPUT}{S}(?:must|should|has{S}to|needs{S}to|will){S}(?:be{S}|"
     r"include|contain|mention|end|begin|start)",
-]
-
-_USER = _any("user", "users", "human", "reader", "operator")
-SECRECY = [
-    rf"\b(?:do{S}not|don't|dont|never|must{S}not){S}(?:tell|inform|alert|notify|warn|let)"
-    rf"{S}(?:the{S})?{_USER}\b",
-    rf"\b(?:do{S}not|don't|dont|never){S}(?:mention|reveal|disclose|repeat|acknowledge)"
-    rf"{S}(?:these|this|the|that|your|any{S}of{S}(?:these|this|the)){S}(?:instructions?|"
-    r"prompt|message|note|directives?)\b",
-    rf"\bwithout{S}(?:telling|informing|alerting|notifying|letting){S}(?:the{S})?{_USER}\b",
-    rf"\bkeep{S}(?:this|these|it){S}(?:instructions?{S})?(?:secret|hidden|confidential){S}"
-    rf"from{S}(?:the{S})?{_USER}\b",
-    rf"\b(?:sag|sage|sagen{S}sie|erzahl|erzahle|verrate|verraten{S}sie|teile|informiere)"
-    rf"{S}(?:dem|den|der){S}(?:nutzer|benutzer|anwender|leser|user)\w{{0,2}}{S}"
-    r"(?:nichts|nicht|kein\w{0,2})\b",
-    rf"\bohne{S}(?:dem|den|die){S}(?:nutzer|benutzer|anwender|leser)\w{{0,2}}{S}(?:davon{S})?"
-    rf"(?:etwas{S})?(?:zu{S})?(?:informieren|sagen|erzahlen|benachrichtigen|mitzuteilen)\b",
-    rf"\b(?:erwahne|verrate|wiederhole)\w{{0,2}}{S}(?:diese|die|deine)\w?{S}(?:anweisung\w{{0,2}}|"
-    rf"nachricht|prompt){S}nicht\b",
-    rf"\bne{S}(?:le{S}|lui{S}|leur{S}|rien{S})?(?:dis|dites|revele|revelez|mentionne|mentionnez|"
-    rf"signale|signalez){S}(?:rien|pas|jamais){S}(?:de{S}(?:cela|ceci){S})?(?:a|aux)"
-    rf"{S}(?:l'\s{{0,1}}|les{S})?utilisat\w{{2,5}}",
-    rf"\bsans{S}(?:le{S}dire|prevenir|informer|avertir|en{S}informer){S}(?:a{S})?"
-    rf"(?:l'\s{{0,1}}|les{S})?utilisat\w{{2,5}}",
-    rf"\bne{S}mentionne\w{{0,2}}{S}pas{S}(?:ces|cette|les|tes){S}(?:instructions?|consignes?|"
-    r"message)\b",
-    rf"\bno{S}(?:le{S}|les{S})?(?:digas|diga|cuentes|cuente|menciones|mencione|reveles|revele|"
-    rf"informes|informe|avises|avise){S}(?:nada{S}|esto{S}|eso{S})?(?:al|a{S}los|a{S}la){S}"
-    r"(?:usuari[oa]s?|lector)",
-    rf"\bsin{S}(?:decirle|decir|informar|avisar|contarle)\w{{0,2}}{S}(?:nada{S})?(?:al|a{S}los)"
-    rf"{S}usuari",
-    rf"\bnao{S}(?:conte|diga|mencione|revele|informe|avise|fale){S}(?:nada{S}|isso{S}|isto{S})?"
-    rf"(?:ao|aos|a|para{S}o|para{S}os){S}(?:usuari[oa]s?|utilizador\w{{0,2}}|leitor)",
-    rf"\bsem{S}(?:contar|dizer|informar|avisar){S}(?:nada{S})?(?:ao|aos|o|os){S}"
-    r"(?:usuari|utilizador)",
-    rf"\b(?:no|nao){S}(?:menciones|mencione|reveles|revele|repitas|repita){S}(?:estas|esta|las|"
-    rf"as|tus|suas){S}instruc",
-    rf"\bnon{S}(?:dire|dirlo|dirgli|rivelare|menzionare|riferire|informare|avvisare){S}"
-    rf"(?:nulla{S}|niente{S}|questo{S})?(?:all'\s{{0,1}}|agli{S}|al{S}|a{S}l'\s{{0,1}})utent",
-    rf"\bsenza{S}(?:dirlo|dire{S}nulla|informare|avvisare){S}(?:all'\s{{0,1}}|l'\s{{0,1}}|"
-    rf"gli{S}|agli{S})utent",
-    rf"\bnon{S}(?:menzionare|rivelare|ripetere){S}(?:queste|questa|le|tue){S}istruzion",
-    r"(?:不要|别|別|切勿|请勿|請勿|不得|不可)(?:告诉|告訴|通知|提醒|透露给|透露給|让|讓)(?:用户|用戶|使用者|读者|讀者)",
-    r"(?:不要|别|別|切勿|请勿|請勿)(?:向|对|對)(?:用户|用戶|使用者)(?:透露|提及|说明|說明|提起|解释|解釋)",
-    r"(?:不要|别|別|切勿|请勿|請勿)(?:提及|透露|泄露|洩露|重复|重複)(?:这些|這些|此|本|以上)(?:指令|指示|说明|"
-    r"說明|消息|訊息)",
-    rf"(?:ユーザー|ユーザ|利用者|読者)(?:に|には){CJK}{{0,8}}(?:伝え|言わ|知らせ|教え|明かさ|話さ)"
-    r"(?:ないで|ない|るな)",
-    r"(?:ユーザー|ユーザ|利用者)に(?:知られ|気づかれ|バレ)(?:ない|ぬ)よう",
-    rf"(?:この|これらの)(?:指示|命令|メッセージ){CJK}{{0,6}}(?:言及|明か|開示)(?:しないで|さないで|するな)",
-]
-
-SYSTEM_PROMPT = [
-    rf"\b(?:reveal|print|output|show|display|repeat|leak|disclose|dump|tell{S}me|write{S}out|"
-    rf"give{S}me)\b{G20}\b(?:system{S}prompt|(?:initial|hidden|original|secret){S}"
-    rf"(?:prompt|instructions)|your{S}(?:instructions|prompt|rules|guidelines))\b",
-    rf"\b(?:new|override|updated){S}system{S}(?:prompt|message|instructions?)\b",
-    rf"\bsystem{S}(?:override|prompt|instructions?|message){S}?:",
-    rf"\b(?:zeige|zeig|gib|verrate|wiederhole|nenne)\b{G20}\b(?:systemprompt|system-prompt|"
-    rf"systemanweisung\w{{0,2}}|deine\w?{S}(?:anweisungen|prompt))\b",
-    rf"\bneue\w?{S}system(?:prompt|anweisung|nachricht)\w{{0,2}}\b",
-    rf"\b(?:revele|montre|affiche|repete|donne|ecris|divulgue)\w{{0,2}}\b{G20}\b(?:prompt{S}"
-    rf"(?:systeme|du{S}systeme|initial)|instructions{S}(?:initiales|systeme|cachees)|"
-    rf"(?:tes|vos){S}instructions)\b",
-    rf"\b(?:revela|muestra|imprime|repite|dime|escribe|divulga|revele|mostre|mostra|imprima|"
-    rf"repita|diga|escreva|divulgue)\b{G20}\b(?:prompt{S}(?:del|de|do){S}sistema|prompt{S}"
-    rf"inicial|instrucciones{S}(?:iniciales|del{S}sistema|ocultas)|instrucoes{S}(?:iniciais|"
-    rf"do{S}sistema|ocultas)|(?:tus|suas){S}instruc\w{{2,5}})",
-    rf"\b(?:rivela|mostra|stampa|ripeti|dimmi|scrivi|divulga)\w{{0,2}}\b{G20}\b(?:prompt{S}"
-    rf"(?:di|del){S}sistema|prompt{S}iniziale|istruzioni{S}(?:iniziali|di{S}sistema|nascoste)|"
-    rf"(?:le{S})?tue{S}istruzioni)\b",
-    rf"(?:输出|輸出|显示|顯示|打印|重复|重複|泄露|洩露|告诉我|告訴我|透露|展示|说出|說出){CJK}{{0,8}}"
-    r"(?:系统提示|系統提示|系统指令|系統指令|初始指令|原始指令|你的指令|隐藏指令|隱藏指令|提示词|提示詞)",
-    r"(?:新的?|覆盖|覆蓋)(?:系统|系統)(?:提示|指令)",
-    rf"(?:システムプロンプト|初期プロンプト|元の指示|隠された指示|あなたの指示){CJK}{{0,8}}"
-    r"(?:表示|出力|教え|見せ|繰り返|公開|開示)",
-]
-
-_ROLES = _any(
-    "system", "developer", "assistant", "human", "sistema", "systeme", "systemnachricht",
-    "assistent", "assistente", "asistente", "系统", "系統", "助手", "システム", "アシスタント",
-)
-_TAGS = _any("system", "assistant", "developer", "system_prompt", "system-prompt", "sys",
-             "instructions?", "admin", "im_start")
-ROLE = [
-    rf"(?m)^[ \t>]{{0,8}}{_ROLES}[ \t]{{0,4}}(?:prompt|message|nachricht|messaggio|mensaje|"
-    r"mensagem)?[ \t]{0,4}:",
-    rf"<\s{{0,2}}{_TAGS}\s{{0,2}}>\s{{0,8}}[^<\s][^<\n]{{15}}",
-    rf"(?m)^[ \t]{{0,8}}\[\s{{0,2}}{_ROLES}(?:{S}(?:note|message|prompt|override|instructions?))?"
-    r"\s{0,2}\]",
-    r"\[\s{0,2}(?:system|admin|developer)\s{1,3}(?:note|message|prompt|override|instructions?)"
-    r"\s{0,2}\]",
-]
-TEMPLATE = [
-    r"<\|[a-z_]{2,24}\|>|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>|<\|?(?:begin|end)"
-    r"[_ ]?of[_ ]?(?:text|sentence)\|?>",
-]
-HEADER = [
-    r"(?m)^[ \t]{0,8}#{2,4}[ \t]{0,4}(?:instruction|response|system(?: prompt)?|anweisung|"
-    r"instruccion|instrucao|istruzione|consigne|指示|指令)(?:[ \t]{0,4}:|[ \t]{0,4}$)",
-]
-JUDGE = [
-    r"\bevidence_quote\b|\bclaim_id\b|\"verdicts?\"[ \t]{0,3}:",
-    r"\b(?:verdict|urteil|verdikt|veredicto|verdetto|veredito)[ \t]{0,3}[:=][ \t]{0,3}[\"']?"
-    r"(?:supported|partial|unsupported|unterstutzt|respaldado|suportado|supportato|etaye)\b",
-    r"(?:判定|结论|結論|判決|评判|評判)\s{0,2}[:：=]\s{0,2}[\"“「]?(?:支持|supported|サポート)",
 ]
 
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
