@@ -69,11 +69,17 @@ def fold_char(char: str) -> str:
     return " " if folded and folded.isspace() and "\n" not in folded else folded
 
 
+_TABLE_LIMIT = 20_000
+"""Characters remembered at most: a text of every code point must not grow the table."""
+
+
 class _FoldTable(dict[str, str]):
     """fold_char, computed once per character (ASCII never reaches it)."""
 
     def __missing__(self, char: str) -> str:
-        folded = self[char] = fold_char(char)
+        folded = fold_char(char)
+        if len(self) < _TABLE_LIMIT:
+            self[char] = folded
         return folded
 
 

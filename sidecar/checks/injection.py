@@ -114,8 +114,29 @@ def _decoded(run: str) -> str | None:
     return text
 
 
+_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), 0xFFFD)
+
+
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates (which no UTF-8 engine can read) as U+FFFD, one
+    character for one, so offsets stay those of ``text``. Decoded traces never carry them;
+    a caller's own string might."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.translate(_SURROGATES)
+    return text
+
+
 def _scan(text: str, depth: int = 0) -> _Scan:
     """Every rule match in ``text``: (rule, start, end) in its coordinates."""
+    try:
+        return _scan_encodable(text, depth)
+    except UnicodeEncodeError:
+        return _scan_encodable(_encodable(text), depth)
+
+
+def _scan_encodable(text: str, depth: int) -> _Scan:
     scan = _Scan()
     normal = normalise(text)
     scan.work += normal.work + len(normal.text)
@@ -171,6 +192,7 @@ def injection_spans(text: str) -> list[tuple[int, int]]:
     hits = _scan(text).hits
     if not hits:
         return []
+    text = _encodable(text)
     paragraphs = _paragraphs(text)
     firsts = [start for start, _ in paragraphs]
     spans: list[tuple[int, int]] = []
