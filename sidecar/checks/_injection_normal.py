@@ -156,6 +156,10 @@ _HTML = compile_linear(
 )
 
 
+_ENTITIES: dict[str, str] = {}
+"""Character references decoded so far (at most ``_TABLE_LIMIT``)."""
+
+
 def _html(current: Normalised) -> Normalised:
     text = current.text
     if "&" not in text and "<" not in text and "-->" not in text:
@@ -164,7 +168,11 @@ def _html(current: Normalised) -> Normalised:
     for match in _HTML.finditer(text):
         comment, entity, tag = match.groups()
         if entity is not None:
-            decoded = html.unescape(entity)
+            decoded = _ENTITIES.get(entity)
+            if decoded is None:
+                decoded = html.unescape(entity)
+                if len(_ENTITIES) < _TABLE_LIMIT:
+                    _ENTITIES[entity] = decoded
             if decoded == entity:
                 continue
             edits.append((match.start(), match.end(), decoded))
@@ -191,7 +199,7 @@ def _characters(current: Normalised) -> Normalised:
     return _apply(here, edits, base)
 
 
-_EMPHASIS = compile_linear(r"[*~`]+|_+|-[ \t]{0,8}\r?\n[ \t]{0,8}")
+_EMPHASIS = compile_linear(r"[*~`_]+|-[ \t]{0,8}\r?\n[ \t]{0,8}")
 
 
 def _emphasis(current: Normalised) -> Normalised:
@@ -208,8 +216,8 @@ def _emphasis(current: Normalised) -> Normalised:
         if first == "-":
             if joins and before.isalpha() and after.isalpha():
                 edits.append((start, end, ""))  # a word hyphenated over a line break
-        elif first != "_" or not joins:
-            edits.append((start, end, ""))
+        elif not joins or text.count("_", start, end) != end - start:
+            edits.append((start, end, ""))  # emphasis (a lone run of _ inside a word stays)
     return _apply(Normalised(text, current.starts, current.ends,
                              current.work + len(text)), edits)
 
