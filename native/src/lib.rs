@@ -9,6 +9,7 @@
 mod chars;
 mod json;
 mod nationalid;
+mod normalize;
 mod numbers;
 mod patterns;
 mod pytables;
@@ -143,11 +144,29 @@ impl Detector {
                 &owned
             }
         };
-        guarded(|| self.engine.detect(s, &mut |k: &str| casefold(py, k)))
+        guarded(|| self.find_str(py, s))
     }
 
+    /// The entities of ``s``, found on its folded form (normalize.rs) with offsets into
+    /// ``s``; an entity keyed by its own text is keyed by its folded text when that differs.
     fn find_str(&self, py: Python<'_>, s: &str) -> Vec<Ent> {
-        self.engine.detect(s, &mut |k: &str| casefold(py, k))
+        let Some(folded) = normalize::fold(s, &mut |c: char| nfkc(py, c)) else {
+            return self.engine.detect(s, &mut |k: &str| casefold(py, k));
+        };
+        let found = self.engine.detect(&folded.text, &mut |k: &str| casefold(py, k));
+        if found.is_empty() {
+            return found;
+        }
+        let original: Vec<char> = s.chars().collect();
+        let chars: Vec<char> = folded.text.chars().collect();
+        found.into_iter().map(|e| {
+            let (a, b) = folded.original(e.start, e.end);
+            let key = e.key.or_else(|| {
+                let seen = &chars[e.start..e.end];
+                (seen != &original[a..b]).then(|| seen.iter().collect())
+            });
+            Ent::new(e.ty, a, b, key)
+        }).collect()
     }
 
     fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>) -> PyResult<Bound<'py, PyList>> {
@@ -330,6 +349,33 @@ fn without_surrogates(text: &Bound<'_, PyString>) -> PyResult<String> {
     Ok(bytes.chunks_exact(4)
         .map(|b| char::from_u32(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or('\u{FFFD}'))
         .collect())
+}
+
+thread_local! {
+    /// NFKC forms of the characters seen, None where NFKC leaves the character as it is.
+    static NFKC: std::cell::RefCell<std::collections::HashMap<char, Option<String>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// unicodedata.normalize("NFKC", c) when it is not ``c`` (Python's own tables decide,
+/// asked once per character).
+fn nfkc(py: Python<'_>, c: char) -> Option<String> {
+    if let Some(known) = NFKC.with(|cache| cache.borrow().get(&c).cloned()) {
+        return known;
+    }
+    let own = c.to_string();
+    let form = py.import("unicodedata")
+        .and_then(|m| m.call_method1("normalize", ("NFKC", own.as_str())))
+        .and_then(|f| f.extract::<String>())
+        .ok()
+        .filter(|f| *f != own);
+    NFKC.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() < 1 << 16 {
+            cache.insert(c, form.clone());
+        }
+    });
+    form
 }
 
 /// str.casefold, for a key that is not ASCII (rare: Python's own tables decide).

@@ -622,6 +622,7 @@ impl Numbers {
         }
         if self.phone && count <= 15 && !words::amount(nearest)
             && phone_shaped(value, digits, international, phone_context)
+            && !year_and_time(t, start, value)
         {
             let key = self.phone_key(value, digits, ext);
             return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));
@@ -893,4 +894,35 @@ fn phone_shaped(value: &[char], digits: &[char], international: bool, phone_cont
         return false;
     }
     true
+}
+
+/// Whether ``value`` is a year and a time of day ("2016 08.50") after a month's name and
+/// maybe a day ("Thu 18 Feb 2016 08.50", "Feb 18, 2016 08.50"): a date, not a number.
+fn year_and_time(t: &Text, start: usize, value: &[char]) -> bool {
+    let n = value.len();
+    if !(n == 9 || n == 10) || value[4] != ' ' {
+        return false;
+    }
+    let year: String = value[..4].iter().collect();
+    let time: String = value[5..].iter().collect();
+    let Some((h, m)) = time.split_once('.') else { return false };
+    let ok = |s: &str, max: u32| !s.is_empty() && s.len() <= 2 && s.parse::<u32>().is_ok_and(|v| v <= max);
+    if !(year.starts_with("19") || year.starts_with("20")) || !ok(h, 23) || m.len() != 2 || !ok(m, 59) {
+        return false;
+    }
+    let before = ch::lower(t.sl(start.saturating_sub(24), start));
+    let words: Vec<String> = ch::to_string(&before)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
+    const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
+        "sept", "oct", "nov", "dec", "january", "february", "march", "april", "june", "july",
+        "august", "september", "october", "november", "december"];
+    let month = |w: &String| MONTHS.contains(&w.as_str());
+    match words.as_slice() {
+        [.., w] if month(w) => true,
+        [.., w, d] => month(w) && d.len() <= 2 && d.bytes().all(|b| b.is_ascii_digit()),
+        _ => false,
+    }
 }

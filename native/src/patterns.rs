@@ -69,6 +69,10 @@ pub fn sources() -> Vec<(&'static str, String)> {
             r"[A-Za-z0-9-]{1,63}(?:\s{0,3}(?i:\[dot\]|\(dot\)|\{dot\}|<dot>|\sdot\s|\.)\s{0,3}",
             r"[A-Za-z0-9-]{1,63}){1,4}").to_string()),
         ("iban", r"\b[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,4})?)\b".to_string()),
+        // IBANs as people also write them: a space after the country code, an unbroken
+        // tail after a spaced one, other groupings, dashes or dots; cut at the country's
+        // registered length (scanner.rs).
+        ("iban_loose", r"\b[A-Za-z]{2}[ .-]?\d{2}(?:[ .-]?[A-Za-z0-9]){11,40}\b".to_string()),
         // A codice fiscale (omocodia letters L-V allowed for its digits, the month letter
         // A-E H L M P R-T), a National Insurance number, a DNI (the 23 check letters) and an
         // NIE, a PAN (its fourth letter the holder's kind), a CURP; see nationalid.rs.
@@ -80,7 +84,10 @@ pub fn sources() -> Vec<(&'static str, String)> {
             r"|[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]",
             r"|[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d)\b").to_string()),
         ("ipv4", r"\b\d{1,3}(?:\.\d{1,3}){3}\b".to_string()),
-        ("ipv6", r"(?i:[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})(?:\d{1,3}(?:\.\d{1,3}){3})?".to_string()),
+        // An address that embeds IPv4 ("::ffff:10.0.0.1") is tried first: its last hextet
+        // would otherwise take the first digits of the IPv4 part.
+        ("ipv6", concat!(r"(?i:[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){1,6}:)\d{1,3}(?:\.\d{1,3}){3}\b",
+                         r"|(?i:[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})(?:\d{1,3}(?:\.\d{1,3}){3})?").to_string()),
         ("number", concat!(
             r"(?:\+\(?|\(\+?|\b)\d[\d \x{a0}./()-]{5,40}\d",
             r"(?:\s{0,2}(?i:x|ext\.?|extn\.?|extension|#)\s{0,2}\d{1,6}\b)?").to_string()),

@@ -24,14 +24,15 @@ enum Group {
     Email,
     Obfuscated,
     Iban,
+    IbanLoose,
     NationalId,
     Ipv4,
     Ipv6,
     Number,
 }
 
-const GROUPS: [Group; 9] = [Group::Tokens, Group::Kv, Group::Email, Group::Obfuscated,
-                            Group::Iban, Group::NationalId, Group::Ipv4, Group::Ipv6,
+const GROUPS: [Group; 10] = [Group::Tokens, Group::Kv, Group::Email, Group::Obfuscated,
+                             Group::Iban, Group::IbanLoose, Group::NationalId, Group::Ipv4, Group::Ipv6,
                             Group::Number];
 
 impl Group {
@@ -39,7 +40,7 @@ impl Group {
         match self {
             Group::Tokens | Group::Kv => &[Ty::Secret],
             Group::Email | Group::Obfuscated => &[Ty::Email],
-            Group::Iban => &[Ty::Iban],
+            Group::Iban | Group::IbanLoose => &[Ty::Iban],
             Group::NationalId => &[Ty::NationalId],
             Group::Ipv4 | Group::Ipv6 => &[Ty::Ip],
             Group::Number => &[Ty::Ssn, Ty::Card, Ty::Phone],
@@ -210,7 +211,7 @@ fn compiled() -> &'static Compiled {
                 let p = re2_to_rust(p);
                 match *name {
                     "number" => None,
-                    "iban" | "national_id" | "ipv4" => Some(Pair::new(&p, *name != "national_id").dense(&p)),
+                    "iban" | "iban_loose" | "national_id" | "ipv4" => Some(Pair::new(&p, *name != "national_id").dense(&p)),
                     _ => Some(Pair::new(&p, true)),
                 }
             })
@@ -353,6 +354,7 @@ impl Engine {
                 // every country's IBAN has eight digits or more, and starts with two
                 // letters and two digits after a word boundary
                 Group::Iban => digits >= 8 && letters_then_digits(bytes),
+                Group::IbanLoose => digits >= 8 && letters_sep_digits(bytes),
                 // a word of 16 characters from six letters on, or a letter ending a word
                 // after a digit (see nationalid.rs)
                 Group::NationalId => nationalid::may_hold(bytes),
@@ -469,6 +471,7 @@ impl Engine {
                     Group::Email => found.extend(email(t, &f, casefold)),
                     Group::Obfuscated => found.extend(obfuscated(c, t, &f)),
                     Group::Iban => found.extend(iban(t, &f)),
+                    Group::IbanLoose => found.extend(iban_loose(t, &f)),
                     Group::NationalId => {
                         let (a, b) = span(t, &f);
                         found.extend(nationalid::decide(t, a, b, f.text));
@@ -840,13 +843,31 @@ fn ip<'a>(t: &Text, m: &Found<'a>, keys: &mut Recent<'a>) -> Option<Ent> {
     if t.at(end) == Some('.') && t.at(end + 1).is_some_and(ch::is_digit) {
         return None; // part of a longer dotted number
     }
-    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || t.at(end) == Some(':')) && m.text.contains('.') {
+    // an address and its port ("10.0.0.1:8080") is an address
+    let port_digits = t.sl(end + 1, end + 7).iter().take_while(|c| c.is_ascii_digit()).count();
+    let port = t.at(end) == Some(':') && (1..=5).contains(&port_digits)
+        && t.at(end + 1 + port_digits).map_or(true, |c| !c.is_alphanumeric() && c != ':' && c != '.');
+    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || (t.at(end) == Some(':') && !port)) && m.text.contains('.') {
         return None;
     }
     let lowered = ch::lower(t.sl(start.saturating_sub(12), start));
     let n = lowered.iter().rposition(|&x| x != ' ' && x != ':').map_or(0, |p| p + 1);
     let before = &lowered[..n];
     if ["v", "version", "ver", "release", "build", "firmware"].iter().any(|w| ch::ends_with(before, w)) {
+        return None;
+    }
+    // a section of a text ("section 4.2.1.3", "§ 12.4.1.2"), not an address
+    let word = |w: &str| ch::ends_with(before, w) && {
+        let k = before.len() - w.len();
+        k == 0 || !before[k - 1].is_alphabetic()
+    };
+    if m.text.contains('.') && !m.text.contains(':')
+        && (before.last() == Some(&'\u{a7}')
+            || ["section", "sections", "sec", "clause", "clauses", "article", "art", "chapter",
+                "ch", "paragraph", "para", "par", "figure", "fig", "table", "annex", "appendix",
+                "rule", "step", "item", "point", "no"]
+                .iter().any(|w| word(w)))
+    {
         return None;
     }
     let key = keys.get(m.text, ip_key)?;
@@ -875,4 +896,87 @@ fn iban(t: &Text, m: &Found) -> Option<Ent> {
         offset += head.len() + 1;
     }
     None
+}
+
+/// Whether two letters start a word and are followed by two digits, with a space, a dash or
+/// a dot between them or not, and then a separator or an alphanumeric character (where an
+/// IBAN may start, in any of the ways people write one).
+fn letters_sep_digits(b: &[u8]) -> bool {
+    let alpha = |x: u8| (x | 0x20).wrapping_sub(b'a') < 26;
+    let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
+    let sep = |x: u8| matches!(x, b' ' | b'.' | b'-');
+    let n = b.len();
+    let mut i = 0;
+    while i + 4 < n {
+        if alpha(b[i]) && alpha(b[i + 1]) && (i == 0 || !word(b[i - 1])) {
+            let d = if sep(b[i + 2]) { i + 3 } else { i + 2 };
+            if d + 2 < n && b[d].is_ascii_digit() && b[d + 1].is_ascii_digit()
+                && (b[d + 2].is_ascii_alphanumeric() || sep(b[d + 2])) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The IBANs in a loose candidate: from each place where two letters start a word, the
+/// country's registered number of characters, separators (one space, dash or dot at a time)
+/// skipped, ending where a word ends; at most one group without a digit (a bank code of
+/// letters), and the mod-97 checksum.
+fn iban_loose(t: &Text, m: &Found) -> Vec<Ent> {
+    let (start, end) = span(t, m);
+    let c = &t.c[start..end];
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p + 4 <= c.len() {
+        if c[p].is_ascii_alphabetic() && c[p + 1].is_ascii_alphabetic()
+            && (p == 0 || !c[p - 1].is_ascii_alphanumeric())
+        {
+            if let Some((len, key)) = iban_at(&c[p..]) {
+                out.push(Ent::new(Ty::Iban, start + p, start + p + len, Some(key)));
+                p += len;
+                continue;
+            }
+        }
+        p += 1;
+    }
+    out
+}
+
+fn iban_at(c: &[char]) -> Option<(usize, String)> {
+    let sep = |x: char| matches!(x, ' ' | '.' | '-');
+    let country: String = c[..2].iter().map(char::to_ascii_uppercase).collect();
+    let total = crate::validate::iban_length(&country)?;
+    let mut compact = String::with_capacity(total);
+    let mut groups_without_digit = 0;
+    let mut group_digit = false;
+    let mut groups = 0;
+    let mut i = 0;
+    while i < c.len() && compact.len() < total {
+        let x = c[i];
+        if x.is_ascii_alphanumeric() {
+            compact.push(x.to_ascii_uppercase());
+            group_digit |= x.is_ascii_digit();
+        } else if sep(x) && i > 0 && !sep(c[i - 1]) {
+            groups += 1;
+            if groups > 1 && !group_digit {
+                groups_without_digit += 1;
+            }
+            group_digit = false;
+        } else {
+            return None;
+        }
+        i += 1;
+    }
+    if groups > 0 && !group_digit {
+        groups_without_digit += 1;
+    }
+    let cb = compact.as_bytes();
+    if compact.len() < total || !cb[2].is_ascii_digit() || !cb[3].is_ascii_digit()
+        || groups_without_digit > 1 || c.get(i).is_some_and(|x| x.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    iban_key(&compact).map(|key| (i, key))
 }

@@ -30,7 +30,7 @@ const ID: &[&str] = &[
     "isbn", "issn", "sku", "serial", "model", "part", "item", "booking",
     "confirmation", "receipt", "transaction", "txn", "batch", "lot", "shipment",
     "parcel", "consignment", "claim", "patent", "doi", "version", "ver", "v",
-    "build", "release", "firmware", "pmid", "ean", "upc", "gtin", "id", "uuid",
+    "build", "release", "firmware", "pmid", "ean", "upc", "gtin", "uuid",
     "hash", "commit", "page", "pages", "pp", "year", "years", "isin", "cusip",
     "vin", "imei", "mac", "zip", "postcode",
 ];
