@@ -8,7 +8,7 @@ upper case so they never collide with a lemma.
 from __future__ import annotations
 
 __all__ = [
-    "ANTONYMS", "CONCEPTS", "CURRENCY_PREFIX", "HEDGES", "MONTHS", "MULTIPLIERS",
+    "ANTONYMS", "CONCEPTS", "CONDITIONS", "CURRENCY_PREFIX", "HEDGES", "MONTHS", "MULTIPLIERS",
     "NEGATIONS", "NUMBER_WORDS", "PHRASES", "QUALIFIERS", "RELATIONS", "SPLITTERS",
     "STALE", "STOPWORDS", "TENS", "UNITS", "WEEKDAYS",
 ]
@@ -41,6 +41,9 @@ UNITS: dict[str, tuple[str, float]] = {
     "cm": ("length", 0.01), "centimetre": ("length", 0.01), "centimeter": ("length", 0.01),
     "m": ("length", 1.0), "metre": ("length", 1.0), "meter": ("length", 1.0),
     "km": ("length", 1000.0), "kilometre": ("length", 1000.0), "kilometer": ("length", 1000.0),
+    "mile": ("length", 1609.344), "mi": ("length", 1609.344), "ft": ("length", 0.3048),
+    "foot": ("length", 0.3048), "feet": ("length", 0.3048), "inch": ("length", 0.0254),
+    "yard": ("length", 0.9144), "yd": ("length", 0.9144),
     "mcg": ("mass", 1e-6), "µg": ("mass", 1e-6), "microgram": ("mass", 1e-6),
     "mg": ("mass", 0.001), "milligram": ("mass", 0.001),
     "g": ("mass", 1.0), "gram": ("mass", 1.0), "gramme": ("mass", 1.0),
@@ -183,6 +186,11 @@ _PHRASES: dict[tuple[str, ...], str] = {
     ("be", "entitle", "to", "a", "refund"): "refund AVAILABLE",
     ("non", "refundable"): "NONREFUNDABLE", ("not", "refundable"): "NONREFUNDABLE",
     ("no", "longer"): "STALE_NEG",
+    # negation cues that negate nothing the claim could state, or negate in other words
+    ("not", "only"): "also", ("whether", "or", "not"): "whether", ("or", "not"): "or",
+    ("with", "or", "without"): "with", ("no", "surprise"): "NO_SURPRISE",
+    ("no", "doubt"): "NO_DOUBT", ("no", "wonder"): "NO_WONDER",
+    ("conclude", "that"): "INFER", ("fail", "to"): "not",
     ("per", "month"): "MONTH_UNIT", ("a", "month"): "MONTH_UNIT", ("each", "month"): "MONTH_UNIT",
     ("every", "month"): "MONTH_UNIT", ("per", "year"): "YEAR_UNIT", ("a", "year"): "YEAR_UNIT",
     ("each", "year"): "YEAR_UNIT", ("every", "year"): "YEAR_UNIT", ("per", "day"): "DAY_UNIT",
@@ -240,6 +248,9 @@ STALE = frozenset("previously formerly former until legacy superseded deprecate 
 # qualifiers that, attached to a number in the cited text, must be in the claim too
 QUALIFIERS = frozenset({"LT", "GT", "GE", "LE", "WITHIN", "AFTER", "BEFORE", "APPROX"})
 
+# words that make the rest of a sentence a condition of what it states
+CONDITIONS = frozenset({"if", "unless", "only", "provided", "providing"})
+
 SPLITTERS = frozenset({"when", "if", "while", "whereas", "although", "provided", "and",
                        "but"})
 
@@ -249,5 +260,5 @@ STOPWORDS = frozenset(
     "must this that these those it its it's they them their there here which who whom "
     "whose what where how than then so such also just both each per "
     "via upon our your you we i he she his her him us my me if when while whereas "
-    "although provided whether very st nd rd th s i.e e.g etc APPROX".split()
+    "although provided whether very st nd rd th s i.e e.g etc APPROX ANSWER TITLE_WORD".split()
 )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_clauses import Clause, split_clauses
 from sidecar.judge._screen_roles import roles, verb_like
 from sidecar.judge._screen_text import Prepared, Quantity, Token
 
@@ -18,67 +19,12 @@ _MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
 
 
 @dataclass(frozen=True, slots=True)
-class Clause:
-    """A clause of the claim: its tokens, content keys (with polarity) and quantities."""
-
-    tokens: tuple[Token, ...]
-    units: frozenset[str]
-    negated: frozenset[str]
-    plain: frozenset[str]
-    quantities: tuple[Quantity, ...]
-    hedged: bool
-    stale: bool
-
-
-@dataclass(frozen=True, slots=True)
 class ClauseResult:
     """found, conflict, absent or unsure, with the reason and (when found) the quote."""
 
     outcome: str
     reason: str
     quote: str = ""
-
-
-def split_clauses(claim: Prepared) -> list[Clause]:
-    """Clauses at conjunctions, conditions and sentence ends; tiny pieces join a neighbour."""
-    pieces: list[list[Token]] = [[]]
-    for tok in claim.tokens:
-        starts_new = tok.key in lx.SPLITTERS or (pieces[-1] and pieces[-1][-1].sent != tok.sent)
-        if starts_new and pieces[-1]:
-            pieces.append([])
-        pieces[-1].append(tok)
-    merged: list[list[Token]] = []
-    for piece in pieces:
-        if merged and _size(piece, claim) < 2:
-            merged[-1].extend(piece)
-        elif merged and _size(merged[-1], claim) < 2:
-            merged[-1].extend(piece)
-        else:
-            merged.append(list(piece))
-    if len(merged) > 1 and _size(merged[-1], claim) < 2:
-        last = merged.pop()
-        merged[-1].extend(last)
-    return [_clause(piece, claim) for piece in merged if piece]
-
-
-def _size(tokens: Sequence[Token], claim: Prepared) -> int:
-    starts = {t.start for t in tokens}
-    return len({t.key for t in tokens if t.kind == "w"}) + sum(
-        1 for q in claim.quantities if q.start in starts)
-
-
-def _clause(tokens: list[Token], claim: Prepared) -> Clause:
-    starts = {t.start for t in tokens}
-    content = [t for t in tokens if t.kind == "w"]
-    return Clause(
-        tokens=tuple(tokens),
-        units=frozenset(t.key for t in content),
-        negated=frozenset(t.key for t in content if t.neg),
-        plain=frozenset(t.key for t in content if not t.neg),
-        quantities=tuple(q for q in claim.quantities if q.start in starts),
-        hedged=any(t.kind == "h" for t in tokens),
-        stale=any(t.kind == "t" or t.key == "STALE_NEG" for t in tokens),
-    )
 
 
 def _same_quantity(a: Quantity, b: Quantity) -> bool:
@@ -226,7 +172,7 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
     if conflict:
         return ClauseResult("conflict", conflict)
     if window.score == total:
-        blocked = _blocked(clause, window)
+        blocked = _blocked(clause, window) or _unbound(clause, window)
         if blocked:
             return ClauseResult("unsure", blocked)
         return ClauseResult("found", "found: every part of the claim in the cited text",
@@ -238,6 +184,44 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
 
 def _window_tokens(window: _Window) -> list[tuple[int, Token]]:
     return window.passage.tokens_of(window.first, window.last)
+
+
+def _matched_span(clause: Clause, window: _Window) -> list[tuple[int, Token]]:
+    """The window's tokens from the first to the last of its clauses (split at commas,
+    conjunctions and conditions) that hold a claimed word or quantity: a negation or an
+    opposite elsewhere in the window belongs to another statement."""
+    claimed_at = {pq.start for pq in _window_quantities(window)
+                  if any(_same_quantity(cq, pq) for cq in clause.quantities)}
+    tokens = _window_tokens(window)
+    pieces: list[list[tuple[int, Token]]] = [[]]
+    for item in tokens:
+        tok = item[1]
+        if pieces[-1] and (tok.kind == "b" or tok.key in lx.SPLITTERS
+                           or tok.sent != pieces[-1][-1][1].sent):
+            pieces.append([])
+        pieces[-1].append(item)
+    hit = [n for n, piece in enumerate(pieces)
+           if any((t.kind == "w" and t.key in clause.units) or t.start in claimed_at
+                  for _, t in piece)]
+    if not hit:
+        return []
+    return [item for piece in pieces[hit[0]:hit[-1] + 1] for item in piece]
+
+
+def _unbound(clause: Clause, window: _Window) -> str:
+    """Across sentences, the claim's subject and what it says of it must meet: each word of
+    the subject shares a sentence with each word of the predicate, or the words may
+    belong to something else ("Hot Rod is a food magazine" against a food magazine, then
+    Hot Rod; "A and B are both American" against "A is Canadian. B is American")."""
+    if window.first == window.last or not clause.subject or not clause.predicate:
+        return ""
+    keys = [window.passage.sent_keys[s] for s in window.sentences()]
+    present = set().union(*keys)
+    for said_of in clause.subject & present:
+        for said in clause.predicate & present:
+            if not any(said_of in found and said in found for found in keys):
+                return "abstained: the claimed words belong to different sentences' subjects"
+    return ""
 
 
 def _window_quantities(window: _Window) -> list[Quantity]:
@@ -254,8 +238,14 @@ def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
     missing_q = set(range(len(clause.quantities))) - window.qty
     if missing_q and aligned_without_one and window.score >= 1:
         rivals = set().union(*(hits.qty_rival.get(s, set()) for s in sents))
+        stated = _window_quantities(window)
         for i in sorted(missing_q & rivals):
-            dim = clause.quantities[i].dim
+            cq = clause.quantities[i]
+            if any(pq.dim == cq.dim and pq.value == cq.value for pq in stated):
+                continue    # the claimed value is there, said of something else or in part
+            if not any(_rival_quantity(cq, pq) and _near(clause, window, pq) for pq in stated):
+                continue    # no rival stated of the claim's words: another fact's number
+            dim = cq.dim
             code = "conflict_date" if dim in ("year", "day_of_month") else "conflict_number"
             return f"{code}: the cited text gives another {dim or 'number'} in the matched context"
     # an antonym, opposite direction or another month in place of a claimed word
@@ -271,8 +261,8 @@ def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
             code = "conflict_date" if unit in _MONTHS_AND_DAYS else "conflict_antonym"
             return f"{code}: the cited text states the opposite of a claimed word"
     if window.score == total:
-        # a claimed word negated in the cited text, or the reverse
-        tokens = _window_tokens(window)
+        # a claimed word negated in the matched clauses of the cited text, or the reverse
+        tokens = _matched_span(clause, window)
         for unit in sorted(clause.units):
             seen = {t.neg for _, t in tokens if t.key == unit}
             claimed = {unit in clause.negated and unit not in clause.plain}
@@ -312,10 +302,17 @@ def _blocked(clause: Clause, window: _Window) -> str:
         if verb_like(unit) and _roles(clause, window, anchor=unit, opposite=False) in (
                 "swapped", "moved"):
             return "abstained: the words around a verb are in another order"
+    span = _matched_span(clause, window)
     for unit in clause.units:
         opposites = lx.ANTONYMS.get(unit, frozenset()) - clause.units
-        if opposites and any(t.key in opposites and not t.neg for _, t in tokens):
+        if opposites and any(t.key in opposites and not t.neg and not t.compound
+                             for _, t in span):
             return "abstained: the matched text also states the opposite of a claimed word"
+    if not clause.conditional:
+        keys = [t.key for _, t in tokens]
+        if any(k in lx.CONDITIONS and (k != "provide" or nxt == "that")
+               for k, nxt in zip(keys, [*keys[1:], ""], strict=True)):
+            return "abstained: the cited text attaches a condition the claim leaves out"
     for cq in clause.quantities:
         in_window = _window_quantities(window)
         matches = [pq for pq in in_window if _same_quantity(cq, pq)]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sidecar.judge import _lexicon as lx
 
-__all__ = ["looks_like_year", "number_at", "parse_digits"]
+__all__ = ["is_year", "looks_like_year", "number_at", "parse_digits"]
 
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 
@@ -73,3 +73,25 @@ def looks_like_year(raw: str, before: str, *, ends_clause: bool) -> bool:
     if len(raw) != 4 or not raw.isdigit() or not 1000 <= int(raw) <= 2100:
         return False
     return before in _YEAR_BEFORE or before in lx.MONTHS or ends_clause
+
+
+_CLAUSE_END = frozenset(".!?;\n,:") | {"but"}
+
+
+def _year_like(word: str) -> bool:
+    return len(word) == 4 and word.isdigit() and 1000 <= int(word) <= 2100
+
+
+def is_year(words: Sequence[str], i: int, before: str, after: str) -> bool:
+    """Four digits read as a year: after "in", "since"... or a month, ending a clause, after
+    "March 14," or next to another year ("1921-1958", "1921 to 1958", "1921 and 1958")."""
+    raw = words[i]
+    if looks_like_year(raw, before, ends_clause=after in _CLAUSE_END):
+        return True
+    if not _year_like(raw):
+        return False
+    if before == "," and i >= 3 and words[i - 2].isdigit() and \
+            words[i - 3] in lx.MONTHS:
+        return True
+    near = [words[k] for k in (i - 2, i - 1, i + 1, i + 2) if 0 <= k < len(words)]
+    return any(_year_like(w) for w in near) or before in ("born", "died", "between", "c")

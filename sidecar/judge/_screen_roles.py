@@ -11,7 +11,7 @@ from lemminflect import getAllLemmas
 from sidecar.judge import _lexicon as lx
 from sidecar.judge._screen_text import Prepared, Token
 
-__all__ = ["roles", "verb_like"]
+__all__ = ["predicates", "roles", "states_something", "verb_like"]
 
 _MAX_ANCHORS = 16     # occurrences of a word whose two sides are compared
 
@@ -20,6 +20,39 @@ _MAX_ANCHORS = 16     # occurrences of a word whose two sides are compared
 def verb_like(key: str) -> bool:
     """A key that can be a verb: a relation, a concept or a lemma with a verb reading."""
     return key in lx.RELATIONS or key.isupper() or "VERB" in getAllLemmas(key)
+
+
+_AUXILIARIES = frozenset("be have do can will shall must would should may might could "
+                         "'s 're 've 'd".split())
+_PRONOUN_SUBJECTS = frozenset("i you he she it we they there this".split())
+
+
+def predicates(tokens: Sequence[Token], text: str) -> list[int]:
+    """Indexes of ``tokens`` that make a statement of the words before them: a form of
+    "be", "have", "do" or a modal, an inflected verb written in lower case ("joined",
+    "lives"), or a lower-case word that can be a verb right after another word ("prices
+    rise"); a capitalised word ("United", "Club") is taken for part of a name."""
+    found = []
+    for k, tok in enumerate(tokens):
+        raw = text[tok.start:tok.end].casefold()
+        if tok.key in _AUXILIARIES or raw in _AUXILIARIES:
+            found.append(k)
+        elif tok.kind == "w" and not tok.compound and text[tok.start:tok.start + 1].islower():
+            verbs = getAllLemmas(raw).get("VERB", ())
+            if not verbs:
+                continue
+            inflected = raw not in verbs and raw.endswith(("ed", "s", "en", "ing"))
+            after_word = k > 0 and tokens[k - 1].kind == "w" and tokens[k - 1].sent == tok.sent
+            if inflected or after_word:
+                found.append(k)
+    return found
+
+
+def states_something(tokens: Sequence[Token], text: str) -> bool:
+    """The claim has a predicate, or a pronoun subject, so it states something."""
+    if predicates(tokens, text):
+        return True
+    return any(text[t.start:t.end].casefold() in _PRONOUN_SUBJECTS for t in tokens)
 
 
 def _other_subject(units: frozenset[str], tokens: Sequence[Token], pos: int) -> bool:
@@ -59,7 +92,7 @@ def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sent
     With ``opposite`` the passage is searched for an antonym of ``anchor`` instead ("A is
     larger than B" against "B is smaller than A" keeps the meaning when the roles swap).
     """
-    cpos = next((k for k, t in enumerate(ctoks) if t.key == anchor), None)
+    cpos = next((k for k, t in enumerate(ctoks) if t.key == anchor and not t.compound), None)
     if cpos is None:
         return "unknown"
     left = {t.key for t in ctoks[:cpos] if t.kind == "w"}
@@ -81,6 +114,8 @@ def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sent
             occurrences.append(found[at])
             at += 1
     for pos in occurrences:
+        if tokens[pos].compound:
+            continue        # "Harvard-trained": an adjective, not a verb with two sides
         sent = tokens[pos].sent
         lo = pos
         while lo > 0 and tokens[lo - 1].sent == sent and pos - lo < 40:

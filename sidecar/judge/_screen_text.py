@@ -18,7 +18,7 @@ from typing import NamedTuple
 from lemminflect import getAllLemmas
 
 from sidecar.judge import _lexicon as lx
-from sidecar.judge._screen_numbers import looks_like_year, number_at
+from sidecar.judge._screen_numbers import is_year, number_at
 
 __all__ = ["Prepared", "Quantity", "Token", "prepare"]
 
@@ -53,6 +53,9 @@ class Token(NamedTuple):
     sent: int
     neg: bool = False
     hedged: bool = False
+    compound: bool = False
+    """Part of a hyphenated compound ("Harvard-trained", "low-cost"): matched as a word,
+    never read as a verb with two sides or as an opposite."""
 
 
 class Quantity(NamedTuple):
@@ -83,7 +86,7 @@ class Prepared:
     sent_keys: list[frozenset[str]] = field(default_factory=list)
     """Content keys of each sentence."""
     sent_plain: list[frozenset[str]] = field(default_factory=list)
-    """Content keys of each sentence that no negation reaches."""
+    """Content keys of each sentence that no negation reaches (compounds left out)."""
     key_sents: dict[str, list[int]] = field(default_factory=dict)
     """Sentences (ascending, each once) where each content key occurs."""
     sent_quantities: list[list[Quantity]] = field(default_factory=list)
@@ -124,6 +127,9 @@ def _raw_tokens(text: str) -> Iterator[tuple[str, int, int]]:
         yield raw, match.start(), match.end()
 
 
+_RETHINK = frozenset({"may", "used", "yes"}) | lx.NEGATIONS
+
+
 class _Raw(NamedTuple):
     word: str
     lem: str
@@ -141,11 +147,18 @@ def _words(text: str) -> list[_Raw]:
         else:
             out.append(_Raw(raw, raw, start, end))
     for i, word in enumerate(out):
-        if word.word != "may" and word.word != "used":
+        if word.word not in _RETHINK and word.lem not in _RETHINK:
             continue
         nxt = out[i + 1].word if i + 1 < len(out) else ""
         prev = out[i - 1] if i else None
-        if word.word == "may" and (nxt[:1].isdigit() or (prev and prev.word[:1].isdigit())):
+        first = prev is None or prev.word in _SENTENCE_END
+        if word.word in ("yes", "no") and first and nxt in (",", ".", "!", ";", ":"):
+            # "No, the museum is open": an answer to a question, not a negation
+            out[i] = word._replace(word="ANSWER", lem="ANSWER")
+        elif word.lem in lx.NEGATIONS and not first and text[word.start].isupper():
+            # a capitalised "Never" or "No" inside a sentence starts a title
+            out[i] = word._replace(word="TITLE_WORD", lem="TITLE_WORD")
+        elif word.word == "may" and (nxt[:1].isdigit() or (prev and prev.word[:1].isdigit())):
             # "in May 2020", "3 May": the month, not the hedge
             out[i] = word._replace(word="may_month", lem="may_month")
         elif word.word == "used" and nxt == "to" and (prev is None or prev.lem != "be"):
@@ -196,7 +209,9 @@ def prepare(text: str) -> Prepared:
         nonlocal sent_start
         if sent_start is None:
             sent_start = start
-        tokens.append(Token(key, kind, start, end, sent))
+        compound = (start > 1 and text[start - 1] == "-" and text[start - 2].isalnum()) or (
+            end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha())
+        tokens.append(Token(key, kind, start, end, sent, compound=compound))
 
     sent_first = 0
     while i < n:
@@ -256,7 +271,7 @@ def prepare(text: str) -> Prepared:
         if tok.kind == "w" and tok.sent < len(sent_keys):
             index.setdefault(tok.key, []).append(pos)
             sent_keys[tok.sent].add(tok.key)
-            if not tok.neg:
+            if not tok.neg and not tok.compound:
                 sent_plain[tok.sent].add(tok.key)
             found = key_sents.setdefault(tok.key, [])
             if not found or found[-1] != tok.sent:
@@ -311,10 +326,10 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
             j += 1
     before = words[i - 1].word if i else ""
     after = words[j].word if j < len(words) else "."
-    if not dim and (before in lx.MONTHS or (after in lx.MONTHS and value <= 31)):
+    if not dim and value <= 31 and j == i + 1 and (before in lx.MONTHS or after in lx.MONTHS):
         dim = "day_of_month"
-    elif not dim and looks_like_year(words[i].word, before, ends_clause=after in _SENTENCE_END
-                                     or after in _BREAK):
+    elif not dim and j == i + 1 and is_year([w.word for w in words[max(0, i - 3):i + 3]],
+                                            min(i, 3), before, after):
         dim = "year"
     heads: list[str] = []
     k = j
@@ -323,7 +338,7 @@ def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currenc
                 words[k].word in lx.SPLITTERS:
             break
         lem = lx.CONCEPTS.get(words[k].lem, words[k].lem)
-        if _kind(lem, words[k].word) == "w":
+        if _kind(lem, words[k].word) == "w" and not lem[0].isdigit():
             heads.append(lem)
         k += 1
     for w in words[i:j]:
@@ -391,6 +406,9 @@ def _with_qualifiers(quantities: list[Quantity], tokens: list[Token]) -> list[Qu
             back = pos - 1
             if back >= 0 and tokens[back].kind == "q" and tokens[back].key != "#":
                 back -= 1   # currency sign
+            if _part_of(tokens, back, q.sent):
+                out.append(q._replace(qualifier="PART"))
+                continue
             steps = 0
             while back >= 0 and steps < 2 and tokens[back].sent == q.sent:
                 key = tokens[back].key
@@ -403,3 +421,17 @@ def _with_qualifiers(quantities: list[Quantity], tokens: list[Token]) -> list[Qu
                 steps += 1
         out.append(q._replace(qualifier=qualifier))
     return out
+
+
+def _part_of(tokens: list[Token], back: int, sent: int) -> bool:
+    """A number written as the whole of which another is a part: "five of the six",
+    "five out of six"."""
+    keys: list[str] = []
+    while back >= 0 and len(keys) < 4 and tokens[back].sent == sent:
+        keys.append(tokens[back].key)
+        if tokens[back].kind == "q":
+            break
+        back -= 1
+    keys = [k for k in keys if k != "the"]
+    return len(keys) >= 2 and keys[-1] == "#" and keys[0] == "of" and (
+        len(keys) == 2 or (len(keys) == 3 and keys[1] == "out"))

@@ -28,6 +28,7 @@ bounded number of the passage's sentences.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,6 +36,7 @@ from threading import Lock
 
 from schemas import VerdictLabel
 from sidecar.judge._screen_align import Clause, ClauseResult, judge_clause, split_clauses
+from sidecar.judge._screen_roles import states_something
 from sidecar.judge._screen_text import Prepared, prepare
 
 __all__ = ["DEFAULT_CACHE_BYTES", "PreparedPassage", "ScreenVerdict", "clear_passage_cache",
@@ -150,7 +152,13 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
         return ScreenVerdict(None, "abstained: no cited passage text")
     if len(claim_text) > _MAX_CLAIM_CHARS:
         return ScreenVerdict(None, "abstained: claim too long to align")
+    unstated = _unstated(claim_text)
+    if unstated:
+        return ScreenVerdict(None, unstated)
     claim = prepare(claim_text)
+    if claim.tokens and not states_something(claim.tokens, claim.text):
+        return ScreenVerdict(None, "abstained: the claim names something and states nothing "
+                                   "about it")
     clauses = split_clauses(claim)
     if sum(len(c.units) + len(c.quantities) for c in clauses) > _MAX_CLAIM_UNITS:
         return ScreenVerdict(None, "abstained: claim too long to align")
@@ -161,6 +169,24 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
         clauses = [replace(c, hedged=True) for c in clauses]
     results = [judge_clause(c, prepared) for c in clauses]
     return _combine(clauses, results)
+
+
+_ANSWER = re.compile(r"\W*(?:yes|no|yeah|yep|nope)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine)\b", re.IGNORECASE)
+
+
+def _unstated(text: str) -> str:
+    """Why the claim's meaning depends on what it does not state, or "" when it does not: a
+    "yes" or "no" answers a question the screen does not see (so "No, ..." is no
+    negation), a question states nothing, and what the speaker says of themselves is not
+    in any passage."""
+    if _ANSWER.match(text):
+        return "abstained: the claim answers a question it does not state"
+    if "?" in text:
+        return "abstained: the claim asks a question"
+    if _FIRST_PERSON.search(text):
+        return "abstained: the claim speaks of its speaker"
+    return ""
 
 
 def _combine(clauses: Sequence[Clause], results: Sequence[ClauseResult]) -> ScreenVerdict:

@@ -102,7 +102,8 @@ _GROUPS = [(c, words) for c, words in lx._GROUPS.items() if len(words) > 1]
 @pytest.mark.parametrize(("concept", "words"), _GROUPS, ids=[c for c, _ in _GROUPS])
 def test_each_curated_equivalence_matches_its_group(concept: str, words: tuple[str, ...]) -> None:
     for other in words[1:]:
-        result = screen_claim(f"Alpha {words[0]} beta gamma.", [f"Alpha {other} beta gamma."])
+        result = screen_claim(f"Alpha is {words[0]} beta gamma.",
+                              [f"Alpha is {other} beta gamma."])
         assert result.verdict == "supported", (concept, words[0], other)
 
 
@@ -113,7 +114,7 @@ _PAIRS = sorted({tuple(sorted((a, b))) for a, bs in lx.ANTONYMS.items() for b in
 @pytest.mark.parametrize(("a", "b"), _PAIRS, ids=[f"{a}-{b}" for a, b in _PAIRS])
 def test_each_curated_antonym_pair_conflicts(a: str, b: str) -> None:
     first, second = lx._GROUPS[a][0], lx._GROUPS[b][0]
-    result = screen_claim(f"Alpha {first} beta gamma.", [f"Alpha {second} beta gamma."])
+    result = screen_claim(f"Alpha is {first} beta gamma.", [f"Alpha is {second} beta gamma."])
     assert (result.verdict, _code(result)) == ("unsupported", "conflict_antonym"), (first, second)
 
 
