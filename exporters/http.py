@@ -1,91 +1,103 @@
-"""The metrics endpoint: /metrics, /healthz and /readyz in a daemon thread.
+"""The metrics endpoint: /metrics, /healthz and /readyz, served by uvicorn in a daemon thread.
 
-/metrics speaks OpenMetrics to a scraper that asks for it (Prometheus does), so the trace_id
-exemplars reach Prometheus; other clients get the classic text format.
+uvicorn (HTTP/1.1 by h11, one asyncio loop: an idle client costs a descriptor, not a thread)
+serves the app of :mod:`exporters._asgi`, with the limits of :mod:`exporters._guard`: a
+deadline for receiving each request, a deadline for each response, a cap on open connections
+(the oldest idle one makes room for a new one), a listen backlog, and a bound on header bytes.
+
+The cap is lowered below the process's descriptor limit (``RLIMIT_NOFILE``), keeping room
+for the backlog and for the rest of the process (Kafka and judge connections, files), so the
+endpoint's own connections never exhaust the descriptors it needs to accept a probe.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import socket
 import threading
-from collections.abc import Callable, Iterable
-from socketserver import ThreadingMixIn
-from typing import TYPE_CHECKING, Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, make_wsgi_app
+import uvicorn
+from prometheus_client import CollectorRegistry
 
-if TYPE_CHECKING:
-    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+from exporters._asgi import Check, make_app
+from exporters._guard import ConnectionGuard, GuardedH11Protocol, Limits
 
-__all__ = ["MetricsServer", "serve"]
+__all__ = ["Limits", "MetricsServer", "serve"]
 
 logger = logging.getLogger(__name__)
 
-
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    """One thread per request, so a slow scrape never blocks a health probe."""
-
-    daemon_threads = True
+_RESERVED_DESCRIPTORS = 64
+"""Descriptors left to the rest of the process beyond the endpoint's cap and backlog."""
+_MIN_CONNECTIONS = 8
 
 
-class _QuietHandler(WSGIRequestHandler):
-    """Logs requests at DEBUG through logging instead of writing to stderr."""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        logger.debug("metrics http: %s", format % args)
-
-
-def _plain(start_response: StartResponse, status: str, body: bytes) -> Iterable[bytes]:
-    start_response(
-        status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))]
-    )
-    return [body]
+def _open_descriptors() -> int:
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return 0
 
 
-def _app(registry: CollectorRegistry, ready: Callable[[], bool]) -> WSGIApplication:
-    metrics_app = make_wsgi_app(registry)
+def connection_cap(limits: Limits) -> int:
+    """``limits.max_connections``, lowered to fit the descriptors the process may still open."""
+    try:
+        import resource
 
-    def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        path = environ.get("PATH_INFO", "")
-        if path == "/healthz":
-            return _plain(start_response, "200 OK", b"ok\n")
-        if path == "/readyz":
-            try:
-                is_ready = ready()
-            except Exception:
-                logger.exception("readiness check raised")
-                is_ready = False
-            if is_ready:
-                return _plain(start_response, "200 OK", b"ready\n")
-            return _plain(start_response, "503 Service Unavailable", b"not ready\n")
-        if path in ("/metrics", "/"):
-            body: Iterable[bytes] = metrics_app(environ, start_response)
-            return body
-        return _plain(start_response, "404 Not Found", b"not found\n")
-
-    return app
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return limits.max_connections
+    if soft == resource.RLIM_INFINITY:
+        return limits.max_connections
+    room = soft - _open_descriptors() - limits.backlog - _RESERVED_DESCRIPTORS
+    cap = max(_MIN_CONNECTIONS, min(limits.max_connections, room))
+    if cap < limits.max_connections:
+        logger.warning("metrics endpoint: %d connections at most (descriptor limit %d)",
+                       cap, soft)
+    return cap
 
 
 class MetricsServer:
     """A running metrics endpoint; ``port`` is the bound port, ``close()`` stops it."""
 
-    def __init__(self, server: WSGIServer, thread: threading.Thread) -> None:
+    def __init__(self, server: uvicorn.Server, thread: threading.Thread, port: int,
+                 guard: ConnectionGuard) -> None:
         self._server = server
         self._thread = thread
+        self._port = port
+        self.guard = guard
 
     @property
     def port(self) -> int:
         """The port actually bound (useful when 0 asked for a free one)."""
-        return int(self._server.server_address[1])
+        return self._port
 
     def close(self) -> None:
         """Stop serving and release the port; safe to call twice."""
+        self._server.should_exit = True
         if self._thread.is_alive():
-            self._server.shutdown()
             self._thread.join(timeout=5)
-        self._server.server_close()
         logger.info("metrics endpoint on port %d closed", self.port)
+
+
+def _bind(address: str, port: int, backlog: int) -> socket.socket:
+    family, kind, proto, _, where = socket.getaddrinfo(
+        address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(where)
+        sock.listen(backlog)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _always() -> bool:
+    return True
 
 
 def serve(
@@ -93,23 +105,72 @@ def serve(
     *,
     address: str,
     port: int,
-    ready: Callable[[], bool],
+    ready: Check,
+    live: Check = _always,
+    limits: Limits | None = None,
 ) -> MetricsServer:
     """Serve /metrics, /healthz and /readyz on ``address:port`` in a daemon thread.
 
-    /healthz answers 200 while the process is alive; /readyz answers 200 when ``ready()``
-    is true and 503 otherwise. Port 0 picks a free port (see ``MetricsServer.port``).
+    /healthz answers 200 while ``live()`` is true (the worker is not stuck), 503 otherwise;
+    /readyz answers 200 when ``ready()`` is true and 503 otherwise. Port 0 picks a free port
+    (see ``MetricsServer.port``).
 
     Raises:
-        OSError: if the address cannot be bound.
+        OSError: if the address cannot be bound, or the server does not start.
     """
-    server = make_server(
-        address, port, _app(registry, ready), _ThreadingWSGIServer, handler_class=_QuietHandler
+    limits = limits or Limits()
+    sock = _bind(address, port, limits.backlog)
+    bound_port = int(sock.getsockname()[1])
+    guard = ConnectionGuard(limits, connection_cap(limits))
+    protocol = type("MetricsProtocol", (GuardedH11Protocol,), {"guard": guard})
+    config = uvicorn.Config(
+        make_app(registry, ready=ready, live=live),
+        http=protocol, ws="none", lifespan="off", interface="asgi3", loop="asyncio",
+        log_config=None, access_log=False, server_header=False,
+        backlog=limits.backlog, limit_concurrency=None,
+        timeout_keep_alive=max(1, int(limits.request_timeout)),
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        timeout_graceful_shutdown=1,
     )
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="metrics-http", daemon=True
-    )
+    server = uvicorn.Server(config)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(_serve(server, sock, guard))
+        except BaseException as exc:  # reported to serve() if start-up failed
+            failed.append(exc)
+            logger.exception("metrics endpoint stopped")
+        finally:
+            sock.close()
+            loop.close()
+
+    thread = threading.Thread(target=run, name="metrics-http", daemon=True)
     thread.start()
-    metrics_server = MetricsServer(server, thread)
-    logger.info("metrics endpoint listening on %s:%d", address, metrics_server.port)
-    return metrics_server
+    _wait_started(server, thread, failed)
+    logger.info("metrics endpoint listening on %s:%d", address, bound_port)
+    return MetricsServer(server, thread, bound_port, guard)
+
+
+async def _serve(server: uvicorn.Server, sock: socket.socket, guard: ConnectionGuard) -> None:
+    interval = min(0.5, guard.limits.request_timeout / 4)
+    watch = asyncio.get_running_loop().create_task(guard.watch(interval))
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        watch.cancel()
+
+
+def _wait_started(server: uvicorn.Server, thread: threading.Thread,
+                  failed: list[BaseException], timeout: float = 10.0) -> None:
+    pause = threading.Event()
+    for _ in range(int(timeout / 0.01)):
+        if server.started or not thread.is_alive():
+            break
+        pause.wait(0.01)
+    if not server.started:
+        server.should_exit = True
+        cause = failed[0] if failed else None
+        raise OSError(f"metrics endpoint did not start: {cause!r}") from cause
+

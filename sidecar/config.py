@@ -120,6 +120,9 @@ class RuntimeSettings(_Section):
     slow_record_seconds: float = Field(default=30.0, gt=0.0)
     """A record still being evaluated after this long is logged once (IDs only), counted in
     citewatch_slow_records_total, and makes /readyz answer 503 until it finishes."""
+    worker_stuck_seconds: float = Field(default=120.0, gt=0.0)
+    """The worker's event loop gone this long without a heartbeat (a stage keeping it busy)
+    makes /healthz answer 503, so the liveness probe restarts the process."""
 DeriveMode = Literal["off", "sentences"]
 
 
@@ -266,8 +269,18 @@ class MetricsSettings(_Section):
 
     port: int = Field(default=9464, ge=0, le=65535)
     """Port of /metrics, /healthz and /readyz (0 picks a free port)."""
-    address: str = "0.0.0.0"
-    """Bind address; all interfaces by default, as Prometheus exporters do."""
+    address: str = "127.0.0.1"
+    """Bind address; this host only by default. In a pod or container, set the pod's
+    address (the shipped manifests set 0.0.0.0) so Prometheus and the kubelet reach it."""
+    max_connections: int = Field(default=256, ge=8, le=65_536)
+    """Open connections to the metrics port; beyond it the oldest idle one is closed for
+    each new one (lowered to fit the process's descriptor limit)."""
+    request_timeout_seconds: float = Field(default=5.0, gt=0.0, le=300.0)
+    """Seconds a client may take to send a complete request, or stay idle between two."""
+    response_timeout_seconds: float = Field(default=30.0, gt=0.0, le=600.0)
+    """Seconds a request may take to be answered and its response taken by the client."""
+    backlog: int = Field(default=128, ge=16, le=65_535)
+    """Connections the kernel queues on the metrics port before they are accepted."""
     apps: list[str] = Field(default_factory=list)
     """Allow-list of app label values; any other app is reported as 'other'. When empty,
     the first ``max_apps`` apps seen are admitted instead."""

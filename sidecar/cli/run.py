@@ -13,7 +13,7 @@ import click
 from opentelemetry.trace import Tracer
 from prometheus_client import CollectorRegistry
 
-from exporters.http import MetricsServer, serve
+from exporters.http import Limits, MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
 from exporters.tracing import configure_tracing, get_tracer
 from sidecar import __version__
@@ -73,10 +73,14 @@ def _name_build(metrics: CitewatchMetrics, pipeline: Pipeline) -> None:
                            judge_model=identity.model if identity else "")
 
 
-def _serve(registry: CollectorRegistry, settings: Settings, ready: Any) -> MetricsServer:
+def _serve(registry: CollectorRegistry, settings: Settings, ready: Any,
+           live: Any) -> MetricsServer:
+    m = settings.metrics
+    limits = Limits(max_connections=m.max_connections, request_timeout=m.request_timeout_seconds,
+                    response_timeout=m.response_timeout_seconds, backlog=m.backlog)
     try:
-        return serve(registry, address=settings.metrics.address, port=settings.metrics.port,
-                     ready=ready)
+        return serve(registry, address=m.address, port=m.port, ready=ready, live=live,
+                     limits=limits)
     except OSError as exc:
         raise CliError(
             f"cannot serve metrics on {settings.metrics.address}:{settings.metrics.port}: "
@@ -111,7 +115,7 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
     runner = FileRunner(settings=settings, pipeline=pipeline, metrics=metrics, source=source,
                         output=output, dead_letters=dead, once=settings.input.once,
                         follow=path != "-")
-    server = _serve(registry, settings, runner.ready)
+    server = _serve(registry, settings, runner.ready, runner.live)
     follow = path != "-" and not settings.input.once
     click.echo(f"citewatch run: {'following' if follow else 'reading'} "
                f"{'standard input' if path == '-' else path}"
@@ -215,7 +219,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
 
     # Health and readiness answer during start-up (not ready until partitions are assigned).
     holder: dict[str, KafkaRunner] = {}
-    server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready())
+    server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready(),
+                    lambda: "runner" not in holder or holder["runner"].live())
     click.echo(f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} as "
                f"group {kafka.group_id}, metrics on {_metrics_url(settings, server)}, judge "
                f"{judge_choice(settings)}", err=True)

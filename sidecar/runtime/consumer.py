@@ -183,6 +183,10 @@ class KafkaRunner:
         return (bool(self.assigned) and not stalled and not self._stopping.is_set()
                 and not self.slow.any_slow())
 
+    def live(self) -> bool:
+        """The worker's loop has beaten within runtime.worker_stuck_seconds (liveness)."""
+        return self.worker.stuck_for() < self.settings.runtime.worker_stuck_seconds
+
     # -- the loop --------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:

@@ -8,6 +8,7 @@ file is followed as it grows (standard input ends when it closes).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -26,6 +27,7 @@ from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.shutdown import ShutdownBudget
 from sidecar.runtime.slow import SlowRecords
+from sidecar.runtime.worker import Heartbeat
 
 __all__ = ["FileRunner", "FileSummary"]
 
@@ -85,6 +87,7 @@ class FileRunner:
                                        dedup_window=settings.kafka.dedup_window,
                                        dedup_max_bytes=settings.kafka.dedup_max_bytes)
         self.input_open = False
+        self.heartbeat = Heartbeat()
         self._values: dict[int, bytes] = {}
         self.lines = LineSource(source, follow=self.follow,
                                 interval=settings.input.follow_interval_seconds)
@@ -93,6 +96,10 @@ class FileRunner:
         """The input is open (a followed file stays ready while waiting for lines) and no
         record has been in evaluation longer than runtime.slow_record_seconds."""
         return self.input_open and not self.slow.any_slow()
+
+    def live(self) -> bool:
+        """The evaluation loop has beaten within runtime.worker_stuck_seconds (liveness)."""
+        return self.heartbeat.age() < self.settings.runtime.worker_stuck_seconds
 
     async def run(self, stop: threading.Event) -> FileSummary:
         """Read, evaluate and write until the input ends or ``stop`` is set.
@@ -104,6 +111,7 @@ class FileRunner:
         self.input_open = True
         self.slow.start()
         budget = ShutdownBudget(self.settings.kafka.shutdown_deadline_seconds)
+        self.heartbeat.attach(asyncio.get_running_loop())
         try:
             self.summary.abandoned += await evaluate_in_order(
                 self._records(stop), self._start, self,
@@ -111,6 +119,7 @@ class FileRunner:
                 finish_timeout=budget.in_flight_seconds, stopping=stop.is_set)
         finally:
             self.input_open = False
+            self.heartbeat.detach()
             self.slow.stop()
         self.output.flush()
         if self.dead_letters is not None:

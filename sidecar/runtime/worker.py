@@ -4,6 +4,10 @@ The poll thread hands work over with :meth:`AsyncWorker.submit`; coroutines run 
 worker's loop, so many slow judge calls can be in flight while the poll thread keeps calling
 ``poll()``. Tasks are grouped by a key (the topic-partition) so a rebalance can cancel the
 work of the partitions it takes away.
+
+A :class:`Heartbeat` beats on the loop every second; a stage that keeps the loop busy (a
+record stuck in CPU-bound work) stops the beats, and its age is what liveness (/healthz)
+reports against ``runtime.worker_stuck_seconds``.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ import asyncio
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable, Coroutine, Hashable, Iterable
 from concurrent.futures import Future as ThreadFuture
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["AsyncWorker", "KafkaFuture", "LoopInbox", "wait_kafka_future"]
+__all__ = ["AsyncWorker", "Heartbeat", "KafkaFuture", "LoopInbox", "wait_kafka_future"]
 
 logger = logging.getLogger(__name__)
 
@@ -101,21 +106,61 @@ def _errback(inbox: LoopInbox, waiter: asyncio.Future[Any], error: BaseException
     inbox.settle(waiter, None, error)
 
 
+class Heartbeat:
+    """Beats on an event loop every ``interval`` seconds; :meth:`age` is the time since the
+    last beat (0 before the loop is attached). Read from any thread."""
+
+    def __init__(self, interval: float = 1.0, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self._clock = clock
+        self._last: float | None = None
+        self._handle: asyncio.TimerHandle | None = None
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start beating on ``loop`` (thread-safe)."""
+        self._last = self._clock()
+        loop.call_soon_threadsafe(self._beat, loop)
+
+    def _beat(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._last = self._clock()
+        self._handle = loop.call_later(self.interval, self._beat, loop)
+
+    def detach(self) -> None:
+        """Stop beating (call on the loop's thread, or after the loop stopped)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self._last = None
+
+    def age(self) -> float:
+        """Seconds since the last beat; 0 when not attached."""
+        last = self._last
+        return 0.0 if last is None else max(0.0, self._clock() - last)
+
+
 class AsyncWorker:
     """Runs coroutines on an event loop in a daemon thread; tasks are grouped by key."""
 
-    def __init__(self, name: str = "citewatch-worker") -> None:
+    def __init__(self, name: str = "citewatch-worker", *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._tasks: dict[Hashable, set[asyncio.Task[Any]]] = {}
+        self.heartbeat = Heartbeat(clock=clock)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
+    def stuck_for(self) -> float:
+        """Seconds the loop has gone without a heartbeat (about 1 s when it turns freely)."""
+        return self.heartbeat.age()
+
     def start(self) -> None:
         """Start the loop's thread."""
         self._thread.start()
+        self.heartbeat.attach(self.loop)
 
     def submit(self, key: Hashable, factories: Iterable[Callable[[], Coroutine[Any, Any, Any]]]
                ) -> None:
@@ -184,6 +229,7 @@ class AsyncWorker:
             return
 
         def cancel_all() -> None:
+            self.heartbeat.detach()
             for group in list(self._tasks.values()):
                 for task in list(group):
                     task.cancel()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Any
 
 from sidecar.runtime.worker import AsyncWorker, LoopInbox, wait_kafka_future
@@ -112,3 +113,32 @@ def test_submit_all_hands_a_whole_poll_batch_over_in_one_wakeup() -> None:
     finally:
         worker.stop()
     assert sorted(done) == [("p0", 0), ("p0", 1), ("p0", 2), ("p2", 0), ("p2", 1), ("p2", 2)]
+
+
+def test_heartbeat_stops_while_a_task_keeps_the_loop_busy() -> None:
+    now = [1000.0]
+    worker = AsyncWorker(clock=lambda: now[0])
+    assert worker.stuck_for() == 0.0  # not started: nothing to report
+    worker.start()
+    release = threading.Event()
+    busy = threading.Event()
+
+    async def stuck() -> None:
+        busy.set()
+        release.wait(10)  # blocks the loop, as a CPU-bound stage would
+
+    try:
+        worker.submit("p", [stuck])
+        assert busy.wait(5)
+        now[0] += 300.0
+        assert worker.stuck_for() >= 300.0
+        release.set()
+        for _ in range(500):  # the loop turns again: the next beat comes within its interval
+            if worker.stuck_for() < 300.0:
+                break
+            time.sleep(0.01)
+        assert worker.stuck_for() == 0.0
+    finally:
+        release.set()
+        worker.stop()
+    assert worker.stuck_for() == 0.0  # stopped on purpose: not stuck
