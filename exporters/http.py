@@ -6,8 +6,11 @@ deadline for receiving each request, a deadline for each response, a cap on open
 (the oldest idle one makes room for a new one), a listen backlog, and a bound on header bytes.
 
 The cap is lowered below the process's descriptor limit (``RLIMIT_NOFILE``), keeping room
-for the backlog and for the rest of the process (Kafka and judge connections, files), so the
-endpoint's own connections never exhaust the descriptors it needs to accept a probe.
+for the rest of the process (Kafka and judge connections, files), so the endpoint's own
+connections never exhaust the descriptors it needs to accept a probe. The loop accepts at most
+a quarter of the cap per turn (the kernel queues the rest, up to the backlog): a connection
+accepted in one burst cannot be pushed out by the others of the same burst before its
+request has been read.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ __all__ = ["Limits", "MetricsServer", "serve"]
 logger = logging.getLogger(__name__)
 
 _RESERVED_DESCRIPTORS = 64
-"""Descriptors left to the rest of the process beyond the endpoint's cap and backlog."""
+"""Descriptors left to the rest of the process beyond the endpoint's connections."""
 _MIN_CONNECTIONS = 8
 
 
@@ -50,7 +53,8 @@ def connection_cap(limits: Limits) -> int:
         return limits.max_connections
     if soft == resource.RLIM_INFINITY:
         return limits.max_connections
-    room = soft - _open_descriptors() - limits.backlog - _RESERVED_DESCRIPTORS
+    # A burst of accepts (a quarter of the cap) holds descriptors before eviction frees any.
+    room = (soft - _open_descriptors() - _RESERVED_DESCRIPTORS) * 4 // 5
     cap = max(_MIN_CONNECTIONS, min(limits.max_connections, room))
     if cap < limits.max_connections:
         logger.warning("metrics endpoint: %d connections at most (descriptor limit %d)",
@@ -121,13 +125,15 @@ def serve(
     limits = limits or Limits()
     sock = _bind(address, port, limits.backlog)
     bound_port = int(sock.getsockname()[1])
-    guard = ConnectionGuard(limits, connection_cap(limits))
+    cap = connection_cap(limits)
+    guard = ConnectionGuard(limits, cap)
+    burst = max(4, min(limits.backlog, cap // 4))
     protocol = type("MetricsProtocol", (GuardedH11Protocol,), {"guard": guard})
     config = uvicorn.Config(
         make_app(registry, ready=ready, live=live),
         http=protocol, ws="none", lifespan="off", interface="asgi3", loop="asyncio",
         log_config=None, access_log=False, server_header=False,
-        backlog=limits.backlog, limit_concurrency=None,
+        backlog=burst, limit_concurrency=None,
         timeout_keep_alive=max(1, int(limits.request_timeout)),
         h11_max_incomplete_event_size=limits.max_header_bytes,
         timeout_graceful_shutdown=1,
@@ -138,7 +144,7 @@ def serve(
     def run() -> None:
         loop = asyncio.new_event_loop()
         try:
-            loop.run_until_complete(_serve(server, sock, guard))
+            loop.run_until_complete(_serve(server, sock, guard, limits.backlog))
         except BaseException as exc:  # reported to serve() if start-up failed
             failed.append(exc)
             logger.exception("metrics endpoint stopped")
@@ -153,13 +159,25 @@ def serve(
     return MetricsServer(server, thread, bound_port, guard)
 
 
-async def _serve(server: uvicorn.Server, sock: socket.socket, guard: ConnectionGuard) -> None:
+async def _serve(server: uvicorn.Server, sock: socket.socket, guard: ConnectionGuard,
+                 backlog: int) -> None:
     interval = min(0.5, guard.limits.request_timeout / 4)
-    watch = asyncio.get_running_loop().create_task(guard.watch(interval))
+    loop = asyncio.get_running_loop()
+    watch = loop.create_task(guard.watch(interval))
+    queue = loop.create_task(_listen_when_started(server, sock, backlog))
     try:
         await server.serve(sockets=[sock])
     finally:
         watch.cancel()
+        queue.cancel()
+
+
+async def _listen_when_started(server: uvicorn.Server, sock: socket.socket,
+                               backlog: int) -> None:
+    """asyncio listens with the accept burst as backlog; give the kernel queue its size."""
+    while not server.started:
+        await asyncio.sleep(0.01)
+    sock.listen(backlog)
 
 
 def _wait_started(server: uvicorn.Server, thread: threading.Thread,

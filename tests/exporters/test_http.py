@@ -226,4 +226,4 @@ def test_the_descriptor_limit_lowers_the_connection_cap() -> None:
         cap = connection_cap(limits)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-    assert 8 <= cap <= 1024 - 128 - 64
+    assert 8 <= cap <= (1024 - 64) * 4 // 5
