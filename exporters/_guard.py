@@ -38,7 +38,7 @@ class Limits:
     """Seconds a connection may take to send a complete request (or stay idle between two)."""
     response_timeout: float = 30.0
     """Seconds a request may take to be answered and its response taken by the client."""
-    backlog: int = 128
+    backlog: int = 1024
     """Connections the kernel queues before they are accepted."""
     max_header_bytes: int = 16_384
     """Bytes of a request's line and headers."""

@@ -8,7 +8,7 @@ deadline for receiving each request, a deadline for each response, a cap on open
 The cap is lowered below the process's descriptor limit (``RLIMIT_NOFILE``), keeping room
 for the rest of the process (Kafka and judge connections, files), so the endpoint's own
 connections never exhaust the descriptors it needs to accept a probe. The loop accepts at most
-a quarter of the cap per turn (the kernel queues the rest, up to the backlog): a connection
+an eighth of the cap per turn (the kernel queues the rest, up to the backlog): a connection
 accepted in one burst cannot be pushed out by the others of the same burst before its
 request has been read.
 """
@@ -53,8 +53,9 @@ def connection_cap(limits: Limits) -> int:
         return limits.max_connections
     if soft == resource.RLIM_INFINITY:
         return limits.max_connections
-    # A burst of accepts (a quarter of the cap) holds descriptors before eviction frees any.
-    room = (soft - _open_descriptors() - _RESERVED_DESCRIPTORS) * 4 // 5
+    # Accepted sockets hold descriptors for about four turns of the loop before the
+    # connections they push out are closed: four bursts of an eighth of the cap each.
+    room = (soft - _open_descriptors() - _RESERVED_DESCRIPTORS) * 2 // 3
     cap = max(_MIN_CONNECTIONS, min(limits.max_connections, room))
     if cap < limits.max_connections:
         logger.warning("metrics endpoint: %d connections at most (descriptor limit %d)",
@@ -127,7 +128,7 @@ def serve(
     bound_port = int(sock.getsockname()[1])
     cap = connection_cap(limits)
     guard = ConnectionGuard(limits, cap)
-    burst = max(4, min(limits.backlog, cap // 4))
+    burst = max(4, min(limits.backlog, cap // 8))
     protocol = type("MetricsProtocol", (GuardedH11Protocol,), {"guard": guard})
     config = uvicorn.Config(
         make_app(registry, ready=ready, live=live),

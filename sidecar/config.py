@@ -279,7 +279,7 @@ class MetricsSettings(_Section):
     """Seconds a client may take to send a complete request, or stay idle between two."""
     response_timeout_seconds: float = Field(default=30.0, gt=0.0, le=600.0)
     """Seconds a request may take to be answered and its response taken by the client."""
-    backlog: int = Field(default=128, ge=16, le=65_535)
+    backlog: int = Field(default=1024, ge=16, le=65_535)
     """Connections the kernel queues on the metrics port before they are accepted."""
     apps: list[str] = Field(default_factory=list)
     """Allow-list of app label values; any other app is reported as 'other'. When empty,

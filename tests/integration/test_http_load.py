@@ -56,6 +56,7 @@ def _probe_timeouts() -> dict[str, float]:
 class Server:
     process: subprocess.Popen[str]
     port: int
+    stderr: str | None = None
 
     def threads(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text(encoding="utf-8")
@@ -65,25 +66,28 @@ class Server:
     def descriptors(self) -> int:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
 
+    def stop(self) -> str:
+        """Stop the server; what it wrote to stderr."""
+        if self.stderr is None:
+            try:
+                _, self.stderr = self.process.communicate(input="", timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                _, self.stderr = self.process.communicate()
+        return self.stderr
+
 
 def _start(nofile: int = 0) -> Iterator[Server]:
     process = subprocess.Popen(
         [sys.executable, "-c", _SERVER, str(nofile)], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert process.stdout is not None
+    server = Server(process, int(process.stdout.readline()))
     try:
-        assert process.stdout is not None
-        port = int(process.stdout.readline())
-        yield Server(process, port)
+        yield server
     finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        server.stop()
 
 
 @pytest.fixture
@@ -260,3 +264,6 @@ def test_probes_answer_under_descriptor_pressure(starved_server: Server) -> None
     assert _failed(results) == []
     assert descriptors < 256  # the cap was lowered to fit the limit
     assert starved_server.process.poll() is None
+    stderr = starved_server.stop()
+    assert "connections at most (descriptor limit 256)" in stderr
+    assert "Too many open files" not in stderr  # accept never ran out of descriptors
