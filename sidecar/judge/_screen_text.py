@@ -140,6 +140,8 @@ class _Raw(NamedTuple):
 def _words(text: str) -> list[_Raw]:
     out: list[_Raw] = []
     for raw, start, end in _raw_tokens(text):
+        if raw == ";" and text[max(0, start - 8):start].rstrip().endswith("("):
+            raw = ","       # "Henry (; born 1977)": an empty pronunciation, not a sentence end
         if raw.endswith("n't") or raw == "cannot":
             out.append(_Raw(raw, "not", start, end))
         elif raw[0].isalpha():

@@ -171,8 +171,13 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
     return _combine(clauses, results)
 
 
-_ANSWER = re.compile(r"\W*(?:yes|no|yeah|yep|nope)\b", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine)\b", re.IGNORECASE)
+_ANSWER = re.compile(r"\W*(?:(?:yes|yeah|yep)\b|(?:no|nope)\s*[,.!;:])", re.IGNORECASE)
+# "I" as a pronoun, not a numeral ("Charles I", "World War I"): lower-case "i", "I'm",
+# "I" opening a sentence or clause, or "I" before a verb people say of themselves
+_FIRST_PERSON = re.compile(
+    r"\bi\b|\bI'(?:m|ve|d|ll)\b|(?:^|[.!?,;:]\s*)I\b|\b(?i:me|my|myself)\b"
+    r"|\bI (?:am|don't|think|love|like|know|really|believe|feel|agree|want|hope|enjoy"
+    r"|prefer|guess)\b")
 
 
 def _unstated(text: str) -> str:

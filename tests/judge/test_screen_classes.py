@@ -156,6 +156,22 @@ def test_a_yes_or_no_in_front_abstains_rather_than_negates(claim: str, passage: 
     assert verdict(claim, passage) is None
 
 
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("No records of the mill survive from before 1700.",
+     "No records of the mill survive from before 1700."),
+    ("Meadowbank Mine is an open pit gold mine.", "Meadowbank Mine is an open pit gold mine."),
+    ("Charles I was crowned in 1626.", "Charles I was crowned in 1626 at Westminster."),
+])
+def test_a_statement_that_starts_with_no_or_names_i_is_still_judged(claim: str,
+                                                                    passage: str) -> None:
+    assert verdict(claim, passage) == "supported"
+
+
+def test_an_empty_parenthesis_after_a_name_does_not_end_the_sentence() -> None:
+    assert verdict("Ivo Lenz is a retired Dutch cyclist.",
+                   "Ivo Lenz (; born 4 May 1970) is a retired Dutch cyclist.") == "supported"
+
+
 # -- antonym and role rules on verb forms and compound adjectives --------------------------
 
 @pytest.mark.parametrize(("claim", "passage"), [
