@@ -150,6 +150,15 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
     prepared = [_as_prepared(p) for p in passages if isinstance(p, Prepared) or p.strip()]
     if not prepared:
         return ScreenVerdict(None, "abstained: no cited passage text")
+    clauses = _clauses_of(claim_text)
+    if isinstance(clauses, ScreenVerdict):
+        return clauses
+    return _combine(clauses, [judge_clause(c, prepared) for c in clauses])
+
+
+def _clauses_of(claim_text: str) -> list[Clause] | ScreenVerdict:
+    """The claim's clauses, prepared once whatever it is screened against, or why the
+    screen abstains on it whatever the passages say."""
     if len(claim_text) > _MAX_CLAIM_CHARS:
         return ScreenVerdict(None, "abstained: claim too long to align")
     unstated = _unstated(claim_text)
@@ -167,8 +176,7 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
     if any(c.hedged for c in clauses):
         # a hedge ("usually", "may") qualifies the whole claim, not only its own clause
         clauses = [replace(c, hedged=True) for c in clauses]
-    results = [judge_clause(c, prepared) for c in clauses]
-    return _combine(clauses, results)
+    return clauses
 
 
 _ANSWER = re.compile(r"\W*(?:(?:yes|yeah|yep)\b|(?:no|nope)\s*[,.!;:])", re.IGNORECASE)
@@ -213,8 +221,15 @@ def _combine(clauses: Sequence[Clause], results: Sequence[ClauseResult]) -> Scre
 def find_support(
     claim_text: str, sources: Sequence[tuple[str, str | PreparedPassage]]
 ) -> str | None:
-    """The ID of the first of ``sources`` (id, text) that the screen says supports the claim."""
+    """The ID of the first of ``sources`` (id, text) that the screen says supports the claim
+    (the claim is prepared once, not once per source)."""
+    clauses = _clauses_of(claim_text)
+    if isinstance(clauses, ScreenVerdict):
+        return None
     for source_id, text in sources:
-        if screen_claim(claim_text, [text]).verdict == "supported":
+        if not isinstance(text, Prepared) and not text.strip():
+            continue
+        found = _combine(clauses, [judge_clause(c, [_as_prepared(text)]) for c in clauses])
+        if found.verdict == "supported":
             return source_id
     return None

@@ -89,3 +89,17 @@ def test_zero_turns_the_cache_off() -> None:
     prepare_passage(_passage(1, 10_000))
     assert passage_cache_bytes()[0] == 0
     assert len(screen._CACHE) == 0
+
+
+def test_find_support_prepares_the_claim_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    claim = "Station 7 recorded 7 millimetres of rain in March 2019."
+    calls: list[str] = []
+
+    def counting(text: str) -> screen.PreparedPassage:
+        calls.append(text)
+        return prepare(text)
+
+    sources = [(f"S{n}", _passage(n, 2_000)) for n in range(20)]
+    monkeypatch.setattr(screen, "prepare", counting)
+    assert screen.find_support(claim, sources) == "S7"
+    assert calls.count(claim) == 1
