@@ -18,6 +18,13 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
 from exporters._children import Children as _Children
 from schemas import CriticalReason, EvaluationRecord, JudgeBackendName
+from schemas.vocabulary import (
+    CircuitState,
+    JudgeErrorKind,
+    SampledSkipReason,
+    SkipReason,
+    Stage,
+)
 
 __all__ = [
     "CIRCUIT_STATES",
@@ -56,25 +63,16 @@ STAGE_BUCKETS: tuple[float, ...] = (
 
 CRITICAL_REASONS: tuple[str, ...] = get_args(CriticalReason)
 UNJUDGED_REASONS: tuple[str, ...] = (
-    "rate_limited",
-    "timeout",
-    "api_error",
-    "parse_error",
-    "refusal",
-    "id_mismatch",
-    "circuit_open",
-    "budget_requests_per_minute",
-    "budget_tokens_per_minute",
-    "budget_tokens_per_day",
-    "shutting_down",
+    *get_args(JudgeErrorKind),
+    *(reason for reason in get_args(SampledSkipReason) if reason not in get_args(JudgeErrorKind)),
     "other",
 )
 """Why a failing judge left a critical claim unjudged: the judge error kind or skip reason;
 anything else is reported as ``other``."""
 SCREEN_JUDGE: JudgeBackendName = "lexical"
 """The ``judge`` label of verdicts the offline screen gave, also inside an LLM-judged trace."""
-CIRCUIT_STATES: tuple[str, ...] = ("closed", "open", "half_open")
-STAGES: tuple[str, ...] = ("decode", "checks", "redaction", "judge", "scoring", "emit")
+CIRCUIT_STATES: tuple[CircuitState, ...] = get_args(CircuitState)
+STAGES: tuple[Stage, ...] = get_args(Stage)
 TRACE_OUTCOMES: tuple[str, ...] = ("evaluated", "dead_lettered", "duplicate")
 _UNSAMPLED = "none"
 
@@ -386,7 +384,7 @@ class CitewatchMetrics:
         if output_tokens > 0:
             self._judge_tokens(model, "output").inc(output_tokens)
 
-    def judge_skip(self, reason: str) -> None:
+    def judge_skip(self, reason: SkipReason) -> None:
         """Count a trace the judge did not see, with the reason (sampling, budget, circuit)."""
         self._judge_skips(reason).inc()
 
@@ -405,7 +403,7 @@ class CitewatchMetrics:
             {"version": version, "rubric_version": rubric_version, "judge_model": judge_model}
         )
 
-    def set_circuit_state(self, state: str) -> None:
+    def set_circuit_state(self, state: CircuitState) -> None:
         """Set the circuit breaker state gauge to ``closed``, ``open`` or ``half_open``.
 
         Never raises (the judge reports through this while it works): an unknown state is
@@ -433,7 +431,7 @@ class CitewatchMetrics:
         """Set how many records are in evaluation beyond the slow-record threshold."""
         self.slow_in_progress.set(count)
 
-    def observe_stage(self, stage: str, seconds: float) -> None:
+    def observe_stage(self, stage: Stage, seconds: float) -> None:
         """Record the duration of one pipeline stage for one trace."""
         self._stage_duration(stage).observe(seconds)
 

@@ -44,8 +44,22 @@ from schemas.trace import (
     Source,
     Trace,
 )
+from schemas.vocabulary import (
+    CircuitState,
+    FindingCode,
+    JudgeErrorKind,
+    SampledSkipReason,
+    SkipReason,
+    Stage,
+)
 
 __all__ = [
+    "Stage",
+    "SkipReason",
+    "SampledSkipReason",
+    "JudgeErrorKind",
+    "FindingCode",
+    "CircuitState",
     "EVALUATION_SCHEMA_VERSION",
     "REVIEW_ITEM_SCHEMA_VERSION",
     "TRACE_SCHEMA_VERSION",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from opentelemetry.trace import Tracer
 
 from schemas import EvaluationRecord
+from schemas.vocabulary import Stage
 from sidecar.config import Settings
 from sidecar.judge import JudgeObserver, build_judge_stage
 from sidecar.pipeline import Pipeline
@@ -19,7 +20,7 @@ def build_pipeline(
     settings: Settings,
     *,
     judge_observer: JudgeObserver | None = None,
-    on_stage: Callable[[str, float], None] | None = None,
+    on_stage: Callable[[Stage, float], None] | None = None,
     tracer: Tracer | None = None,
     on_record: Callable[[EvaluationRecord], None] | None = None,
 ) -> Pipeline:

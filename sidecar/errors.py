@@ -7,8 +7,7 @@
      │    └── TraceInvalidError valid JSON but not a valid trace v1
      ├── JudgeError             the judge gave no usable verdicts for one trace
      │    │                     (``retriable`` says whether a retry may help; ``kind`` is the
-     │    │                     metric label: rate_limited, timeout, api_error, parse_error,
-     │    │                     refusal, id_mismatch, circuit_open)
+     │    │                     metric label, one of schemas.vocabulary.JudgeErrorKind)
      │    └── JudgeCallError    one failed backend call (sidecar.judge.backend), with
      │                          Retry-After and token counts
      ├── CalibrationError       labels that cannot be calibrated (sidecar.quality.calibration)
@@ -26,6 +25,8 @@ Messages never contain raw trace text.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from schemas.vocabulary import JudgeErrorKind
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -82,14 +83,17 @@ class JudgeError(CitewatchError):
 
     reason = "api_error"
 
-    def __init__(self, message: str, *, kind: str = "api_error", retriable: bool = False) -> None:
+    def __init__(
+        self, message: str, *, kind: JudgeErrorKind = "api_error", retriable: bool = False
+    ) -> None:
         super().__init__(message, reason=kind)
         self.retriable = retriable
+        self._kind: JudgeErrorKind = kind
 
     @property
-    def kind(self) -> str:
-        """The metric label of this failure."""
-        return self.reason
+    def kind(self) -> JudgeErrorKind:
+        """The metric label of this failure (``schemas.vocabulary.JudgeErrorKind``)."""
+        return self._kind
 
 
 def describe_validation_error(

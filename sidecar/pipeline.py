@@ -20,6 +20,7 @@ from schemas import (
     SampledBy,
     Trace,
 )
+from schemas.vocabulary import SkipReason, Stage
 from sidecar import __version__
 from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, default_checks
 from sidecar.checks.derive import derive_claims
@@ -53,7 +54,7 @@ class JudgeOutcome:
     verdicts: dict[str, ClaimVerdict] | None = None
     run: JudgeRun | None = None
     sampled_by: str | None = None
-    skip_reason: str | None = None
+    skip_reason: SkipReason | None = None
     abstained: tuple[str, ...] = ()
     misattributed: tuple[tuple[str, str], ...] = ()
 
@@ -105,7 +106,7 @@ class Pipeline:
     checks: list[Check] = field(default_factory=default_checks)
     redactor: TraceRedactor | None = None
     judge: JudgeStage | None = None
-    on_stage: Callable[[str, float], None] | None = None
+    on_stage: Callable[[Stage, float], None] | None = None
     """Receives (stage, seconds) for checks, redaction, judge and scoring of every trace."""
     on_record: Callable[[EvaluationRecord], None] | None = None
     """Receives every evaluation record built (e.g. the CLI's judge tally)."""
@@ -144,7 +145,7 @@ class Pipeline:
                 findings.append(Finding("check_error", "warning", detail=check.name))
         return analysis, findings
 
-    def _timed(self, stage: str, started: float) -> float:
+    def _timed(self, stage: Stage, started: float) -> float:
         now = time.perf_counter()
         if self.on_stage is not None:
             self.on_stage(stage, now - started)

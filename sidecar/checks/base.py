@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from schemas import Severity
+from schemas.vocabulary import FindingCode
 from sidecar.checks.analysis import Analysis
 
 __all__ = ["Check", "Finding", "Severity"]
@@ -13,7 +14,7 @@ __all__ = ["Check", "Finding", "Severity"]
 class Finding(NamedTuple):
     """A deterministic finding: codes and IDs, never raw trace text."""
 
-    code: str
+    code: FindingCode
     severity: Severity
     claim_id: str | None = None
     source_id: str | None = None

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from schemas import JudgeBackendName, JudgeResult
+from schemas.vocabulary import JudgeErrorKind
 from sidecar.errors import JudgeError
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rubric import Rubric
@@ -29,7 +30,7 @@ class JudgeCallError(JudgeError):
         self,
         message: str,
         *,
-        kind: str = "api_error",
+        kind: JudgeErrorKind = "api_error",
         retriable: bool = False,
         retry_after: float | None = None,
         input_tokens: int = 0,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from schemas.vocabulary import CircuitState, SkipReason
+
 __all__ = ["JudgeObserver", "NullObserver"]
 
 
@@ -18,7 +20,7 @@ class JudgeObserver(Protocol):
         """One request attempt ended with ``outcome`` (ok or a judge error kind)."""
         ...
 
-    def judge_skip(self, reason: str) -> None:
+    def judge_skip(self, reason: SkipReason) -> None:
         """A trace was not judged, and why."""
         ...
 
@@ -30,7 +32,7 @@ class JudgeObserver(Protocol):
         """A supported or partial verdict whose quote is not in its cited passages."""
         ...
 
-    def set_circuit_state(self, state: str) -> None:
+    def set_circuit_state(self, state: CircuitState) -> None:
         """The circuit breaker is now closed, open or half_open."""
         ...
 
@@ -44,7 +46,7 @@ class NullObserver:
     ) -> None:
         """Discarded."""
 
-    def judge_skip(self, reason: str) -> None:
+    def judge_skip(self, reason: SkipReason) -> None:
         """Discarded."""
 
     def judge_cache_hit(self, count: int = 1) -> None:
@@ -53,5 +55,5 @@ class NullObserver:
     def quote_not_found(self) -> None:
         """Discarded."""
 
-    def set_circuit_state(self, state: str) -> None:
+    def set_circuit_state(self, state: CircuitState) -> None:
         """Discarded."""

@@ -36,6 +36,7 @@ import pydantic
 from openai.types.shared_params import ResponseFormatJSONSchema
 
 from schemas import JudgeBackendName, JudgeResult
+from schemas.vocabulary import JudgeErrorKind
 from sidecar.config import JudgeSettings
 from sidecar.judge._openai_reply import ChatReply, ResponsesReply
 from sidecar.judge.backend import BackendReply, JudgeCallError
@@ -340,7 +341,7 @@ class OpenAIChatBackend(_OpenAIBackend):
         input_tokens = usage.prompt_tokens if usage is not None else 0
         output_tokens = usage.completion_tokens if usage is not None else 0
 
-        def failed(message: str, kind: str) -> JudgeCallError:
+        def failed(message: str, kind: JudgeErrorKind) -> JudgeCallError:
             return JudgeCallError(message, kind=kind, input_tokens=input_tokens,
                                   output_tokens=output_tokens)
 

@@ -21,13 +21,12 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+
+from schemas.vocabulary import CircuitState, JudgeErrorKind
 
 __all__ = ["OUTAGE_KINDS", "Backoff", "CircuitBreaker", "CircuitState"]
 
-CircuitState = Literal["closed", "open", "half_open"]
-
-OUTAGE_KINDS = frozenset({"rate_limited", "timeout", "api_error"})
+OUTAGE_KINDS: frozenset[JudgeErrorKind] = frozenset({"rate_limited", "timeout", "api_error"})
 """Judge error kinds that count as the endpoint failing."""
 
 

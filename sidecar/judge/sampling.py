@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from schemas import SampledBy, Trace
+from schemas.vocabulary import SampledSkipReason
 from sidecar.checks.analysis import Analysis
 from sidecar.config import SamplingSettings
 from sidecar.judge._memory import ENTRY_OVERHEAD_BYTES, sizeof
@@ -148,7 +149,7 @@ class Budget:
         if day != self._day:
             self._day, self._day_tokens = day, 0
 
-    def acquire(self, tokens: int) -> Reservation | str:
+    def acquire(self, tokens: int) -> Reservation | SampledSkipReason:
         """Reserve one request of about ``tokens``. Returns the reservation, or the name of
         the budget that says no: budget_requests_per_minute, budget_tokens_per_minute,
         budget_tokens_per_day."""

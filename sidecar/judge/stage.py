@@ -34,6 +34,7 @@ from opentelemetry.trace import Tracer
 
 from exporters.tracing import judge_span, set_judge_error, set_judge_usage
 from schemas import JudgeRun, ResolvedBy, Trace
+from schemas.vocabulary import CircuitState, SampledSkipReason, SkipReason
 from sidecar.checks.analysis import Analysis
 from sidecar.config import JudgeSettings, SamplingSettings
 from sidecar.errors import JudgeError
@@ -295,7 +296,7 @@ class JudgeStageImpl:
         packet: JudgePacket,
         verdicts: dict[str, ClaimVerdict],
         sampled_by: SampledBy,
-        reason: str,
+        reason: SampledSkipReason,
     ) -> JudgeOutcome:
         """A sampled trace the LLM never saw (open circuit, budget): counted as a skip; the
         screen's and the cache's verdicts stay."""
@@ -466,7 +467,7 @@ class JudgeStageImpl:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _skip(self, reason: str, sampled_by: SampledBy | None = None) -> JudgeOutcome:
+    def _skip(self, reason: SkipReason, sampled_by: SampledBy | None = None) -> JudgeOutcome:
         self.skips[reason] += 1
         self.observer.judge_skip(reason)
         return JudgeOutcome(skip_reason=reason, sampled_by=sampled_by)
@@ -494,6 +495,6 @@ class JudgeStageImpl:
             error=error,
         )
 
-    def _circuit_changed(self, state: str) -> None:
+    def _circuit_changed(self, state: CircuitState) -> None:
         logger.info("judge circuit breaker is now %s", state)
         self.observer.set_circuit_state(state)
