@@ -344,10 +344,10 @@ class JudgeSettings(_Section):
     )
     """Screen verdict classes that skip the LLM; set from the screen's measured precision
     per class (labelled-set benchmark), the others go to the LLM."""
-    screen_cache_bytes: int = Field(default=128 * 2**20, ge=0)
+    screen_cache_bytes: int = Field(default=160 * 2**20, ge=0)
     """Bound, in (estimated) bytes, of the screen's cache of prepared passages; 0 turns it
     off. The default holds one record of the largest accepted size (1 MiB of text prepared
-    is about 120 MB), so each trace's passages are prepared once; raise it with
+    is at most about 140 MB), so each trace's passages are prepared once; raise it with
     ``limits.max_record_bytes``."""
 
 

@@ -39,7 +39,7 @@ _NEGATED_BOUND = {"GT": "LE", "LT": "GE", "MORE": "LE", "LESS": "GE"}
 _MAX_SENTENCE_TOKENS = 160   # a longer run without a sentence end is cut into sentences
 # measured with tracemalloc on encyclopedic and number-dense text (bench.screen_cost)
 _BYTES_PER_CHAR = 2
-_BYTES_PER_TOKEN = 420
+_BYTES_PER_TOKEN = 460
 _BYTES_PER_QUANTITY = 450
 
 

@@ -64,10 +64,11 @@ class ScreenVerdict:
     evidence_quote: str = ""
 
 
-DEFAULT_CACHE_BYTES = 128 * 2**20
+DEFAULT_CACHE_BYTES = 160 * 2**20
 """The passage cache's default bound: one record of the largest accepted size
-(``limits.max_record_bytes``, 1 MiB of text) prepared takes at most about 120 MB, so every
-trace's passages are prepared once, inside a 512Mi pod with room for the rest."""
+(``limits.max_record_bytes``, 1 MiB of text) prepared takes 90-140 MB (encyclopedic to
+number-dense text), so every trace's passages are prepared once, inside a 512Mi pod with
+room for the rest."""
 
 
 class _PassageCache:
