@@ -168,6 +168,10 @@ class KafkaSettings(_Section):
     """Client key for SSL."""
     max_in_flight: int = Field(default=1000, gt=0)
     """Records held uncommitted before partitions are paused (backpressure)."""
+    max_in_flight_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    """Bytes of record values (and keys) handed to evaluation and not yet finished before
+    partitions are paused (backpressure); they resume below half. A record in evaluation
+    holds several times its size once decoded, redacted and judged."""
     lag_interval_seconds: float = Field(default=20.0, ge=1.0, le=300.0)
     """How often consumer lag is sampled."""
     shutdown_deadline_seconds: float = Field(default=20.0, gt=0.0)

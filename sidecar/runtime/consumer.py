@@ -164,6 +164,10 @@ class KafkaRunner:
         self.assigned: set[Any] = set()
         self._resume_at: dict[Any, int] = {}  # first unfinished offset of revoked partitions
         self._paused = False
+        # Bytes of the records handed to the worker and not yet finished, by position: the
+        # second bound of backpressure (kafka.max_in_flight_bytes).
+        self._held: dict[tuple[Any, int], int] = {}
+        self.held_bytes = 0
         self._stopping = threading.Event()
         self.handler = KafkaRecordHandler(
             emitter=emitter, records=self.records, metrics=metrics, slow=self.slow,
@@ -255,6 +259,7 @@ class KafkaRunner:
 
     def _item(self, tp: Any, record: Any) -> WorkItem:
         epoch = self.tracker.start(tp, record.offset)
+        self._hold(tp, record.offset, len(record.value or b"") + len(record.key or b""))
         headers = tuple((name, value) for name, value in (record.headers or ()))
         timestamp = record.timestamp if getattr(record, "timestamp", -1) not in (None, -1) else None
         return WorkItem(tp=tp, topic=record.topic, partition=record.partition,
@@ -275,6 +280,7 @@ class KafkaRunner:
             kind = event[0]
             if kind == "done":
                 _, tp, offset, epoch = event
+                self._release(tp, offset)
                 if self.tracker.finish(tp, offset, epoch):
                     self.finished += 1
             elif kind == "revoked":
@@ -282,6 +288,8 @@ class KafkaRunner:
                 logger.info("partitions revoked: %s", sorted(map(str, tps)))
                 self.assigned -= tps
                 self._resume_at.update(self.tracker.drop(tps))
+                for key in [key for key in self._held if key[0] in tps]:
+                    self._release(*key)
                 self._joining_since = self.clock()
                 self.worker.cancel(tps)
             elif kind == "assigned":
@@ -327,14 +335,24 @@ class KafkaRunner:
             self._last_commit = now
             self.commit()
 
+    def _hold(self, tp: Any, offset: int, size: int) -> None:
+        self._release(tp, offset)  # a re-seeked partition starts the offset again
+        self._held[(tp, offset)] = size
+        self.held_bytes += size
+
+    def _release(self, tp: Any, offset: int) -> None:
+        self.held_bytes -= self._held.pop((tp, offset), 0)
+
     def _backpressure(self) -> None:
         in_flight = self.tracker.in_flight()
         limit = self.kafka.max_in_flight
-        if not self._paused and in_flight >= limit and self.assigned:
+        max_bytes = self.kafka.max_in_flight_bytes
+        full = in_flight >= limit or self.held_bytes >= max_bytes
+        if not self._paused and full and self.assigned:
             self.consumer.pause(*self.assigned)
             self._paused = True
-            logger.debug("paused: %d records in flight", in_flight)
-        elif self._paused and in_flight <= limit // 2:
+            logger.debug("paused: %d records (%d bytes) in flight", in_flight, self.held_bytes)
+        elif self._paused and in_flight <= limit // 2 and self.held_bytes <= max_bytes // 2:
             self.consumer.resume(*self.consumer.paused())
             self._paused = False
             logger.debug("resumed: %d records in flight", in_flight)

@@ -303,6 +303,29 @@ def test_backpressure_pauses_while_polling_goes_on() -> None:
         runner.shutdown()
 
 
+def test_backpressure_pauses_on_the_bytes_in_flight() -> None:
+    big = [json.dumps(trace_dict(trace_id=f"{i + 1:032x}", sources=[
+        {"id": "S1", "title": "Refunds", "text": "Refunds within 30 days. " * 2_500}])).encode()
+        for i in range(120)]
+    consumer = FakeConsumer({0: big})
+    judge = GatedJudge()
+    runner, _ = _runner(consumer, FakeProducer(), judge=judge, max_in_flight=10_000,
+                        max_in_flight_bytes=1_000_000)
+    try:
+        _spin(runner, lambda: consumer.paused() == {TP(TOPIC, 0)})
+        for _ in range(10):
+            runner.step()
+        # One poll (50 records of about 60 KB) passed the bound; nothing more was taken.
+        assert runner.tracker.in_flight() == 50
+        assert runner.held_bytes == sum(len(value) for value in big[:50])
+        judge.gate.set()
+        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 120})
+        assert runner.held_bytes == 0
+        assert consumer.paused() == set()
+    finally:
+        runner.shutdown()
+
+
 def test_revoked_partition_work_is_dropped_and_not_committed() -> None:
     consumer = FakeConsumer({0: [_trace(i) for i in range(5)],
                              1: [_trace(i) for i in range(5, 10)]})
@@ -317,6 +340,7 @@ def test_revoked_partition_work_is_dropped_and_not_committed() -> None:
         for _ in range(20):
             runner.step()
         assert TP(TOPIC, 1) not in consumer.committed_positions()
+        assert runner.held_bytes == 0  # the revoked partition's records hold nothing
     finally:
         runner.shutdown()
 
