@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from sidecar.judge import _lexicon as lx
 from sidecar.judge._screen_clauses import Clause, split_clauses
+from sidecar.judge._screen_numbers import ranked_at
 from sidecar.judge._screen_roles import roles, verb_like
 from sidecar.judge._screen_text import Prepared, Quantity, Token
 
@@ -308,6 +309,10 @@ def _blocked(clause: Clause, window: _Window) -> str:
         if opposites and any(t.key in opposites and not t.neg and not t.compound
                              for _, t in span):
             return "abstained: the matched text also states the opposite of a claimed word"
+    text = window.passage.text
+    if any(t.kind == "w" and t.key in clause.units - clause.ranked and ranked_at(text, t.start)
+           for _, t in span):
+        return "abstained: the cited text ranks what the claim states flatly (one of the, 2nd)"
     if not clause.conditional:
         keys = [t.key for _, t in tokens]
         if any(k in lx.CONDITIONS and (k != "provide" or nxt == "that")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_numbers import ranked_at
 from sidecar.judge._screen_roles import predicates
 from sidecar.judge._screen_text import Prepared, Quantity, Token
 
@@ -27,6 +28,8 @@ class Clause:
     """Content keys before the clause's first predicate word (empty when it has none)."""
     predicate: frozenset[str] = frozenset()
     """Content keys from the predicate word on."""
+    ranked: frozenset[str] = frozenset()
+    """Content keys the claim itself ranks among others ("one of the largest")."""
     conditional: bool = False
     """The claim (any of its clauses) states a condition ("if", "when", "only", ...)."""
 
@@ -107,4 +110,5 @@ def _clause(tokens: list[Token], claim: Prepared, verbs: set[int]) -> Clause:
         stale=any(t.kind == "t" or t.key == "STALE_NEG" for t in tokens),
         subject=subject - predicate,
         predicate=predicate - subject,
+        ranked=frozenset(t.key for t in content if ranked_at(claim.text, t.start)),
     )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sidecar.judge import _lexicon as lx
 
-__all__ = ["is_year", "looks_like_year", "number_at", "parse_digits"]
+__all__ = ["is_year", "looks_like_year", "number_at", "parse_digits", "ranked_at"]
 
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 
@@ -95,3 +95,13 @@ def is_year(words: Sequence[str], i: int, before: str, after: str) -> bool:
         return True
     near = [words[k] for k in (i - 2, i - 1, i + 1, i + 2) if 0 <= k < len(words)]
     return any(_year_like(w) for w in near) or before in ("born", "died", "between", "c")
+
+
+_RANKED = re.compile(r"(?:\bone of the|\bamong the|\b(?:second|third|fourth|fifth|sixth|"
+                     r"seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th)))[\s-]+(?:most\s+)?$")
+
+
+def ranked_at(text: str, start: int) -> bool:
+    """The word at ``start`` is ranked among others just before it: "one of the largest",
+    "the 2nd largest", "the second most visited"."""
+    return bool(_RANKED.search(text[max(0, start - 32):start].casefold()))

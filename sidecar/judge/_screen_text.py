@@ -437,3 +437,4 @@ def _part_of(tokens: list[Token], back: int, sent: int) -> bool:
     keys = [k for k in keys if k != "the"]
     return len(keys) >= 2 and keys[-1] == "#" and keys[0] == "of" and (
         len(keys) == 2 or (len(keys) == 3 and keys[1] == "out"))
+

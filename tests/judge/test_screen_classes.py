@@ -167,6 +167,15 @@ def test_a_statement_that_starts_with_no_or_names_i_is_still_judged(claim: str,
     assert verdict(claim, passage) == "supported"
 
 
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Elm Plaza is the largest mall in Ohio.", "Elm Plaza is the largest mall in Ohio."),
+    ("Elm Plaza is one of the largest malls in Ohio.",
+     "Elm Plaza is one of the largest malls in Ohio."),
+])
+def test_the_same_rank_supports(claim: str, passage: str) -> None:
+    assert verdict(claim, passage) == "supported"
+
+
 def test_an_empty_parenthesis_after_a_name_does_not_end_the_sentence() -> None:
     assert verdict("Ivo Lenz is a retired Dutch cyclist.",
                    "Ivo Lenz (; born 4 May 1970) is a retired Dutch cyclist.") == "supported"
@@ -229,6 +238,9 @@ def test_words_that_belong_to_another_entity_do_not_support(claim: str, passage:
      "Refunds are available within 30 days if the device is unopened."),
     ("Visitors can enter the tower.",
      "Visitors can enter the tower only when a guide is present."),
+    ("Elm Plaza is the largest mall in Ohio.", "Elm Plaza is one of the largest malls in Ohio."),
+    ("Elm Plaza is the largest mall in Ohio.", "Elm Plaza is the 2nd largest mall in Ohio."),
+    ("Elm Plaza is the largest mall in Ohio.", "Elm Plaza is the second largest mall in Ohio."),
 ])
 def test_scope_and_dropped_conditions_do_not_support(claim: str, passage: str) -> None:
     assert verdict(claim, passage) != "supported"
