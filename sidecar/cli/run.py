@@ -179,43 +179,15 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
                tracer: Tracer | None = None) -> int | None:
     """Run the Kafka consumer. Returns 0 when a worker thread is still busy with an
     abandoned (uncommitted) record, so the caller exits at once; else None."""
-    from kafka import KafkaConsumer, KafkaProducer
-    from kafka.errors import KafkaConfigurationError, KafkaError
+    from kafka.errors import KafkaError
 
-    from exporters.kafka import KafkaEmitter, producer_config
-    from sidecar.runtime.consumer import KafkaRunner, kafka_listener, security_config
+    from exporters.kafka import KafkaEmitter
+    from sidecar.runtime.consumer import KafkaRunner, kafka_listener
     from sidecar.runtime.heap import settle_heap
+    from sidecar.runtime.kafka_clients import build_clients, retriable_startup_error
     from sidecar.runtime.startup import build_until_stopped
 
     kafka = settings.kafka
-    security = security_config(settings)
-
-    def build() -> tuple[Any, Any]:
-        producer = KafkaProducer(**producer_config(
-            bootstrap_servers=kafka.bootstrap_servers, security=security,
-            max_request_size=kafka.max_request_bytes,
-            linger_ms=settings.producer.linger_ms, batch_size=settings.producer.batch_size,
-            compression_type=settings.producer.compression_type))
-        try:
-            consumer = KafkaConsumer(
-                bootstrap_servers=kafka.bootstrap_servers.split(","),
-                group_id=kafka.group_id,
-                client_id="citewatch",
-                enable_auto_commit=False,
-                auto_offset_reset=kafka.auto_offset_reset,
-                session_timeout_ms=kafka.session_timeout_ms,
-                heartbeat_interval_ms=max(1000, kafka.session_timeout_ms // 3),
-                max_partition_fetch_bytes=max(1_048_576, kafka.max_request_bytes),
-                **security,
-            )
-        except BaseException:
-            producer.close(timeout=0)
-            raise
-        return producer, consumer
-
-    def retriable(exc: BaseException) -> bool:
-        # An unreachable broker is waited for; bad client settings stop start-up.
-        return isinstance(exc, KafkaError) and not isinstance(exc, KafkaConfigurationError)
 
     # Health and readiness answer during start-up (not ready until partitions are assigned).
     holder: dict[str, KafkaRunner] = {}
@@ -226,7 +198,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
                f"{judge_choice(settings)}", err=True)
     try:
         try:
-            clients = build_until_stopped(build, stop=stop, retriable=retriable,
+            clients = build_until_stopped(lambda: build_clients(settings), stop=stop,
+                                          retriable=retriable_startup_error,
                                           what="Kafka clients")
         except KafkaError as exc:
             raise CliError(

@@ -45,7 +45,6 @@ __all__ = [
     "RebalanceEvents",
     "WorkItem",
     "kafka_listener",
-    "security_config",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,20 +74,6 @@ class Consumer(Protocol):
                     ) -> dict[Any, int]: ...
     def committed(self, partition: Any, timeout_ms: int | None = None) -> int | None: ...
     def close(self, autocommit: bool = True) -> None: ...
-
-
-def security_config(settings: Settings) -> dict[str, Any]:
-    """kafka-python security options from the settings (unset ones left out)."""
-    kafka = settings.kafka
-    options: dict[str, Any] = {"security_protocol": kafka.security_protocol}
-    for name in ("sasl_mechanism", "sasl_plain_username", "ssl_cafile", "ssl_certfile",
-                 "ssl_keyfile"):
-        value = getattr(kafka, name)
-        if value is not None:
-            options[name] = value
-    if kafka.sasl_plain_password is not None:
-        options["sasl_plain_password"] = kafka.sasl_plain_password.get_secret_value()
-    return options
 
 
 class RebalanceEvents:
