@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import queue
 import threading
@@ -259,8 +260,13 @@ class _Abandoned(Exception):
     """The runner stopped while an outcome waited for its ack: left for replay."""
 
 
-_RECORD_ERRORS = ("MessageSizeTooLargeError", "RecordTooLargeError", "InvalidRecordError",
-                  "CorruptRecordError")
+@functools.cache
+def _record_errors() -> tuple[type[BaseException], ...]:
+    """kafka-python's errors about the record itself: too large, invalid, corrupt (imported
+    on the first failed send; the client is loaded by then)."""
+    from kafka.errors import CorruptRecordError, InvalidRecordError, MessageSizeTooLargeError
+
+    return (MessageSizeTooLargeError, InvalidRecordError, CorruptRecordError)
 
 
 class _Refused(Exception):
@@ -274,4 +280,4 @@ class _Refused(Exception):
 def _refused_for_good(exc: BaseException) -> bool:
     """Errors about the record itself, which no retry can fix. Anything else (broker away,
     leader moving, authorisation) is waited out: the offset stays uncommitted meanwhile."""
-    return isinstance(exc, _Refused) or type(exc).__name__ in _RECORD_ERRORS
+    return isinstance(exc, (_Refused, *_record_errors()))
