@@ -137,28 +137,19 @@ class DecodeLimits:
 _DEFAULT_LIMITS = DecodeLimits()
 
 
-def decode_trace(
-    value: bytes | str,
-    *,
-    max_bytes: int | None = None,
-    max_depth: int | None = None,
-    limits: DecodeLimits | None = None,
-) -> Trace:
-    """Decode one record into a :class:`Trace`.
-
-    ``max_bytes`` and ``max_depth``, when given, override those of ``limits``.
+def decode_trace(value: bytes | str, *, limits: DecodeLimits | None = None) -> Trace:
+    """Decode one record into a :class:`Trace` under ``limits`` (the defaults without).
 
     Raises :class:`TraceDecodeError` or :class:`TraceInvalidError`, each with the
     ``reason`` listed in this module's docstring; never any other exception for any input.
     """
     limits = limits or _DEFAULT_LIMITS
-    byte_limit = limits.max_bytes if max_bytes is None else max_bytes
-    depth_limit = limits.max_depth if max_depth is None else max_depth
+    byte_limit = limits.max_bytes
     size = len(value)
     if size > byte_limit:
         raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
     if limits.input_format != "trace_v1":
-        return _decode_adapted(value, limits, depth_limit)
+        return _decode_adapted(value, limits)
     text: str | None = None
     if isinstance(value, bytes):
         data = value[len(_BOM_BYTES):] if value.startswith(_BOM_BYTES) else value
@@ -180,19 +171,19 @@ def decode_trace(
     if obj is None:
         obj = _loads(data.decode("ascii") if text is None else text, limits.max_number_chars)
     elif _clean_is_noop(data, chars, limits):
-        trace = _validate_fast(obj, depth_limit, limits)
+        trace = _validate_fast(obj, limits.max_depth, limits)
         if trace is not None:
             return trace
-    return parse_trace_object(obj, max_depth=depth_limit, limits=limits)
+    return parse_trace_object(obj, limits=limits)
 
 
-def _decode_adapted(value: bytes | str, limits: DecodeLimits, depth_limit: int) -> Trace:
+def _decode_adapted(value: bytes | str, limits: DecodeLimits) -> Trace:
     """A record of an adapted input: its adapter's trace object, validated as any other."""
     adapter = _adapter(limits.input_format)
     if adapter is None:  # pragma: no cover - trace_v1 never comes here
         raise TraceInvalidError("trace_v1 needs no adapter")
     data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
-    return parse_trace_object(adapter.to_trace(data), max_depth=depth_limit, limits=limits)
+    return parse_trace_object(adapter.to_trace(data), limits=limits)
 
 
 _adapter = functools.cache(adapter_for)
@@ -353,17 +344,16 @@ def _check_counts(obj: dict[str, Any], limits: DecodeLimits) -> None:
                                    reason="too_many_citations")
 
 
-def parse_trace_object(obj: Any, *, max_depth: int | None = None,
-                       limits: DecodeLimits | None = None) -> Trace:
-    """Validate an already-parsed JSON value as a trace. Raises :class:`TraceError`.
+def parse_trace_object(obj: Any, *, limits: DecodeLimits | None = None) -> Trace:
+    """Validate an already-parsed JSON value as a trace under ``limits`` (the defaults
+    without). Raises :class:`TraceError`.
 
     Strings of ``obj`` are cleaned in place (control characters become spaces).
     """
     limits = limits or _DEFAULT_LIMITS
-    depth_limit = limits.max_depth if max_depth is None else max_depth
     if not isinstance(obj, dict):
         raise TraceInvalidError(f"a trace is a JSON object, got {type(obj).__name__}")
-    _clean(obj, limits, depth_limit)
+    _clean(obj, limits, limits.max_depth)
     _check_counts(obj, limits)
     try:
         return _validate_trace(obj)
