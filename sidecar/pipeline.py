@@ -116,7 +116,6 @@ class Pipeline:
 
     def __post_init__(self) -> None:
         self.parser = MarkerParser(self.settings.checks.marker_pattern)
-        self.check_errors = 0
 
     def derive(self, trace: Trace) -> Trace:
         """``trace`` with claims derived from its markers when it carries none and
@@ -139,8 +138,8 @@ class Pipeline:
             try:
                 findings.extend(check.run(analysis))
             except Exception:
-                # One faulty check must not lose the trace; it is logged once and counted.
-                self.check_errors += 1
+                # One faulty check must not lose the trace; it is logged once and counted
+                # as a check_error finding (citewatch_findings_total).
                 logger.exception("check %s failed on trace %s", check.name, trace.trace_id)
                 findings.append(Finding("check_error", "warning", detail=check.name))
         return analysis, findings
