@@ -129,7 +129,6 @@ class JudgeStageImpl:
         self._resolved_by: ResolvedBy = "screen" if backend.name == SCREEN_JUDGE else "llm"
         self._clock = clock
         self._sleep = sleep
-        self._concurrency = judge_settings.concurrency
         self._semaphore = asyncio.Semaphore(judge_settings.concurrency)
         self._in_flight = 0
         self._waiting = 0
@@ -140,7 +139,7 @@ class JudgeStageImpl:
         if backend.metered:
             self.observer.set_circuit_state("closed")
 
-    # -- what the runtime reads for backpressure --------------------------------------------
+    # -- the concurrency slots ---------------------------------------------------------------
 
     @property
     def in_flight(self) -> int:
@@ -153,19 +152,9 @@ class JudgeStageImpl:
         return self._waiting
 
     @property
-    def saturated(self) -> bool:
-        """True when every slot is taken: the runtime should pause partitions."""
-        return self._in_flight + self._waiting >= self._concurrency
-
-    @property
     def identity(self) -> JudgeIdentity:
         """The backend, model and rubric version this stage judges with."""
         return JudgeIdentity(self.backend.name, self.backend.model, self.rubric.version)
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`aclose` has begun; later traces are skipped."""
-        return self._closing
 
     # -- the stage ----------------------------------------------------------------------------
 

@@ -311,22 +311,22 @@ def test_repeated_trace_is_served_from_the_cache(server: FakeOpenAI) -> None:
 def test_in_flight_calls_are_bounded(server: FakeOpenAI) -> None:
     server.latency = 0.2
     judged = Judged(server, concurrency=2)
-    seen: list[bool] = []
+    seen: list[tuple[int, int]] = []
 
     async def run() -> list[EvaluationRecord]:
         tasks = [asyncio.ensure_future(judged.pipeline.evaluate(refund_trace(
             trace_id=trace_id(n)))) for n in range(6)]
         await asyncio.sleep(0.1)
-        seen.append(judged.stage.saturated)
+        seen.append((judged.stage.in_flight, judged.stage.waiting))
         done = await asyncio.gather(*tasks)
-        seen.append(judged.stage.saturated)
+        seen.append((judged.stage.in_flight, judged.stage.waiting))
         await judged.stage.aclose(1.0)
         return list(done)
 
     records = asyncio.run(run())
     assert all(r.judged for r in records)
     assert server.max_active == 2
-    assert seen == [True, False]
+    assert seen == [(2, 4), (0, 0)]
 
 
 def test_shutdown_deadline_abandons_hung_calls(server: FakeOpenAI) -> None:
