@@ -2,9 +2,10 @@
 
 A record is one ``ExportTraceServiceRequest`` as the Collector's kafka exporter writes it
 (``otlp_proto`` or ``otlp_json``) holding the spans of one trace: the Collector's
-``groupbytrace`` processor, placed before the exporter with no batch processor after it,
-releases each trace's spans together. A record holding spans of several traces is a dead
-letter that says so; spans that arrive in separate records are not joined.
+``groupbytrace`` processor releases each trace's spans together and the exporter's
+``partition_traces_by_id`` writes each trace as a message of its own. A record holding spans
+of several traces is a dead letter that says so; spans that arrive in separate records are
+not joined.
 
 Mapped, from the spans of the trace:
 
@@ -58,7 +59,7 @@ class OtlpAdapter:
             raise InputError("the record holds no spans")
         if len(trace_ids) > 1:
             raise InputError(f"the record holds spans of {len(trace_ids)} traces; group them "
-                             "by trace before the exporter (the Collector's groupbytrace)")
+                             "by trace (the Collector's groupbytrace, partition_traces_by_id)")
         llm = [span for span in spans if _is_llm(span)]
         if not llm:
             raise InputError("the trace has no LLM span")

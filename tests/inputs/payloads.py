@@ -141,15 +141,26 @@ def anthropic_record(*, cited_text: str = "Refunds are issued within 14 days.",
 
 
 def openinference_spans(*, traces: int = 1) -> list[Any]:
-    """Finished SDK spans of ``traces`` RAG requests with OpenInference attributes: a chain
-    span with a retriever span (two documents) and an LLM span under it."""
+    """Finished SDK spans of ``traces`` RAG requests (see :func:`record_rag_requests`)."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "support-rag"}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
+    record_rag_requests(provider, traces=traces)
+    provider.shutdown()
+    return list(exporter.get_finished_spans())
+
+
+def record_rag_requests(provider: TracerProvider, *, traces: int) -> list[str]:
+    """Trace ``traces`` RAG requests with OpenInference attributes through ``provider``: a
+    chain span with a retriever span (two documents) and an LLM span under it. Returns
+    the W3C trace IDs, in hex."""
     tracer = provider.get_tracer("rag-app")
+    trace_ids: list[str] = []
     for _ in range(traces):
         with tracer.start_as_current_span("rag", attributes={
-                "openinference.span.kind": "CHAIN", "input.value": "How long is the warranty?"}):
+                "openinference.span.kind": "CHAIN",
+                "input.value": "How long is the warranty?"}) as root:
+            trace_ids.append(format(root.get_span_context().trace_id, "032x"))
             with tracer.start_as_current_span("retrieve", attributes={
                     "openinference.span.kind": "RETRIEVER",
                     "input.value": "How long is the warranty?",
@@ -172,8 +183,7 @@ def openinference_spans(*, traces: int = 1) -> list[Any]:
                         "The warranty lasts 24 months [warranty-2]. Returns cost nothing "
                         "for a year [returns-1]."}):
                 pass
-    provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return trace_ids
 
 
 def otlp_proto_record(spans: list[Any]) -> bytes:
