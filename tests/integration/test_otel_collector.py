@@ -10,6 +10,7 @@ The Collector is built from the Go module proxy by scripts/build-test-collector 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -17,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -37,6 +39,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 COLLECTOR = ROOT / ".cache" / "otelcol" / "otelcol"
+PRODUCING = ROOT / "docs" / "producing.md"
 TRACES = 12
 
 
@@ -49,21 +52,15 @@ def _collector_binary() -> Path:
 
 
 def _config(bootstrap: str, topic: str, otlp_port: int) -> str:
-    return json.dumps({
-        "receivers": {"otlp": {"protocols": {"http": {"endpoint": f"127.0.0.1:{otlp_port}"}}}},
-        "processors": {"groupbytrace": {"wait_duration": "1s"}},
-        "exporters": {"kafka": {
-            "brokers": [bootstrap],
-            "traces": {"topic": topic, "encoding": "otlp_proto"},
-            "partition_traces_by_id": True,
-        }},
-        "service": {
-            "pipelines": {"traces": {"receivers": ["otlp"], "processors": ["groupbytrace"],
-                                     "exporters": ["kafka"]}},
-            "telemetry": {"metrics": {"level": "none"},
-                          "logs": {"level": "warn"}},
-        },
-    })
+    """The Collector configuration docs/producing.md gives, with this test's addresses and
+    topic, and the Collector's own telemetry quiet."""
+    [block] = re.findall(r"```yml\n(.+?)\n```", PRODUCING.read_text(encoding="utf-8"), re.S)
+    config = yaml.safe_load(block)
+    config["receivers"]["otlp"]["protocols"]["http"]["endpoint"] = f"127.0.0.1:{otlp_port}"
+    config["exporters"]["kafka"]["brokers"] = [bootstrap]
+    config["exporters"]["kafka"]["traces"]["topic"] = topic
+    config["service"]["telemetry"] = {"metrics": {"level": "none"}, "logs": {"level": "warn"}}
+    return json.dumps(config)
 
 
 @pytest.mark.timeout(1800)  # the first build of the Collector
