@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from schemas import Claim, ClaimStatus, Trace
-from sidecar.checks.markers import Marker, MarkerParser
+from sidecar.checks.markers import IdResolver, Marker, MarkerParser
 from sidecar.checks.prescreen import PassageFacts, has_negation, prescreen_flags
 
 __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
@@ -39,6 +39,9 @@ class Analysis:
     invalid_marker_ids: tuple[str, ...]
     """Marker IDs in the answer that resolve to no source, first-seen order (computed once
     here for the marker check and the scorer alike)."""
+    case_only: tuple[tuple[str | None, str], ...] = ()
+    """``(claim ID, source ID)`` for each citation that names a declared source only when
+    case is ignored; the claim ID is None for a marker in the answer."""
 
     def with_trace(self, trace: Trace) -> Analysis:
         """The same analysis over another version of the trace (the redacted one), so that
@@ -58,10 +61,13 @@ class Analysis:
 
 def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
     """Parse markers, resolve citations and pre-screen every claim of ``trace``."""
-    markers = tuple(parser.markers(trace.answer))
-    seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
     texts = {source.id: source.text for source in trace.sources}
     source_ids = frozenset(texts)
+    resolver = IdResolver(source_ids)
+    scan = parser.scan(trace.answer, resolver)
+    markers = tuple(scan.markers)
+    seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
+    case_only: list[tuple[str | None, str]] = [(None, source_id) for source_id in scan.case_only]
     facts: dict[str, PassageFacts] = {}
     # Most traces have no negation word in any claim: one scan of all claims (a word never
     # spans the line break) spares one per claim.
@@ -76,8 +82,7 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
         if source_ids.issuperset(cited):  # the common case, one C call
             valid = tuple(cited)
         else:
-            valid = tuple([i for i in cited if i in source_ids])
-            invalid = tuple([i for i in cited if i not in source_ids])
+            valid, invalid = _resolve_cited(cited, resolver, claim.id, case_only)
         status: ClaimStatus
         flags: tuple[str, ...] = ()
         if claim.kind != "factual":
@@ -97,5 +102,26 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
                 passages.append(fact)
             flags = prescreen_flags(claim.text, passages, negated=negated)
         claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
-    invalid_markers = tuple([i for i in seen if i not in source_ids])
-    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers)
+    unknown = scan.unknown
+    invalid_markers = tuple([i for i in seen if i in unknown]) if unknown else ()
+    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers,
+                    tuple(case_only))
+
+
+def _resolve_cited(cited: list[str], resolver: IdResolver, claim_id: str,
+                   case_only: list[tuple[str | None, str]],
+                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A claim's citation IDs resolved to declared ones (written otherwise than declared:
+    format characters, another normal form, another case), and those resolving to none,
+    as written."""
+    valid: dict[str, None] = {}
+    invalid = []
+    for written in cited:
+        source_id, how = resolver.resolve(written)
+        if how is None:
+            invalid.append(written)
+            continue
+        if how == "case":
+            case_only.append((claim_id, source_id))
+        valid.setdefault(source_id, None)
+    return tuple(valid), tuple(invalid)

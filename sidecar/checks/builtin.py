@@ -5,13 +5,14 @@ from __future__ import annotations
 import bisect
 import re
 
-from sidecar.checks.analysis import Analysis
+from sidecar.checks.analysis import Analysis, ClaimAnalysis
 from sidecar.checks.base import Check, Finding, Severity
 from sidecar.checks.injection import InjectionCheck
-from sidecar.checks.markers import Marker
+from sidecar.checks.markers import Marker, canonical
 from sidecar.checks.quotes import CitedTextCheck
 
 __all__ = [
+    "CitationIdCaseCheck",
     "CitationMismatchCheck",
     "ClaimCitationCheck",
     "MarkerCheck",
@@ -147,12 +148,33 @@ class CitationMismatchCheck:
             if not nearby:
                 continue
             cited = item.claim.citation_ids
-            if nearby != cited and set(nearby) != set(cited):  # equal lists: the common case
+            if nearby != cited and set(nearby) != _resolved_cites(item):  # equal: common case
                 findings.append(Finding("citation_mismatch", "warning", claim_id=item.claim.id,
                                         detail=f"markers={','.join(dict.fromkeys(nearby))}"))
         return findings
 
 
+
+def _resolved_cites(item: ClaimAnalysis) -> set[str]:
+    """The claim's citations as the markers' IDs are: resolved to the declared IDs, the
+    unknown ones in canonical form."""
+    return {*item.valid_ids, *[canonical(i) for i in item.invalid_ids]}
+
+
+class CitationIdCaseCheck:
+    """A citation (a marker in the answer or a claim's citation ID) that names a declared
+    source only when case is ignored: resolved to that source, and reported, because the
+    producer and the answer disagree on how the ID is written."""
+
+    name: str = "citation_id_case"
+    codes: tuple[str, ...] = ("citation_id_case",)
+
+    def run(self, analysis: Analysis) -> list[Finding]:
+        return [
+            Finding("citation_id_case", "info", claim_id=claim_id, source_id=source_id,
+                    detail="answer_marker" if claim_id is None else "claim_citation")
+            for claim_id, source_id in analysis.case_only
+        ]
 
 
 _OTHER_SPACE = bytes(
@@ -251,6 +273,7 @@ def default_checks() -> list[Check]:
         MarkerCheck(),
         ClaimCitationCheck(),
         CitationMismatchCheck(),
+        CitationIdCaseCheck(),
         PrescreenCheck(),
         SourceUsageCheck(),
         InjectionCheck(),

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from schemas import Claim, Trace
-from sidecar.checks.markers import Marker, MarkerParser
+from sidecar.checks.markers import IdResolver, Marker, MarkerParser
 
 __all__ = ["DERIVED_ID_PREFIX", "Sentence", "derive_claims", "sentences"]
 
@@ -164,9 +164,11 @@ def _clean(answer: str, start: int, end: int, markers: list[Marker]) -> str:
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text).strip()
 
 
-def sentences(answer: str, parser: MarkerParser) -> list[Sentence]:
-    """The answer's sentences in order, each with the IDs of the markers it holds."""
-    markers = parser.markers(answer)
+def sentences(answer: str, parser: MarkerParser,
+              resolver: IdResolver | None = None) -> list[Sentence]:
+    """The answer's sentences in order, each with the IDs of the markers it holds (with
+    ``resolver``, the trace's declared IDs are markers too, and IDs are resolved to them)."""
+    markers = parser.markers(answer, resolver)
     by_start = {marker.start: marker for marker in markers}
     found: list[Sentence] = []
     marker_index = 0
@@ -222,7 +224,8 @@ def derive_claims(trace: Trace, parser: MarkerParser, *, importance: int) -> Tra
     if trace.claims:
         return trace
     claims: list[Claim] = []
-    for sentence in sentences(trace.answer, parser):
+    resolver = IdResolver(frozenset([source.id for source in trace.sources]))
+    for sentence in sentences(trace.answer, parser, resolver):
         text = sentence.text
         if _WORD_CHARS.search(text) is None:
             if sentence.ids and claims:

@@ -1,33 +1,69 @@
 """Citation marker parsing: [S1], [1], [1][2], [1] [2], [1, 2], [S1, S2], Markdown footnote
-references [^1], and the 【1†source】 markers some assistants write."""
+references [^1], the 【1†source】 markers some assistants write, and the full-width and CJK
+bracket forms of Chinese and Japanese answers (［S1］, 【1】, 〔1〕, 〖1〗, 〘1〙, with
+full-width letters, digits and separators: ［Ｓ１，Ｓ２］).
+
+Given a trace's declared source IDs (an :class:`IdResolver`), a bracketed occurrence of any
+of them is a marker too, whatever characters the ID holds (``[doc-a.b]``, ``[policy 7]``,
+``[handbook]``), and the IDs of every marker are resolved to the declared ones: compared
+without format characters and in NFKC, and, when only case differs, resolved and reported
+as a case-only match. Brackets inside inline code, fenced code blocks and URLs are not
+markers (``a[0]``, ``x[k2]``).
+"""
 
 from __future__ import annotations
 
+import bisect
 import re
-from typing import NamedTuple
+import unicodedata
+from typing import Any, NamedTuple
 
 from sidecar._regex import compile_linear
+from sidecar.checks._citation_ids import (
+    _SHAPED_SETS,
+    FORMAT_CHARS,
+    IdResolver,
+    Match,
+    canonical,
+)
 
-__all__ = ["DEFAULT_MARKER_PATTERN", "Marker", "MarkerParser"]
+__all__ = ["DEFAULT_MARKER_PATTERN", "IdResolver", "Marker", "MarkerParser", "Scan", "canonical"]
 
+_FULL_LETTERS = "\uff21-\uff3a\uff41-\uff5a"  # Ａ-Ｚ ａ-ｚ
+_FULL_DIGITS = "\uff10-\uff19"  # ０-９
+_OPEN_SQUARE = "\\[\uff3b\ufe47"  # [ ［ ﹇
+_OPEN_CJK = "\u3010\u3014\u3016\u3018"  # 【 〔 〖 〘
+_CLOSE = "\\]\uff3d\ufe48\u3011\u3015\u3017\u3019"  # ] ］ ﹈ 】 〕 〗 〙
 
 
 def _builtin_pattern(space: str, digit: str, word: str, *, ascii_only: bool = False) -> str:
-    """The built-in marker pattern, its classes written as given (``word`` inside a class).
+    """The built-in marker pattern, its classes written as given (each the inside of a
+    character class).
 
     Built-in formats, one group for the IDs: bracketed lists [S1, S2]; Markdown footnote
     references [^1]; 【1†source】 (what follows the dagger names the kind of source, not an
-    ID). ``ascii_only`` leaves out the parts that need a character ASCII text cannot hold
-    (【, † and 】): on ASCII text the pattern finds the same markers."""
-    marker_id = rf"(?:[A-Za-z][A-Za-z_-]{{0,15}}{digit}[{word}-]{{0,15}}|{digit}{{1,6}})"
-    ids = rf"({marker_id}(?:{space}*[,;]{space}*{marker_id})*)"
+    ID); the full-width and CJK brackets, letters, digits and separators. ``ascii_only``
+    leaves out the parts that need a character ASCII text cannot hold: on ASCII text the
+    pattern finds the same markers."""
     if ascii_only:
-        return rf"\[\^?{space}*{ids}{space}*\]"
-    return rf"(?:\[\^?|【){space}*{ids}{space}*(?:†[^】\]\n]{{0,64}})?(?:\]|】)"
+        letters, digits, words, spaces, separators = "A-Za-z", digit, word, space, ",;"
+    else:
+        letters = "A-Za-z" + _FULL_LETTERS
+        digits = digit + _FULL_DIGITS
+        words = word + _FULL_DIGITS + _FULL_LETTERS + "\uff3f\uff0d"  # ＿ －
+        spaces = space + "\u3000"
+        separators = ",;\uff0c\uff1b\u3001"  # ， ； 、
+    marker_id = (rf"(?:[{letters}][{letters}_-]{{0,15}}[{digits}][{words}-]{{0,15}}"
+                 rf"|[{digits}]{{1,6}})")
+    ids = rf"({marker_id}(?:[{spaces}]*[{separators}][{spaces}]*{marker_id})*)"
+    if ascii_only:
+        return rf"\[\^?[{spaces}]*{ids}[{spaces}]*\]"
+    return (rf"(?:[{_OPEN_SQUARE}]\^?|[{_OPEN_CJK}])[{spaces}]*{ids}[{spaces}]*"
+            rf"(?:†[^{_CLOSE}\n]{{0,64}})?[{_CLOSE}]")
 
 
 DEFAULT_MARKER_PATTERN = _builtin_pattern(r"\s", r"\d", r"\w")
-_BUILTIN = re.compile(_builtin_pattern(r"[\t\n\f\r ]", "[0-9]", "0-9A-Za-z_"))
+_BUILTIN = re.compile(_builtin_pattern("\t\n\f\r ", "0-9", "0-9A-Za-z_"))
 """The built-in pattern for ``re``, with RE2's ASCII classes spelled out (RE2's ``\\s`` has
 no vertical tab), so both find the same markers: ``re``'s matching costs a fraction of the
 RE2 binding's per-match overhead. It runs in time linear in the text, as RE2 would: a try
@@ -35,12 +71,17 @@ can only start at a bracket, every repeat is bounded or of whitespace, and the l
 are kept apart by a required separator, so a failed try costs time linear in the run of
 ID characters, separators and whitespace up to the next bracket, which no other try crosses.
 """
-_BUILTIN_ASCII = re.compile(
-    _builtin_pattern(r"[\t\n\f\r ]", "[0-9]", "0-9A-Za-z_", ascii_only=True))
+_BUILTIN_ASCII = re.compile(_builtin_pattern("\t\n\f\r ", "0-9", "0-9A-Za-z_", ascii_only=True))
 """``_BUILTIN`` for ASCII text (most answers): starting with one literal bracket, a search
 skips from bracket to bracket at memchr speed instead of testing a set at every character."""
-_SPLIT = re.compile(r"\s*[,;]\s*")
+_SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_TICKS = re.compile(r"`+")
+_URL = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9+.-]{0,15}://|www\.)[^\s<>\"'`]+")
+_URL_TRAILER = ".,;:!?*_~'\""
+_PAIRS = {")": "(", "]": "["}
 
 
 class Marker(NamedTuple):
@@ -51,11 +92,27 @@ class Marker(NamedTuple):
     ids: tuple[str, ...]
 
 
+class Scan(NamedTuple):
+    """What one parse of an answer found."""
+
+    markers: list[Marker]
+    case_only: tuple[str, ...]
+    """Declared IDs some marker names only when case is ignored."""
+    unknown: tuple[str, ...]
+    """Marker IDs that resolve to no declared ID (canonical form); empty without a
+    resolver."""
+
+
+_new_tuple = tuple.__new__
+
+
 class MarkerParser:
     """Finds citation markers in answer text.
 
     ``pattern`` is a regex whose first group is the inside of one marker; IDs inside it are
-    separated by commas or semicolons. Parsing never raises on any text.
+    separated by commas or semicolons. A configured pattern must compile on RE2 (linear
+    time); the declared-ID markers and the code and URL exclusions apply to it as to the
+    built-in one. Parsing never raises on any text.
     """
 
     def __init__(self, pattern: str | None = None) -> None:
@@ -65,34 +122,255 @@ class MarkerParser:
             raise ValueError("a marker pattern needs one capturing group for the IDs")
         self._regex = _BUILTIN if self.pattern == DEFAULT_MARKER_PATTERN else compiled
 
-    def markers(self, text: str) -> list[Marker]:
-        """Every marker in order of appearance."""
+    def markers(self, text: str, resolver: IdResolver | None = None) -> list[Marker]:
+        """Every marker in order of appearance; with ``resolver``, also the bracketed
+        declared IDs, and every ID resolved to its declared form."""
+        return self.scan(text, resolver).markers
+
+    def scan(self, text: str, resolver: IdResolver | None = None) -> Scan:
+        """:meth:`markers`, the declared IDs some marker matched only when case is ignored,
+        and the marker IDs that resolve to no declared ID (both in first-seen order)."""
         if not text.isascii() and _SURROGATE.search(text):
             # RE2 matches UTF-8, which has no lone surrogates; the same-length stand-in keeps
             # every offset valid for the text as given.
             text = _SURROGATE.sub("\ufffd", text)
-        regex = self._regex
-        if regex is _BUILTIN and text.isascii():
-            regex = _BUILTIN_ASCII
-        found = []
-        for match in regex.finditer(text):
-            inner = (match[1] or "").strip()
-            if "," in inner or ";" in inner:
-                ids = tuple([part for part in _SPLIT.split(inner) if part])
-                if not ids:
-                    continue
-            elif inner:
-                ids = (inner,)
-            else:
-                continue
-            start, end = match.span()
-            found.append(Marker(start, end, ids))
-        return found
+        cased: dict[str, None] = {}
+        unknown: dict[str, None] = {}
+        if self._regex is _BUILTIN and text.isascii():
+            found = _ascii_markers(text, resolver, cased, unknown)
+            every_id = False
+        else:
+            found = _markers(self._regex, text)
+            if resolver is not None:
+                found = _resolved(found, resolver, cased, unknown)
+            # Text whose IDs may be written otherwise than declared (format characters,
+            # compatibility or decomposed forms) has every declared ID looked for; other
+            # text only those the pattern's shape cannot find.
+            every_id = (self._regex is not _BUILTIN or FORMAT_CHARS.search(text) is not None
+                        or not unicodedata.is_normalized("NFKC", text))
+        if resolver is not None and (every_id or not _SHAPED_SETS.get(resolver.declared)
+                                     and not resolver.all_shaped()):
+            declared = resolver.find(text, every_id=every_id)
+            if declared:
+                found = _merged(found, declared, cased, unknown)
+        # One-character searches first: they run at memchr speed, longer ones do not.
+        if ("`" in text or ("~" in text and "~~~" in text) or (":" in text and "://" in text)
+                or "www." in text):
+            kept = _outside(found, _code_and_urls(text))
+            if len(kept) != len(found) and unknown:
+                # A marker in code that named an unknown ID: that ID counts no more.
+                unknown = dict.fromkeys([i for m in kept for i in m.ids if i in unknown])
+            found = kept
+        return _new_tuple(Scan, (found, tuple(cased) if cased else (),
+                                 tuple(unknown) if unknown else ()))
 
-    def ids(self, text: str) -> list[str]:
+    def ids(self, text: str, resolver: IdResolver | None = None) -> list[str]:
         """Distinct cited IDs in first-seen order."""
         seen: dict[str, None] = {}
-        for marker in self.markers(text):
+        for marker in self.markers(text, resolver):
             for marker_id in marker.ids:
                 seen.setdefault(marker_id, None)
         return list(seen)
+
+
+def _ascii_markers(text: str, resolver: IdResolver | None, cased: dict[str, None],
+                   unknown: dict[str, None]) -> list[Marker]:
+    """The built-in pattern's markers in ASCII text, resolved: the hot path. The pattern's
+    group is never empty and never starts or ends with whitespace, and ASCII IDs are in
+    canonical form already."""
+    declared = resolver.declared if resolver is not None else None
+    found = []
+    ids: tuple[str, ...]
+    for match in _BUILTIN_ASCII.finditer(text):
+        inner: str = match[1]
+        if declared is not None and inner in declared:
+            # A declared ID (one with a separator in it too: the automaton would find it).
+            ids = (inner,)
+        elif "," in inner or ";" in inner:
+            ids = tuple([part for part in _SPLIT.split(inner) if part])
+            if declared is not None and not declared.issuperset(ids):
+                ids = _resolve_ids(ids, resolver, cased, unknown)  # type: ignore[arg-type]
+        elif declared is None:
+            ids = (inner,)
+        else:
+            source_id, how = resolver.resolve(inner)  # type: ignore[union-attr]
+            if how is None:
+                unknown[source_id] = None
+            elif how == "case":
+                cased[source_id] = None
+            ids = (source_id,)
+        start, end = match.span()
+        found.append(_new_tuple(Marker, (start, end, ids)))
+    return found
+
+
+def _markers(regex: Any, text: str) -> list[Marker]:
+    """A pattern's markers, their IDs in canonical form."""
+    found = []
+    for match in regex.finditer(text):
+        inner = (match[1] or "").strip()
+        if "," in inner or ";" in inner or not inner.isascii():
+            ids = tuple([part for part in map(canonical, _SPLIT.split(inner)) if part])
+            if not ids:
+                continue
+        elif inner:
+            ids = (inner,)
+        else:
+            continue
+        start, end = match.span()
+        found.append(Marker(start, end, ids))
+    return found
+
+
+def _resolve_ids(ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, None],
+                 unknown: dict[str, None]) -> tuple[str, ...]:
+    resolved = []
+    for written in ids:
+        source_id, how = resolver.resolve(written)
+        if how == "case":
+            cased.setdefault(source_id, None)
+        elif how is None:
+            unknown.setdefault(source_id, None)
+        resolved.append(source_id)
+    return tuple(resolved)
+
+
+def _resolved(found: list[Marker], resolver: IdResolver, cased: dict[str, None],
+              unknown: dict[str, None]) -> list[Marker]:
+    declared = resolver.declared
+    return [
+        marker if declared.issuperset(marker.ids)  # the common case, one C call
+        else marker._replace(ids=_resolve_ids(marker.ids, resolver, cased, unknown))
+        for marker in found
+    ]
+
+
+def _merged(found: list[Marker], declared: list[Match], cased: dict[str, None],
+            unknown: dict[str, None]) -> list[Marker]:
+    """Both kinds of markers in order; a pattern marker that overlaps a declared-ID marker
+    gives way to it (``[1]2]`` is the declared ``1]2``, not ``1``)."""
+    out: list[Marker] = []
+    index = 0
+    for match in declared:
+        while index < len(found) and found[index].start < match.start:
+            if found[index].end <= match.start:
+                out.append(found[index])
+            index += 1
+        while index < len(found) and found[index].start < match.end:
+            index += 1  # overlaps the declared-ID marker
+        if match.how == "case":
+            cased.setdefault(match.source_id, None)
+        elif match.how is None:
+            unknown.setdefault(match.source_id, None)
+        out.append(Marker(match.start, match.end, (match.source_id,)))
+    out.extend(found[index:])
+    if unknown and len(out) != len(found) + len(declared):
+        # A pattern marker gave way: an unknown ID of its own counts no more.
+        unknown_ids = {i for m in out for i in m.ids if i in unknown}
+        for marker_id in [i for i in unknown if i not in unknown_ids]:
+            del unknown[marker_id]
+    return out
+
+
+def _outside(found: list[Marker], spans: list[tuple[int, int]]) -> list[Marker]:
+    if not spans:
+        return found
+    starts = [start for start, _ in spans]
+    kept = []
+    for marker in found:
+        at = bisect.bisect_right(starts, marker.start) - 1
+        if at < 0 or spans[at][1] <= marker.start:
+            kept.append(marker)
+    return kept
+
+
+def _code_and_urls(text: str) -> list[tuple[int, int]]:
+    """Sorted, disjoint spans of fenced code blocks, inline code spans and URLs."""
+    spans = _fenced(text)
+    spans.extend(_inline_code(text, spans))
+    for match in _URL.finditer(text):
+        spans.append((match.start(), _url_end(text, match.start(), match.end())))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """Fenced code blocks, from the opening fence to the end of the closing fence's line
+    (to the end of the text when it is never closed)."""
+    spans = []
+    opened: int | None = None
+    for fence in _FENCE.finditer(text):
+        if opened is None:
+            opened = fence.start()
+        else:
+            line_end = text.find("\n", fence.end())
+            spans.append((opened, len(text) if line_end < 0 else line_end))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _inline_code(text: str, fenced: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inline code spans outside fenced blocks: a run of backticks up to the next run of
+    the same length on the same line (a run without one is literal text)."""
+    spans: list[tuple[int, int]] = []
+    line: list[tuple[int, int]] = []
+    previous_end = 0
+    fences = iter(fenced)
+    block = next(fences, None)
+
+    def close_line() -> None:
+        following: dict[int, int] = {}
+        nexts = [0] * len(line)
+        for index in range(len(line) - 1, -1, -1):
+            size = line[index][1] - line[index][0]
+            nexts[index] = following.get(size, -1)
+            following[size] = index
+        index = 0
+        while index < len(line):
+            closer = nexts[index]
+            if closer < 0:
+                index += 1
+                continue
+            spans.append((line[index][0], line[closer][1]))
+            index = closer + 1
+        line.clear()
+
+    for run in _TICKS.finditer(text):
+        while block is not None and block[1] <= run.start():
+            block = next(fences, None)
+        if block is not None and block[0] <= run.start():
+            continue
+        if line and text.find("\n", previous_end, run.start()) >= 0:
+            close_line()
+        line.append(run.span())
+        previous_end = run.end()
+    close_line()
+    return spans
+
+
+def _url_end(text: str, start: int, end: int) -> int:
+    """Where a URL ends: before the first closing bracket it did not open (the link's own
+    closing parenthesis in Markdown) and before trailing punctuation."""
+    depth = {"(": 0, "[": 0}
+    for position in range(start, end):
+        char = text[position]
+        if char in depth:
+            depth[char] += 1
+        elif char in _PAIRS:
+            opener = _PAIRS[char]
+            if depth[opener] == 0:
+                end = position
+                break
+            depth[opener] -= 1
+    while end > start and text[end - 1] in _URL_TRAILER:
+        end -= 1
+    return end

@@ -52,6 +52,8 @@ TRIGGERS = [
                  {**CLEAN, "claims": [claim("c1", "Refunds take 30 days.", ["S2"]),
                                       CLEAN["claims"][1]]},
                  id="citation_mismatch"),
+    pytest.param("citation_id_case", {**CLEAN, "answer": CLEAN["answer"] + " Again [s1]."},
+                 id="citation_id_case"),
     pytest.param("prescreen_flag",
                  {**CLEAN, "claims": [claim("c1", "Refunds take 45 days.", ["S1"]),
                                       CLEAN["claims"][1]]},
