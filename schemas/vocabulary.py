@@ -61,6 +61,7 @@ FindingCode = Literal[
     "uncited_claim",
     "invalid_citation_claim",
     "citation_mismatch",
+    "citation_id_case",
     "prescreen_flag",
     "uncited_source",
     "empty_source",
