@@ -9,6 +9,7 @@ probe, the manifests' timeoutSeconds as its timeout).
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import subprocess
@@ -117,6 +118,17 @@ class Crowd:
         self.opened += 1
         return sock
 
+    def _open(self) -> socket.socket | None:
+        """A connection started without waiting for it (the kernel retries its SYN), so a
+        thousand are pending at once whatever the server accepts."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        if sock.connect_ex(("127.0.0.1", self.port)) not in (0, errno.EINPROGRESS):
+            sock.close()
+            return None
+        self.opened += 1
+        return sock
+
     def slowloris(self, count: int) -> None:
         """``count`` clients sending their request one byte at a time, reconnecting when cut."""
         request = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 10_000
@@ -147,14 +159,14 @@ class Crowd:
         """``count`` clients that connect and send nothing, reopened when closed."""
 
         def run() -> None:
-            clients = [self._connect() for _ in range(count)]
+            clients = [self._open() for _ in range(count)]
             while not self.stop.wait(0.5):
                 for i, sock in enumerate(clients):
                     if sock is not None and not _closed(sock):
                         continue
                     if sock is not None:
                         sock.close()
-                    clients[i] = self._connect()
+                    clients[i] = self._open()
             for sock in clients:
                 if sock is not None:
                     sock.close()
@@ -173,15 +185,13 @@ class Crowd:
 
 
 def _closed(sock: socket.socket) -> bool:
-    sock.setblocking(False)
+    """Whether a non-blocking client socket was closed by the server (or refused)."""
     try:
         return sock.recv(1, socket.MSG_PEEK) == b""
-    except BlockingIOError:
+    except BlockingIOError:  # connected and quiet, or still connecting
         return False
     except OSError:
         return True
-    finally:
-        sock.setblocking(True)
 
 
 def _probe(port: int, path: str, timeout: float) -> tuple[int, float]:
@@ -200,7 +210,7 @@ def _probe(port: int, path: str, timeout: float) -> tuple[int, float]:
                 head += chunk
     except OSError:
         return 0, time.monotonic() - started
-    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
+    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.") else 0
     return status, time.monotonic() - started
 
 
@@ -248,7 +258,8 @@ def test_probes_answer_with_a_thousand_idle_clients(server: Server) -> None:
     assert _failed(results) == []
     assert crowd.opened >= 1_000
     assert threads <= 8  # idle clients hold no thread each
-    assert descriptors <= 256 + 128 + 64  # the cap, the backlog and the process's own
+    # The clients filled the connection cap (256), and the cap held.
+    assert 200 <= descriptors <= 256 + 32 * 4 + 64
 
 
 def test_probes_answer_under_descriptor_pressure(starved_server: Server) -> None:
@@ -262,7 +273,7 @@ def test_probes_answer_under_descriptor_pressure(starved_server: Server) -> None
     finally:
         crowd.close()
     assert _failed(results) == []
-    assert descriptors < 256  # the cap was lowered to fit the limit
+    assert 64 <= descriptors < 256  # the clients pressed; the cap was lowered to fit the limit
     assert starved_server.process.poll() is None
     stderr = starved_server.stop()
     assert "connections at most (descriptor limit 256)" in stderr
