@@ -29,6 +29,7 @@ from schemas.evaluation import (
 from schemas.judge import JudgeBackendName, JudgeChoice, JudgeResult, JudgeVerdict, VerdictLabel
 from schemas.review import (
     REVIEW_ITEM_SCHEMA_VERSION,
+    FailureType,
     HumanLabelValue,
     ReviewItem,
     ReviewPassage,
@@ -62,6 +63,7 @@ __all__ = [
     "CircuitState",
     "EVALUATION_SCHEMA_VERSION",
     "REVIEW_ITEM_SCHEMA_VERSION",
+    "FailureType",
     "TRACE_SCHEMA_VERSION",
     "Claim",
     "ClaimKind",

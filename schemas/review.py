@@ -24,6 +24,7 @@ from schemas.judge import VerdictLabel
 
 __all__ = [
     "REVIEW_ITEM_SCHEMA_VERSION",
+    "FailureType",
     "HumanLabelValue",
     "ReviewItem",
     "ReviewPassage",
@@ -50,6 +51,23 @@ ReviewReason = Literal[ReviewRoute, "audit"]
 the uniform random slice of judged claims, chosen by hash whatever else is true of them, so
 that the judge's precision on live traffic can be estimated without the bias of reviewing
 only what was flagged."""
+
+FailureType = Literal[
+    "wrong_number_or_date",
+    "wrong_condition_or_scope",
+    "negation_or_direction",
+    "stale_source",
+    "topic_only",
+    "half_supported",
+    "wrong_citation",
+    "quote_out_of_context",
+    "other",
+]
+"""What went wrong with a claim a reviewer did not find supported (optional on a label):
+another number, date or quantity; another condition or scope; a flipped negation or
+direction; a stale version of the source; the passage is only on the same topic; one half
+of a compound claim; supported by another source than the one cited; a quote that does not
+mean what the judge took it to mean."""
 
 HumanLabelValue = Literal["supported", "partial", "unsupported", "skip"]
 """What a reviewer can answer: a verdict of the rubric, or ``skip`` (not this reviewer)."""

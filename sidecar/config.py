@@ -524,6 +524,13 @@ class Settings(BaseSettings):
     gate: GateSettings = Field(default_factory=GateSettings)
     review: ReviewSettings = Field(default_factory=ReviewSettings)
 
+    @model_validator(mode="after")
+    def _review_topic_needs_kafka(self) -> Settings:
+        if self.input.path is not None and self.review.topic and not self.review.store:
+            raise ValueError("review.topic needs the Kafka runtime; with input.path (--input) "
+                             "set review.store instead")
+        return self
+
     @classmethod
     def settings_customise_sources(
         cls,

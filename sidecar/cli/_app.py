@@ -16,6 +16,7 @@ from sidecar.cli.gate import gate_command
 from sidecar.cli.redact import redact_command
 from sidecar.cli.replay import replay_command
 from sidecar.cli.report import report_command
+from sidecar.cli.review import review_group
 from sidecar.cli.run import run_command
 from sidecar.cli.stability import stability_command
 
@@ -56,6 +57,7 @@ cli.add_command(replay_command)
 cli.add_command(stability_command)
 cli.add_command(run_command)
 cli.add_command(redact_command)
+cli.add_command(review_group)
 
 
 def main(argv: list[str] | None = None) -> Any:

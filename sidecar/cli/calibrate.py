@@ -23,6 +23,7 @@ from sidecar.quality.calibration import (
     load_labels,
     pairs_from_labels,
 )
+from sidecar.quality.review_labels import pairs_from_review
 
 __all__ = ["calibrate_command", "write_calibration"]
 
@@ -61,7 +62,11 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
 
 
 @click.command("calibrate")
-@click.argument("labels", type=click.Path(exists=True, dir_okay=False))
+@click.argument("labels", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.option("--from-review", "from_review", type=click.Path(exists=True, dir_okay=False),
+              default=None, metavar="STORE",
+              help="Read the settled labels of a review store instead of LABELS (judge "
+                   "verdict, rubric and model come with each item; docs/review.md).")
 @click.option("--evaluations", type=click.Path(exists=True), default=None,
               help="Evaluation records (a JSON Lines file or a directory of them); judge "
                    "labels are taken from them, joined to LABELS by (trace_id, claim_id) "
@@ -72,7 +77,8 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
                default="calibration-report", show_default=True, metavar="DIR",
                help="Directory where calibration.json, .md and .html are written (replaced).")
 @one_line_errors
-def calibrate_command(labels: str, evaluations: str | None, compare: bool, out_dir: str) -> None:
+def calibrate_command(labels: str | None, from_review: str | None, evaluations: str | None,
+                      compare: bool, out_dir: str) -> None:
     """Compare judge verdicts with human labels in LABELS (CSV or JSON Lines).
 
     LABELS columns: case_id, claim_id, human_label, judge_label ("abstained" when the judge
@@ -90,15 +96,25 @@ def calibrate_command(labels: str, evaluations: str | None, compare: bool, out_d
     Examples:
       citewatch calibrate labels.csv --output calibration-report
       citewatch calibrate labels.csv --evaluations evaluations/ --compare
+      citewatch calibrate --from-review review.sqlite
     """
-    rows = load_labels(labels)
+    if (labels is None) == (from_review is None):
+        raise click.UsageError("give exactly one of LABELS or --from-review STORE")
+    if from_review is not None and evaluations is not None:
+        raise click.UsageError("--evaluations does not apply with --from-review (review "
+                               "items carry the judge's verdicts)")
     unmatched = 0
-    if evaluations is not None:
-        records = [record for file in record_files(evaluations)
-                   for record in load_evaluations(file)]
-        pairs, unmatched = join_evaluations(rows, records)
+    if from_review is not None:
+        pairs = pairs_from_review(from_review)
     else:
-        pairs = pairs_from_labels(rows)
+        assert labels is not None
+        rows = load_labels(labels)
+        if evaluations is not None:
+            records = [record for file in record_files(evaluations)
+                       for record in load_evaluations(file)]
+            pairs, unmatched = join_evaluations(rows, records)
+        else:
+            pairs = pairs_from_labels(rows)
     reports = calibrate(pairs, compare=compare, unmatched=unmatched)
     written = write_calibration(reports, out_dir)
     click.echo(calibration_markdown(reports))

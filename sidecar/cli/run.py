@@ -32,6 +32,7 @@ from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
+from sidecar.review.sink import review_sink
 from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals, run_until_deadline
 
 __all__ = ["run_command"]
@@ -114,7 +115,7 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                             if settings.input.dead_letters else None)
     runner = FileRunner(settings=settings, pipeline=pipeline, metrics=metrics, source=source,
                         output=output, dead_letters=dead, once=settings.input.once,
-                        follow=path != "-")
+                        follow=path != "-", review=review_sink(settings, pipeline, registry))
     server = _serve(registry, settings, runner.ready, runner.live)
     follow = path != "-" and not settings.input.once
     click.echo(f"citewatch run: {'following' if follow else 'reading'} "
@@ -212,7 +213,8 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
                                dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
         runner = holder["runner"] = KafkaRunner(
             settings=settings, consumer=consumer, emitter=emitter, pipeline=pipeline,
-            metrics=metrics, listener=kafka_listener, tracer=tracer)
+            metrics=metrics, listener=kafka_listener, tracer=tracer,
+            review=review_sink(settings, pipeline, registry, producer=producer))
         settle_heap()
         runner.run(stop)
     finally:

@@ -103,10 +103,11 @@ def route_claim(claim: RoutingClaim, *, trace_id: str, settings: ReviewSettings
     return reasons
 
 
-def route_record(record: EvaluationRecord, redacted: Trace, settings: ReviewSettings
+def route_record(record: EvaluationRecord, redacted: Trace | None, settings: ReviewSettings
                  ) -> list[ReviewItem]:
     """The review items of one evaluated trace. ``redacted`` is the redacted trace the
-    record was built from: the only source of the passages' text."""
+    record was built from: the only source of the passages' text (None: the items carry
+    the cited source IDs without text, as from an evaluation file alone)."""
     influenced = {f.claim_id for f in record.findings
                   if f.code == "injection_influenced" and f.claim_id is not None}
     items = []
@@ -118,11 +119,15 @@ def route_record(record: EvaluationRecord, redacted: Trace, settings: ReviewSett
     return items
 
 
-def build_item(record: EvaluationRecord, claim: ClaimResult, redacted: Trace,
+def build_item(record: EvaluationRecord, claim: ClaimResult, redacted: Trace | None,
                reasons: Sequence[ReviewReason]) -> ReviewItem:
     """The packet of one routed claim."""
-    sources = {source.id: source for source in redacted.sources}
-    passages = []
+    invalid = set(claim.invalid_citation_ids)
+    passages: list[dict[str, object]] = []
+    if redacted is None:
+        passages = [{"source_id": source_id, "text": ""}
+                    for source_id in dict.fromkeys(claim.citation_ids) if source_id not in invalid]
+    sources = {source.id: source for source in redacted.sources} if redacted else {}
     for source_id in dict.fromkeys(claim.citation_ids):
         source = sources.get(source_id)
         if source is None:
@@ -143,7 +148,7 @@ def build_item(record: EvaluationRecord, claim: ClaimResult, redacted: Trace,
         "evaluated_at": record.evaluated_at,
         "reasons": list(reasons),
         "priority": PRIORITY[reasons[0]] + claim.importance,
-        "question": redacted.question,
+        "question": redacted.question if redacted is not None else "",
         "claim_text": claim.text,
         "importance": claim.importance,
         "citation_ids": claim.citation_ids,

@@ -16,13 +16,17 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from prometheus_client import CollectorRegistry
+
 from schemas import EvaluationRecord, ReviewItem, Trace
-from sidecar.config import ReviewSettings
+from sidecar.config import ReviewSettings, Settings
+from sidecar.errors import ConfigError
+from sidecar.pipeline import Pipeline
 from sidecar.review.metrics import ReviewRunMetrics
 from sidecar.review.routing import route_record
 from sidecar.review.store import ReviewStore, item_json
 
-__all__ = ["ReviewSink"]
+__all__ = ["ReviewSink", "review_sink"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,3 +104,30 @@ class ReviewSink:
         assert self.producer is not None and self.settings.topic is not None
         return self.producer.send(self.settings.topic, value=item_json(item),
                                   key=item.item_id.encode("ascii"))
+
+
+def review_sink(settings: Settings, pipeline: Pipeline, registry: CollectorRegistry, *,
+                producer: Any = None) -> ReviewSink | None:
+    """The sink ``review.store`` and ``review.topic`` ask for, hooked into ``pipeline``
+    (None when neither is set). ``producer`` is the Kafka runtime's; without one (the file
+    source) a topic alone is a ConfigError and beside a store it is not used.
+
+    Raises StoreError when the store cannot be opened (start-up stops).
+    """
+    review = settings.review
+    if not review.store and not review.topic:
+        return None
+    if review.topic and producer is None:
+        if not review.store:
+            raise ConfigError("review.topic needs the Kafka runtime; with --input set "
+                              "review.store instead")
+        logger.warning("review.topic is not used with --input; routed claims go to %s",
+                       review.store)
+    store = (ReviewStore(review.store, caps=review.daily_caps,
+                         reviewers=review.reviewers_per_item) if review.store else None)
+    sink = ReviewSink(review, store=store, producer=producer,
+                      metrics=ReviewRunMetrics(registry=registry))
+    pipeline.on_redacted = sink.observe
+    logger.info("review queue: store %s, topic %s, audit rate %g", review.store,
+                review.topic if producer is not None else None, review.audit_rate)
+    return sink

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
-from schemas import HumanLabelValue, ReviewItem, ReviewReason, VerdictLabel
+from schemas import FailureType, HumanLabelValue, ReviewItem, ReviewReason, VerdictLabel
 from sidecar.review._migrations import NewerStoreError, migrate
 from sidecar.review.errors import (
     FormTokenError,
@@ -41,10 +41,10 @@ __all__ = ["AddResult", "FinalLabel", "LabelRow", "ReviewStore"]
 logger = logging.getLogger(__name__)
 
 _LABELS = frozenset(get_args(HumanLabelValue))
+_FAILURE_TYPES = frozenset(get_args(FailureType))
 FORM_TOKEN_SECONDS = 12 * 3600.0
 """How long a form of the page stays valid."""
 MAX_NOTE_CHARS = 2000
-MAX_FAILURE_TYPE_CHARS = 64
 
 
 @dataclass
@@ -280,8 +280,9 @@ class ReviewStore:
         if not reviewer or len(reviewer) > 64:
             raise LabelValueError("a reviewer name (1 to 64 characters) is required")
         failure_type = (failure_type or "").strip() or None
-        if failure_type is not None and len(failure_type) > MAX_FAILURE_TYPE_CHARS:
-            raise LabelValueError(f"failure type longer than {MAX_FAILURE_TYPE_CHARS} characters")
+        if failure_type is not None and failure_type not in _FAILURE_TYPES:
+            raise LabelValueError(f"failure type {failure_type[:40]!r} is not one of "
+                                  f"{', '.join(sorted(_FAILURE_TYPES))}")
         note = (note or "").strip() or None
         if note is not None and len(note) > MAX_NOTE_CHARS:
             raise LabelValueError(f"note longer than {MAX_NOTE_CHARS} characters")

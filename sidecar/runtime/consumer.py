@@ -24,7 +24,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from opentelemetry.trace import Tracer
 
@@ -38,6 +38,9 @@ from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import AsyncWorker
+
+if TYPE_CHECKING:
+    from sidecar.review.sink import ReviewSink
 
 __all__ = [
     "Consumer",
@@ -124,6 +127,7 @@ class KafkaRunner:
         listener: Callable[[queue.SimpleQueue[tuple[Any, ...]]], Any] = RebalanceEvents,
         clock: Callable[[], float] = time.monotonic,
         tracer: Tracer | None = None,
+        review: ReviewSink | None = None,
     ) -> None:
         self.settings = settings
         self.tracer = tracer
@@ -157,7 +161,7 @@ class KafkaRunner:
         self.handler = KafkaRecordHandler(
             emitter=emitter, records=self.records, metrics=metrics, slow=self.slow,
             events=self.events, stopping=self._stopping, group_id=self.kafka.group_id,
-            tracer=tracer)
+            tracer=tracer, review=review)
         self._last_commit = 0.0
         self._last_lag = 0.0
         self._last_poll = clock()

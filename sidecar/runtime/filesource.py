@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from sidecar.config import Settings
@@ -28,6 +28,9 @@ from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.shutdown import ShutdownBudget
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import Heartbeat
+
+if TYPE_CHECKING:
+    from sidecar.review.sink import ReviewSink
 
 __all__ = ["FileRunner", "FileSummary"]
 
@@ -68,6 +71,7 @@ class FileRunner:
         dead_letters: IO[str] | None = None,
         once: bool = True,
         follow: bool = True,
+        review: ReviewSink | None = None,
     ) -> None:
         self.settings = settings
         self.pipeline = pipeline
@@ -77,6 +81,7 @@ class FileRunner:
         self.dead_letters = dead_letters
         self.once = once
         self.follow = follow and not once
+        self.review = review  # routed claims go to the review store beside the output
         self.summary = FileSummary()
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
                                 on_slow=metrics.slow_record,
@@ -175,6 +180,8 @@ class FileRunner:
             self.summary.duplicates += 1
             return
         self.output.write(outcome.payload.decode("utf-8") + "\n")
+        if self.review is not None:
+            self.review.take(record)
         self.records.emitted(record, emit_seconds=time.perf_counter() - started, new=True)
         self.summary.evaluated += 1
 

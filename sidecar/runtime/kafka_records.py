@@ -18,7 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from opentelemetry import trace as otel_trace
 from opentelemetry.trace import NoOpTracer, Status, StatusCode, Tracer
@@ -26,12 +26,15 @@ from opentelemetry.trace import NoOpTracer, Status, StatusCode, Tracer
 from exporters.kafka import DeadLetter, KafkaEmitter
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from exporters.tracing import consume_span, record_evaluation
-from schemas import Trace
+from schemas import EvaluationRecord, Trace
 from sidecar.judge.resilience import Backoff
 from sidecar.runtime.guard import Evaluated, Failure, Skipped, where
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import LoopInbox, wait_kafka_future
+
+if TYPE_CHECKING:
+    from sidecar.review.sink import ReviewSink
 
 __all__ = ["SEND_BACKOFF_MAX", "SEND_BACKOFF_START", "KafkaRecordHandler", "WorkItem"]
 
@@ -66,7 +69,7 @@ class KafkaRecordHandler:
                  metrics: CitewatchMetrics, slow: SlowRecords,
                  events: queue.SimpleQueue[tuple[Any, ...]], stopping: threading.Event,
                  group_id: str, tracer: Tracer | None = None,
-                 backoff: Backoff | None = None) -> None:
+                 backoff: Backoff | None = None, review: ReviewSink | None = None) -> None:
         self.emitter = emitter
         self.records = records
         self.metrics = metrics
@@ -78,6 +81,7 @@ class KafkaRecordHandler:
         self.tracer = None if tracer is None or isinstance(tracer, NoOpTracer) else tracer
         self.backoff = backoff or Backoff(base_seconds=SEND_BACKOFF_START,
                                           max_seconds=SEND_BACKOFF_MAX)
+        self.review = review  # routed claims: stored, and produced before the commit
         self._inbox: LoopInbox | None = None  # made on the worker loop, at the first send
         self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
         # Trace IDs in evaluation, with the copies waiting for each (worker loop only).
@@ -172,12 +176,23 @@ class KafkaRecordHandler:
             await self._dead_letter(item, Failure.of(refused, reason="emit_error",
                                                      during="emitting"), app=record.app)
             return
+        if self.review is not None:
+            await self._send_review(record)
         self._done(item)
         emit_seconds = time.perf_counter() - emit_started
         if self.tracer is not None:
             record_evaluation(otel_trace.get_current_span(), record)
         self.records.emitted(record, emit_seconds=emit_seconds,
                              new=self.records.is_new(record))
+
+    async def _send_review(self, record: EvaluationRecord) -> None:
+        """The record's routed claims to the review store and topic, acknowledged before
+        its offset may be committed (an item refused for good is logged and skipped)."""
+        assert self.review is not None
+        review = self.review
+        for routed in review.take(record):
+            if review.publishes:
+                await self._send(functools.partial(review.publish, routed), "review item")
 
     async def _dead_letter(self, item: WorkItem, failure: Failure,
                            app: str = UNKNOWN_APP) -> None:

@@ -164,6 +164,8 @@ def test_a_skip_leaves_the_item_for_other_reviewers(tmp_path: Path) -> None:
     pytest.param({"label": "maybe"}, LabelValueError, "is not one of", id="bad-label"),
     pytest.param({"reviewer": " "}, LabelValueError, "reviewer name", id="no-reviewer"),
     pytest.param({"note": "x" * 2001}, LabelValueError, "note longer", id="long-note"),
+    pytest.param({"failure_type": "bad_vibes"}, LabelValueError, "failure type",
+                 id="unknown-failure-type"),
     pytest.param({"form_token": "forged"}, FormTokenError, "not issued", id="forged-form"),
     pytest.param({"reviewer": "mallory"}, FormTokenError, "another item or reviewer",
                  id="someone-elses-form"),

@@ -1,0 +1,279 @@
+"""`citewatch review`: the review queue's store, its page, and what feeds it."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sidecar.cli._common import CliError, config_option, one_line_errors, settings_from
+from sidecar.config import Settings
+from sidecar.review.store import ReviewStore
+
+__all__ = ["review_group"]
+
+logger = logging.getLogger(__name__)
+
+_store_option = click.option(
+    "--store", "store", metavar="FILE", default=None,
+    help="The review store (SQLite file; created if missing) [default: review.store].")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _open(settings: Settings) -> ReviewStore:
+    if not settings.review.store:
+        raise CliError("no review store: pass --store FILE or set review.store "
+                       "(CITEWATCH_REVIEW_STORE)")
+    return ReviewStore(settings.review.store, caps=settings.review.daily_caps,
+                       reviewers=settings.review.reviewers_per_item)
+
+
+def _consumer(settings: Settings, group: str) -> Any:
+    from kafka import KafkaConsumer
+    from kafka.errors import KafkaError
+
+    from sidecar.runtime.consumer import security_config
+
+    if settings.review.topic is None:
+        raise CliError("no review topic: pass --topic or set review.topic "
+                       "(CITEWATCH_REVIEW_TOPIC)")
+    try:
+        consumer = KafkaConsumer(
+            bootstrap_servers=settings.kafka.bootstrap_servers.split(","), group_id=group,
+            client_id="citewatch-review", enable_auto_commit=False,
+            auto_offset_reset="earliest", **security_config(settings))
+    except KafkaError as exc:
+        raise CliError(f"cannot use Kafka at {settings.kafka.bootstrap_servers}: "
+                       f"{type(exc).__name__}") from None
+    consumer.subscribe([settings.review.topic])
+    return consumer
+
+
+@click.group("review")
+def review_group() -> None:
+    """The review queue: claims citewatch is unsure of, or that matter most, and an audit
+    slice, labelled by people in a small web page. Guide: docs/review.md.
+
+    \b
+    Examples:
+      citewatch review serve --store review.sqlite
+      citewatch review import evaluations.jsonl --traces traces.jsonl --store review.sqlite
+      citewatch review consume --bootstrap-servers kafka:9092 --store review.sqlite
+      citewatch calibrate --from-review review.sqlite
+    """
+
+
+@review_group.command("serve")
+@config_option
+@_store_option
+@click.option("--host", default=None, help="Bind address [default: review.host, 127.0.0.1]; "
+              "any other than loopback requires review.token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=None,
+              help="Port [default: review.port, 8470; 0 picks one].")
+@click.option("--consume", is_flag=True, help="Also read the review topic into the store "
+              "(kafka.bootstrap_servers, review.topic).")
+@click.option("--group", default="citewatch-review", show_default=True,
+              help="Consumer group of --consume.")
+@one_line_errors
+def serve_command(config_file: str | None, store: str | None, host: str | None,
+                  port: int | None, consume: bool, group: str) -> None:
+    """Serve the reviewers' page until interrupted.
+
+    One claim at a time by priority, its cited passages with the evidence quote marked;
+    keys s / p / u / k label it supported / partial / unsupported / skip, 1-9 choose a
+    failure type, n types a note. /metrics serves the queue's metrics (queue depth by
+    reason, labels, reviewer agreement). The reviewer token comes from review.token
+    (CITEWATCH_REVIEW_TOKEN), never from a flag.
+
+    Exit codes: 0 stopped; 2 bad settings, no store, a non-loopback address without a
+    token, or the port taken.
+
+    \b
+    Examples:
+      citewatch review serve --store review.sqlite
+      CITEWATCH_REVIEW_TOKEN=... citewatch review serve --host 0.0.0.0 --store /data/review.sqlite
+    """
+    from waitress.server import create_server
+
+    from sidecar.review.web import create_app
+
+    settings = settings_from(config_file, {"review.store": store, "review.host": host,
+                                           "review.port": port})
+    review = settings.review
+    token = review.token.get_secret_value() if review.token is not None else None
+    if not _is_loopback(review.host) and not token:
+        raise CliError(f"review.host {review.host} is not a loopback address: set "
+                       "review.token (CITEWATCH_REVIEW_TOKEN) so that reviewers sign in with it")
+    opened = _open(settings)
+    app = create_app(opened, token=token)
+    try:
+        server = create_server(app, host=review.host, port=review.port, threads=4)
+    except OSError as exc:
+        raise CliError(f"cannot serve on {review.host}:{review.port}: "
+                       f"{exc.strerror or exc}") from None
+    stop = threading.Event()
+    if consume:
+        from sidecar.review.consume import consume as consume_topic
+
+        consumer = _consumer(settings, group)
+        threading.Thread(target=consume_topic, args=(consumer, opened, stop), daemon=True,
+                         name="review-consume").start()
+    bound = getattr(server, "effective_port", review.port)
+    click.echo(f"citewatch review: serving {opened.path} on http://{review.host}:{bound}/"
+               + (" (token required)" if token else "") + "; Ctrl-C stops", err=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        server.close()
+        opened.close()
+
+
+@review_group.command("import")
+@config_option
+@_store_option
+@click.argument("records", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--traces", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="The traces the records were made from (JSON Lines): their cited "
+                   "passages are redacted with the configured redaction and kept.")
+@one_line_errors
+def import_command(config_file: str | None, store: str | None, records: tuple[str, ...],
+                   traces: str | None) -> None:
+    """Route the claims of evaluation-record files (JSON Lines, or directories of them)
+    into the store, by the review settings (routes, audit rate, caps).
+
+    Without --traces the items carry the cited source IDs but no passage text (records
+    hold only the redacted claim text).
+
+    Exit codes: 0 done; 2 unreadable records or traces, or no store.
+
+    \b
+    Examples:
+      citewatch review import evaluations.jsonl --traces traces.jsonl --store review.sqlite
+    """
+    from sidecar.decode import decode_trace
+    from sidecar.errors import TraceError
+    from sidecar.quality._io import read_records, record_files
+    from sidecar.review.importer import items_from_records, redacted_traces
+
+    settings = settings_from(config_file, {"review.store": store})
+    files = [file for path in records for file in record_files(path)]
+    evaluated = list(read_records(files, strict=True))
+    redacted = None
+    if traces is not None:
+        decoded = []
+        for number, line in enumerate(Path(traces).read_bytes().splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                decoded.append(decode_trace(line))
+            except TraceError as exc:
+                raise CliError(f"{traces}:{number}: {exc}") from None
+        redacted = redacted_traces(decoded, settings)
+    items = items_from_records(evaluated, settings, traces=redacted)
+    with _open(settings) as opened:
+        result = opened.add(items)
+    click.echo(f"citewatch review import: {len(evaluated)} records, {len(items)} routed "
+               f"claims: {result.stored} stored, {result.duplicates} already there, "
+               f"{result.capped} over the day's caps", err=True)
+
+
+@review_group.command("consume")
+@config_option
+@_store_option
+@click.option("--bootstrap-servers", default=None, help="Kafka host:port list.")
+@click.option("--topic", default=None, help="The review topic [default: review.topic].")
+@click.option("--group", default="citewatch-review", show_default=True,
+              help="Consumer group.")
+@one_line_errors
+def consume_command(config_file: str | None, store: str | None,
+                    bootstrap_servers: str | None, topic: str | None, group: str) -> None:
+    """Read the review topic into the store until SIGTERM or Ctrl-C (at least once; each
+    item is stored once by its ID).
+
+    Exit codes: 0 stopped; 2 bad settings, no store or topic, or Kafka unusable.
+
+    \b
+    Examples:
+      citewatch review consume --bootstrap-servers kafka:9092 --topic citewatch.review \\
+          --store review.sqlite
+    """
+    from sidecar.review.consume import consume
+    from sidecar.runtime.shutdown import ShutdownSignals
+
+    settings = settings_from(config_file, {"review.store": store, "review.topic": topic,
+                                           "kafka.bootstrap_servers": bootstrap_servers})
+    opened = _open(settings)
+    consumer = _consumer(settings, group)
+    signals = ShutdownSignals().install()
+    click.echo(f"citewatch review consume: {settings.review.topic} at "
+               f"{settings.kafka.bootstrap_servers} into {opened.path}", err=True)
+    try:
+        summary = consume(consumer, opened, signals.event)
+    finally:
+        signals.restore()
+        consumer.close()
+        opened.close()
+    click.echo(f"citewatch review consume: {summary.records} records, {summary.stored} "
+               f"stored, {summary.duplicates} already there, {summary.capped} over the "
+               f"day's caps, {summary.bad} not review items", err=True)
+
+
+@review_group.command("status")
+@config_option
+@_store_option
+@one_line_errors
+def status_command(config_file: str | None, store: str | None) -> None:
+    """Print the queue: items waiting by reason, labels, disagreements, agreement.
+
+    Exit codes: 0 printed; 2 no store or an unusable one.
+
+    \b
+    Examples:
+      citewatch review status --store review.sqlite
+    """
+    settings = settings_from(config_file, {"review.store": store})
+    with _open(settings) as opened:
+        depth = opened.queue_depth()
+        labels = opened.labels()
+        agree, total = opened.agreement()
+        click.echo("waiting: " + ", ".join(f"{k} {v}" for k, v in depth.items()))
+        click.echo(f"labels: {len(labels)} ({len(opened.final_labels())} items settled), "
+                   f"disagreements: {len(opened.disagreements())}, reviewer agreement: "
+                   + (f"{agree}/{total}" if total else "n/a"))
+
+
+@review_group.command("purge")
+@config_option
+@_store_option
+@click.option("--older-than", "days", type=click.FloatRange(min=0.0), required=True,
+              metavar="DAYS", help="Delete unlabelled items received more than DAYS ago.")
+@one_line_errors
+def purge_command(config_file: str | None, store: str | None, days: float) -> None:
+    """Delete unlabelled items older than DAYS (retention); labelled items and every label
+    are kept, as calibration data.
+
+    Exit codes: 0 done; 2 no store or an unusable one.
+
+    \b
+    Examples:
+      citewatch review purge --older-than 90 --store review.sqlite
+    """
+    settings = settings_from(config_file, {"review.store": store})
+    with _open(settings) as opened:
+        deleted = opened.purge(older_than_days=days)
+    click.echo(f"citewatch review purge: {deleted} unlabelled items deleted", err=True)
