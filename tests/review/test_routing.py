@@ -114,11 +114,12 @@ def test_packets_come_from_the_redacted_trace() -> None:
     pipeline.on_redacted = sink.observe
     raw = trace_dict(
         question="Refund for jane.doe@example.com?",
-        answer="Refunds within 30 days [S1]. Call +1 415 555 0134 for help [S2].",
-        sources=[source("S1", "Refunds within 30 days. Write to jane.doe@example.com."),
+        answer="Refunds are available within 30 days [S1]. Call +1 415 555 0134 for help [S2].",
+        sources=[source("S1", "Refunds are available within 30 days. Write to "
+                              "jane.doe@example.com."),
                  source("S2", "Support line +1 415 555 0134."),
                  source("S3", "Uncited text with jane.doe@example.com.")],
-        claims=[claim("c1", "Refunds within 30 days.", ["S1"], 2),
+        claims=[claim("c1", "Refunds are available within 30 days.", ["S1"], 2),
                 claim("c2", "Call +1 415 555 0134 for help.", ["S2"], 3)],
     )
     record = asyncio.run(pipeline.evaluate(decode_trace(json.dumps(raw))))
