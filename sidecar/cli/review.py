@@ -44,7 +44,7 @@ def _consumer(settings: Settings, group: str) -> Any:
     from kafka import KafkaConsumer
     from kafka.errors import KafkaError
 
-    from sidecar.runtime.consumer import security_config
+    from sidecar.runtime.kafka_clients import security_config
 
     if settings.review.topic is None:
         raise CliError("no review topic: pass --topic or set review.topic "
