@@ -19,10 +19,22 @@ def serve_page(store: ReviewStore, *, token: str | None = None) -> Iterator[str]
     """Serve the page over ``store``; yields its base URL."""
     server = create_server(create_app(store, token=token), host="127.0.0.1", port=0,
                            threads=2)
-    thread = threading.Thread(target=server.run, daemon=True)
+    closing = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:
+            # Closing the listening socket from this thread can wake the loop on a closed
+            # descriptor; only then is the error expected.
+            if not closing.is_set():
+                raise
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}"  # type: ignore[union-attr]
     finally:
+        closing.set()
         server.close()
         thread.join(5)
