@@ -32,22 +32,34 @@ const PREFIXED: &str = concat!(
     r"|[rsp]k_(?:live|test)_[A-Za-z0-9]{16,255}|whsec_[A-Za-z0-9]{24,255}",
     r"|(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[0-9A-Z]{16}",
     r"|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}",
-    r"|glpat-[A-Za-z0-9_-]{20,255}|xox[abposre]-[A-Za-z0-9-]{10,255}",
+    r"|gl(?:pat|dt|rt|ptt|ft|imt|agent|cbt|soat|ffct|oas|wt)-[A-Za-z0-9_-]{20,255}",
+    r"|GR1348941[A-Za-z0-9_-]{20,255}|xox[abposre]-[A-Za-z0-9-]{10,255}",
     r"|xapp-\d-[A-Za-z0-9-]{10,255}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,255}",
     r"|SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}|npm_[A-Za-z0-9]{36}",
     r"|pypi-AgE[A-Za-z0-9_-]{50,255}|hf_[A-Za-z0-9]{30,255}|gsk_[A-Za-z0-9]{40,255}",
-    r"|r8_[A-Za-z0-9]{30,255}|dop_v1_[a-f0-9]{64}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    r"|r8_[A-Za-z0-9]{30,255}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
     r"|sq0(?:atp|csp)-[0-9A-Za-z_-]{22,255}|(?:AC|SK)[a-f0-9]{32}|ATATT[A-Za-z0-9_=-]{20,255}",
-    r"|glsa_[A-Za-z0-9_]{32,255}|lin_api_[A-Za-z0-9]{40}|key-[a-f0-9]{32}",
+    r"|glsa_[A-Za-z0-9_]{32,255}|glc_[A-Za-z0-9+/]{32,1000}={0,2}|lin_api_[A-Za-z0-9]{40}",
+    r"|key-[a-f0-9]{32}|EAAA[A-Za-z0-9_-]{60,255}",
+    r"|(?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{40,1000}",
+    r"|ABSK[A-Za-z0-9+/]{40,1000}={0,2}|bedrock-api-key-[A-Za-z0-9+/=%]{40,1000}",
+    r"|AGE-SECRET-KEY-1[0-9A-Z]{58}",
+    r"|ZXlK[A-Za-z0-9+/]{40,1000}={0,2}|LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,1000}={0,2}",
+    r"|[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
+    r"|sig=[A-Za-z0-9%+/_-]{20,255}",
     r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33})",
-    r"|https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,255}",
+    r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/]{20,255}",
+    r"|https://[A-Za-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{20,400}",
+    r"|https://outlook\.office(?:365)?\.com/webhook/[A-Za-z0-9@/_-]{20,400}",
     r"|https://discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,255}"
 );
 
 /// What follows a key name in the kv pattern, with ``value`` the value's pattern.
 pub fn kv_rest(value: &str) -> String {
     format!(
-        concat!(r#"["'`]?(?:[ \t]*(?::=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+        concat!(r#"["'`]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
+                r#"[ \t]*(?:::=|:=|\?=|\+=|\.=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+                r#"|[ \t]*,[ \t]*(?P<kvcomma>["'`])|>[ \t\r\n]*"#,
                 r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
                 r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"),
         value = value)

@@ -227,7 +227,11 @@ fn compiled() -> &'static Compiled {
             "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
             "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
             "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
-            "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA",
+            "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA", "doo_v1_",
+            "dor_v1_", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-",
+            "glsoat-", "glffct-", "gloas-", "glwt-", "GR1348941", "glc_", "EAAA",
+            "FwoGZXIvYXdz", "IQoJb3JpZ2lu", "ABSK", "bedrock-api-key-", "AGE-SECRET-KEY-1",
+            "ZXlK", "LS0tLS1CRUdJTi", "Q~", "sig=",
         ];
         let secret_trigger = format!(
             "(?i:{})|{}", kv_words.join("|"),
@@ -480,6 +484,17 @@ impl Engine {
                 }
             }
         }
+        if self.groups.contains(&Group::Tokens) {
+            if may_hold_command(bytes) {
+                let t = text.get_or_insert_with(|| Text::new(s));
+                found.extend(command_secrets(t, s));
+            }
+            if found.iter().any(|e| e.ty == Ty::Secret) {
+                let t = text.get_or_insert_with(|| Text::new(s));
+                let more = repeated_secrets(t, s, &found);
+                found.extend(more);
+            }
+        }
         found
     }
 }
@@ -507,8 +522,11 @@ fn tokens(t: &Text, m: &Found) -> Option<Ent> {
             return Some(Ent::new(Ty::Secret, pw_start, end - 1, None));
         }
     }
-    if value.starts_with("eyJ") && !jwt_ok(value) {
+    if value.starts_with("eyJ") && !jwt_ok(value) && !crate::validate::b64url_object(value) {
         return None;
+    }
+    if value.starts_with("sig=") {
+        return Some(Ent::new(Ty::Secret, start + 4, end, None)); // a signature's value
     }
     Some(Ent::new(Ty::Secret, start, end, None))
 }
@@ -570,7 +588,12 @@ fn any_key_part(key: &[char], part: impl Fn(&str) -> bool) -> bool {
 fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<Ent> {
     let (start, end) = group_span(t, caps, "kvval")?;
     let full = t.sl(start, end);
-    let n = full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1);
+    // a value closed by a quote or an element's end is whole ("s3cr3t!")
+    let closed = t.at(end).is_some_and(|x| matches!(x, '"' | '\'' | '`' | '<'))
+        || (t.at(end).is_some_and(ch::is_space)
+            && t.sl(end, end + 64).iter().find(|&&x| !ch::is_space(x)) == Some(&'<')
+            && t.sl(t.ci(key.1).min(start), start).contains(&'>'));
+    let n = if closed { full.len() } else { full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1) };
     let value = &full[..n];
     let mut distinct: Vec<char> = Vec::new();
     for &x in value {
@@ -602,12 +625,47 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<En
     if !any_key_part(key, |p| c.key_part.is_match(p)) {
         return None; // "monkey", "keyboard", "passport": no key word of their own
     }
-    let loose = caps.get_group_by_name("kvloose").is_some();
-    let quoted = caps.get_group_by_name("kvquote").is_some_and(|g| g.end > g.start);
-    if (loose || !keyed(key, full, quoted)) && !high_entropy(value) {
+    let loose = caps.get_group_by_name("kvloose");
+    // an XML element (<password>value</password>, over lines or not)
+    let element = loose.is_none() && t.sl(ke, start).iter().any(|&x| x == '>');
+    if element && (ks == 0 || t.c[ks - 1] != '<' || placeholder_name(key)) {
+        return None;
+    }
+    let quoted = element || caps.get_group_by_name("kvcomma").is_some()
+        || caps.get_group_by_name("kvquote").is_some_and(|g| g.end > g.start);
+    let password = password_key(key) && ch::all_alpha(value) && !words::prose_value(&ch::to_string(&ch::lower(value)));
+    let plain = match loose {
+        // "my password is crickets": a password word, then "is" or "was"
+        Some(g) => password && {
+            let between = ch::to_string(t.sl(t.ci(g.start), t.ci(g.end)));
+            matches!(between.trim().trim_matches(['"', '\'', '`']).trim().to_ascii_lowercase().as_str(),
+                     "is" | "was" | "is now" | "is still" | "was changed to" | "is set to")
+        },
+        // "password: crickets": a password word and a value of letters
+        None => password || keyed(key, full, quoted),
+    };
+    if !plain && !high_entropy(value) {
         return None;
     }
     Some(Ent::new(Ty::Secret, start, start + value.len(), None))
+}
+
+/// Whether a key is the name of a placeholder the redactor wrote ("SECRET_1",
+/// "EMAIL_0123456789abcdef"): "<SECRET_1> text" is no XML element.
+fn placeholder_name(key: &[char]) -> bool {
+    let Some(u) = key.iter().rposition(|&x| x == '_') else { return false };
+    let tail = &key[u + 1..];
+    key[0].is_ascii_uppercase()
+        && (ch::all_digit(tail) && !tail.is_empty()
+            || (tail.len() == 16 && tail.iter().all(|x| x.is_ascii_hexdigit())))
+}
+
+/// Whether a key is a password word itself (any case): "password", "passwd", "pwd",
+/// "pass", "passphrase", "passcode".
+fn password_key(key: &[char]) -> bool {
+    let lower = ch::to_string(&ch::lower(key));
+    matches!(lower.as_str(), "password" | "passwd" | "pwd" | "pass" | "passphrase" | "passcode" | "passwort"
+        | "mot_de_passe" | "contrasena" | "senha")
 }
 
 /// Whether a key = value assignment says plainly that the value is a secret.
@@ -979,4 +1037,84 @@ fn iban_at(c: &[char]) -> Option<(usize, String)> {
         return None;
     }
     iban_key(&compact).map(|key| (i, key))
+}
+
+/// Whether a text may hold a password on a command line or in a .netrc file.
+fn may_hold_command(b: &[u8]) -> bool {
+    memchr::memmem::find(b, b" -u").is_some() || memchr::memmem::find(b, b" -p").is_some()
+        || memchr::memmem::find(b, b"--pass").is_some() || memchr::memmem::find(b, b"--user").is_some()
+        || memchr::memmem::find(b, b"login").is_some()
+}
+
+fn command_pattern() -> &'static MetaRegex {
+    static PATTERN: OnceLock<MetaRegex> = OnceLock::new();
+    PATTERN.get_or_init(|| MetaRegex::new(&re2_to_rust(concat!(
+        r#"(?:^|\s)(?:-u|--user(?:name)?)[ =]["']?[^\s"':]{1,64}:(?P<up>[^\s"']{1,128})"#,
+        r#"|(?:^|\s)(?P<flag>-p|--password|--pass|--passwd)(?:[ =]["']?)?(?P<pw>[^\s"'-][^\s"']{2,127})"#,
+        r"|\blogin[ \t\r\n]+[^\s]{1,128}[ \t\r\n]+password[ \t\r\n]+(?P<netrc>[^\s]{1,256})",
+    ))).expect("command pattern compiles"))
+}
+
+/// Passwords on command lines (`curl -u user:pass`, `docker login -p pass`, `mysql -ppass`,
+/// `--password pass`) and in .netrc entries (`login bob password pass`). A short `-p` is a
+/// password only on a line that logs in (login, mysql, psql, sshpass, redis-cli, mongo, a
+/// `-u` user): elsewhere it is as often a port (`docker run -p 8080:80`).
+fn command_secrets(t: &Text, s: &str) -> Vec<Ent> {
+    let re = command_pattern();
+    let mut caps = re.create_captures();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < s.len() {
+        re.search_captures(&Input::new(s).range(at..), &mut caps);
+        let Some(m) = caps.get_match() else { break };
+        at = m.end().max(m.start() + 1);
+        while at < s.len() && !s.is_char_boundary(at) {
+            at += 1;
+        }
+        let group = ["up", "pw", "netrc"].iter()
+            .find_map(|&name| caps.get_group_by_name(name).map(|g| (name, g)));
+        let Some((name, g)) = group else { continue };
+        let value = s[g.range()].trim_end_matches(|x: char| TRAILING.contains(x));
+        if value.len() < 3 || value.starts_with('$') || value.starts_with('<')
+            || words::not_secret(&value.to_ascii_lowercase())
+        {
+            continue;
+        }
+        if name == "pw" && caps.get_group_by_name("flag").is_some_and(|f| &s[f.range()] == "-p") {
+            let line_start = s[..m.start()].rfind('\n').map_or(0, |p| p + 1);
+            let line_end = s[m.end()..].find('\n').map_or(s.len(), |p| m.end() + p);
+            let line = s[line_start..line_end].to_ascii_lowercase();
+            let logs_in = ["login", "mysql", "mariadb", "sshpass", "psql", "redis-cli", "mongo", " -u ", "--user"]
+                .iter().any(|w| line.contains(w));
+            let port = value.bytes().all(|b| b.is_ascii_digit() || b == b':' || b == b'/' || b == b'.');
+            if !logs_in || port {
+                continue;
+            }
+        }
+        out.push(Ent::new(Ty::Secret, t.ci(g.start), t.ci(g.start + value.len()), None));
+    }
+    out
+}
+
+/// Every other place where a secret already found appears again in the text (six
+/// characters or more): a password quoted back in a reply is the same password.
+fn repeated_secrets(t: &Text, s: &str, found: &[Ent]) -> Vec<Ent> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    let known: std::collections::HashSet<(usize, usize)> = found.iter()
+        .filter(|e| e.ty == Ty::Secret).map(|e| (e.start, e.end)).collect();
+    for e in found.iter().filter(|e| e.ty == Ty::Secret) {
+        let value = ch::to_string(t.sl(e.start, e.end));
+        if value.chars().count() < 6 || seen.contains(&value) || seen.len() >= 64 {
+            continue;
+        }
+        for at in memchr::memmem::find_iter(s.as_bytes(), value.as_bytes()) {
+            let (a, b) = (t.ci(at), t.ci(at + value.len()));
+            if !known.contains(&(a, b)) {
+                out.push(Ent::new(Ty::Secret, a, b, None));
+            }
+        }
+        seen.push(value);
+    }
+    out
 }

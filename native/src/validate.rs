@@ -300,6 +300,17 @@ fn b64url_decode(header: &str) -> Option<Vec<u8>> {
 
 /// A JSON Web Token: its header is base64url JSON (Python's json rules) of an object that
 /// names an algorithm or a type.
+/// Whether the first dot-separated part of ``candidate`` is base64url of a JSON object
+/// (every JWT header is one, whatever it names).
+pub fn b64url_object(candidate: &str) -> bool {
+    let header = candidate.split('.').next().unwrap_or("");
+    b64url_decode(header).is_some_and(|raw| {
+        let text = String::from_utf8_lossy(&raw);
+        let t = text.trim_start();
+        t.starts_with("{\"") && t.trim_end().ends_with('}')
+    })
+}
+
 pub fn jwt_ok(candidate: &str) -> bool {
     let header = candidate.split('.').next().unwrap_or("");
     let Some(mut raw) = b64url_decode(header) else { return false };

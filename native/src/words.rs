@@ -165,6 +165,23 @@ pub fn not_secret(w: &str) -> bool {
         | "value" | "example")
 }
 
+/// Words that follow "password:" or "the password is" in prose about passwords, not as one.
+pub fn prose_value(w: &str) -> bool {
+    matches!(w, "required" | "incorrect" | "correct" | "invalid" | "wrong" | "expired" | "changed"
+        | "reset" | "being" | "protected" | "stored" | "hashed" | "encrypted" | "saved" | "visible"
+        | "hidden" | "shown" | "sent" | "needed" | "mandatory" | "optional" | "empty" | "blank"
+        | "missing" | "weak" | "strong" | "secure" | "insecure" | "case" | "sensitive"
+        | "different" | "same" | "also" | "still" | "only" | "just" | "never" | "always"
+        | "simple" | "easy" | "long" | "short" | "longer" | "shorter" | "valid" | "known"
+        | "unknown" | "the" | "your" | "mine" | "yours" | "this" | "that" | "here" | "there"
+        | "below" | "above" | "then" | "written" | "printed" | "stolen" | "leaked" | "used"
+        | "given" | "generated" | "random" | "unique" | "local" | "managed" | "rotated"
+        | "please" | "enter" | "type" | "field" | "policy" | "manager" | "prompt" | "ignored"
+        | "accepted" | "rejected" | "supported" | "disabled" | "enabled" | "updated" | "too"
+        | "not" | "what" | "when" | "where" | "which" | "whatever" | "something" | "nothing"
+        | "unset" | "default" | "defaults" | "asterisks" | "stars")
+}
+
 pub fn tld(w: &str) -> bool {
     !w.is_empty() && matches!(w, "com" | "org" | "net" | "edu" | "gov" | "mil" | "int" | "io" | "co" | "ai"
         | "app" | "dev" | "info" | "biz" | "me" | "us" | "uk" | "de" | "fr" | "es" | "it" | "nl"

@@ -17,6 +17,7 @@ Each line: text, class, split, spans [[type, start, end]] of the values in the t
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import string
@@ -139,6 +140,79 @@ OBFUSCATIONS: tuple[tuple[str, str, Callable[[random.Random], str], Callable[[st
     ("email_zero_width", "EMAIL", _email, lambda v: v.replace("@", "\u200b@\u200b"), CONTACT),
 )
 
+def _token(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _password(rng: random.Random) -> str:
+    return _token(rng, 4) + rng.choice("!#%") + _token(rng, rng.randint(5, 9))
+
+
+WORDS = ("crickets", "sunflower", "marmalade", "lighthouse", "tangerine", "butterscotch")
+
+
+def _jwt(rng: random.Random) -> str:
+    def part(obj: str) -> str:
+        return base64.urlsafe_b64encode(obj.encode()).decode().rstrip("=")
+    return ".".join((part('{"alg":"HS256","typ":"JWT"}'),
+                     part(f'{{"sub":"{rng.randint(1, 10**9)}","iat":{rng.randint(1, 10**9)}}}'),
+                     _token(rng, 43, string.ascii_letters + string.digits + "-_")))
+
+
+BASE64 = string.ascii_letters + string.digits + "+/"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+# (class, writer of (text before the secret, secret, text after)); the formats as each
+# provider documents its tokens: a prefix and the characters and length that follow.
+SECRETS: tuple[tuple[str, Callable[[random.Random], tuple[str, str, str]]], ...] = (
+    ("secret_go_typed_var", lambda r: ('var apiKey string = "', _password(r), '"')),
+    ("secret_makefile_conditional", lambda r: ("DEPLOY_TOKEN ?= ", _token(r, 24), "\n")),
+    ("secret_makefile_immediate", lambda r: ("DB_PASSWORD ::= ", _password(r), "\n")),
+    ("secret_java_set_property", lambda r: ('System.setProperty("db.password", "', _password(r),
+                                            '");')),
+    ("secret_php_append", lambda r: ('$password .= "', _password(r), '";')),
+    ("secret_xml_multiline", lambda r: ("<password>\n    ", _password(r), "\n</password>")),
+    ("secret_password_of_letters", lambda r: ("password: ", r.choice(WORDS), "")),
+    ("secret_my_password_is", lambda r: ("my password is ", r.choice(WORDS), " so log in")),
+    ("secret_curl_user", lambda r: ("curl -u admin:", _password(r), " https://api.example.com")),
+    ("secret_docker_login", lambda r: ("docker login -u ci -p ", _password(r),
+                                       " registry.example.com")),
+    ("secret_netrc", lambda r: ("machine api.example.com\n  login bob\n  password ",
+                                _password(r), "\n")),
+    ("secret_grafana_cloud", lambda r: ("GRAFANA=", "glc_" + _token(r, 60, BASE64), "")),
+    ("secret_digitalocean", lambda r: ("", r.choice(("dop", "doo", "dor")) + "_v1_"
+                                       + _token(r, 64, "0123456789abcdef"), " in the env")),
+    ("secret_square", lambda r: ("square ", "EAAA" + _token(r, 60, BASE64[:-2] + "-_"), "")),
+    ("secret_gitlab", lambda r: ("use ", r.choice(("gldt-", "glrt-", "glptt-", "glft-", "glcbt-"))
+                                 + _token(r, 20), " for CI")),
+    ("secret_aws_session", lambda r: ("session ", "IQoJb3JpZ2luX2Vj" + _token(r, 200, BASE64),
+                                      "")),
+    ("secret_bedrock", lambda r: ("bedrock ", "ABSK" + _token(r, 120, BASE64), "")),
+    ("secret_age", lambda r: ("key ", "AGE-SECRET-KEY-1" + _token(r, 58, BECH32), "")),
+    ("secret_teams_webhook", lambda r: ("post to ", "https://contoso.webhook.office.com/webhookb2/"
+                                        + _token(r, 36) + "@" + _token(r, 36)
+                                        + "/IncomingWebhook/" + _token(r, 32), "")),
+    ("secret_slack_workflow", lambda r: ("", "https://hooks.slack.com/workflows/T" + _token(r, 8)
+                                         + "/A" + _token(r, 8) + "/" + _token(r, 24), "")),
+    ("secret_azure_client_secret", lambda r: ("client secret ", _token(r, 3) + "8Q~"
+                                              + _token(r, 34, BASE64[:-2] + "_~.-"), "")),
+    ("secret_azure_sas", lambda r: ("https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sig=",
+                                    _token(r, 43) + "%3D", "")),
+    ("secret_base64_jwt", lambda r: ("session ", base64.b64encode(_jwt(r).encode()).decode(), "")),
+    ("secret_jwt", lambda r: ("Authorization ", _jwt(r), "")),
+)
+
+
+def _secret_line(name: str, parts: tuple[str, str, str], split: str, repeat: bool
+                 ) -> dict[str, Any]:
+    before, secret, after = parts
+    text = before + secret + after
+    spans = [["SECRET", len(before), len(before) + len(secret)]]
+    if repeat:  # the same secret quoted again further on
+        spans.append(["SECRET", len(text) + 13, len(text) + 13 + len(secret)])
+        text += " and later: " + f" {secret} again"
+    return {"text": text, "class": name, "split": split, "spans": spans}
+
+
 NEGATIVES: dict[str, Callable[[random.Random], str]] = {
     "negative_date_time": lambda r: (
         f"{r.choice(('Mon', 'Thu', 'Sat'))} {r.randint(1, 28)} "
@@ -152,6 +226,10 @@ NEGATIVES: dict[str, Callable[[random.Random], str]] = {
         f"{r.choice(('see section', 'as in clause', 'Article', 'per paragraph', '§'))} "
         f"{r.randint(1, 30)}.{r.randint(1, 12)}.{r.randint(1, 9)}.{r.randint(1, 9)} of the "
         f"agreement"),
+    "negative_password_prose": lambda r: r.choice((
+        "the password is required", "Enter your password, then click Save",
+        "your password is too short", "password: see the vault", "the password is incorrect")),
+    "negative_port_mapping": lambda r: f"docker run -p {r.randint(1024, 9999)}:80 nginx",
     "negative_amount_and_dosage": lambda r: (
         f"{r.randint(2, 900)} mg twice daily, total \u20ac{r.randint(1000, 99999):,}"),
 }
@@ -166,6 +244,12 @@ def _lines(split: str, seed: int) -> Iterator[dict[str, Any]]:
     for name, kind, writer, disguise, sentences in OBFUSCATIONS:
         for _ in range(PER_CLASS):
             yield _line(rng.choice(sentences), disguise(writer(rng)), kind, name, split)
+    for name, writer in SECRETS:
+        for _ in range(PER_CLASS):
+            yield _secret_line(name, writer(rng), split, repeat=False)
+    for i in range(PER_CLASS):
+        name, writer = SECRETS[i % len(SECRETS)]
+        yield _secret_line("secret_repeated", writer(rng), split, repeat=True)
     for name, negative in NEGATIVES.items():
         for _ in range(PER_CLASS):
             yield {"text": negative(rng), "class": name, "split": split, "spans": []}
