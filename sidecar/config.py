@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -196,6 +204,37 @@ class KafkaSettings(_Section):
     rejoin_after_seconds: float = Field(default=120.0, ge=5.0, le=3600.0)
     """Rejoin the group when a rebalance has not handed out an assignment (even an empty
     one) for this long: kafka-python can leave a join stuck after the leader's sync."""
+    startup_wait_seconds: float = Field(default=30.0, gt=0.0, le=3600.0)
+    """How long start-up waits for an unreachable cluster before exiting 2."""
+    wait_for_kafka: bool = False
+    """Keep waiting for an unreachable cluster at start-up instead of exiting 2."""
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _bootstrap_addresses(cls, value: str) -> str:
+        for address in value.split(","):
+            problem = _address_problem(address.strip())
+            if problem is not None:
+                raise ValueError(f"{address.strip()!r} {problem}")
+        return value
+
+
+_HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)$")
+
+
+def _address_problem(address: str) -> str | None:
+    """Why ``address`` is not a host[:port] a Kafka client can connect to, or None (no port
+    means 9092, as kafka-python reads it)."""
+    if _HOST.match(address) and not address.startswith("["):
+        return None
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        return "is not host:port (e.g. kafka-1:9092)"
+    if not _HOST.match(host):
+        return "has no valid host name or address before the port"
+    if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        return f"has port {port!r}; a port is a number from 1 to 65535"
+    return None
 
 
 CompressionType = Literal["none", "gzip", "lz4", "zstd"]

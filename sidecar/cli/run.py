@@ -20,6 +20,7 @@ from sidecar import __version__
 from sidecar.assembly import build_pipeline
 from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
+    EXIT_USAGE,
     CliError,
     config_option,
     input_format_option,
@@ -55,6 +56,7 @@ _FLAG_SETTINGS = {
     "sample_rate": "sampling.rate",
     "shutdown_deadline": "kafka.shutdown_deadline_seconds",
     "input_format": "input.format",
+    "wait_for_kafka": "kafka.wait_for_kafka",
 }
 _INPUT_ONLY = ("output", "dead_letters", "once", "append")
 
@@ -170,6 +172,14 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
     return None
 
 
+def _quiet_kafka_logging() -> None:
+    """kafka-python logs every failed connection attempt (warnings and errors, several a
+    second against an unreachable broker); citewatch reports what an operator acts on
+    itself, so the client's own lines show only at -vv (DEBUG)."""
+    if not logging.getLogger().isEnabledFor(logging.DEBUG):
+        logging.getLogger("kafka").setLevel(logging.CRITICAL)
+
+
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
     for line in tally.lines(settings):
         click.echo(line, err=True)
@@ -178,8 +188,9 @@ def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
 def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
                registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally,
                tracer: Tracer | None = None) -> int | None:
-    """Run the Kafka consumer. Returns 0 when a worker thread is still busy with an
-    abandoned (uncommitted) record, so the caller exits at once; else None."""
+    """Run the Kafka consumer. Returns an exit code to leave with at once (skipping the
+    interpreter's teardown): 0 when a worker thread is still busy with an abandoned
+    (uncommitted) record, 2 when start-up gave up on an unreachable cluster; else None."""
     from kafka.errors import KafkaError
 
     from exporters.kafka import KafkaEmitter
@@ -197,14 +208,26 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
     click.echo(f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} as "
                f"group {kafka.group_id}, metrics on {_metrics_url(settings, server)}, judge "
                f"{judge_choice(settings)}", err=True)
+    _quiet_kafka_logging()
+    wait = None if kafka.wait_for_kafka else kafka.startup_wait_seconds
+    logger.info("connecting to Kafka at %s (%s)", kafka.bootstrap_servers,
+                "waiting as long as it takes" if wait is None else f"giving up after {wait:g}s")
     try:
         try:
             clients = build_until_stopped(lambda: build_clients(settings), stop=stop,
                                           retriable=retriable_startup_error,
-                                          what="Kafka clients")
+                                          what="Kafka clients", give_up_after=wait)
         except KafkaError as exc:
             raise CliError(
                 f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
+        except TimeoutError as exc:
+            click.echo(
+                f"Error: cannot reach Kafka at {kafka.bootstrap_servers} within {wait:g}s "
+                f"({str(exc).rpartition('(')[2].rstrip(')')}); start the broker, correct "
+                "kafka.bootstrap_servers, or pass --wait-for-kafka to keep trying", err=True)
+            # A client constructor may still be blocked in its thread (and kafka-python's
+            # own threads with it): exit now rather than wait for them in teardown.
+            return EXIT_USAGE
         if clients is None:
             logger.info("stopped before consuming anything")
             return None
@@ -256,6 +279,9 @@ def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics
 @click.option("--shutdown-deadline", type=click.FloatRange(min=0.1), default=None,
               help="Seconds in-flight work may take after SIGTERM (default 20).")
 @input_format_option
+@click.option("--wait-for-kafka", is_flag=True, default=None,
+              help="Keep trying an unreachable cluster at start-up instead of exiting 2 after "
+                   "kafka.startup_wait_seconds (default 30).")
 @one_line_errors
 def run_command(config_file: str | None, append: bool | None, **flags: Any) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
@@ -268,7 +294,8 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
 
     Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
-    input or unreachable Kafka; 3 (with --input) the judge failed on every trace it was
+    input, or Kafka unreachable for kafka.startup_wait_seconds (30 s; --wait-for-kafka waits
+    without end); 3 (with --input) the judge failed on every trace it was
     asked about.
 
     \b

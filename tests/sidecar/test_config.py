@@ -88,3 +88,35 @@ def test_producer_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("CITEWATCH_PRODUCER_COMPRESSION_TYPE", "gzip")
     settings = load_settings(None)
     assert (settings.producer.linger_ms, settings.producer.compression_type) == (20, "gzip")
+
+
+@pytest.mark.parametrize(
+    ("servers", "problem"),
+    [
+        pytest.param("localhost:notaport", "'localhost:notaport' has port 'notaport'; a port is "
+                     "a number from 1 to 65535", id="port-not-a-number"),
+        pytest.param("kafka-1:9092,:9093", "':9093' is not host:port (e.g. kafka-1:9092)",
+                     id="no-host"),
+        pytest.param("kafka-1:70000", "'kafka-1:70000' has port '70000'; a port is a number "
+                     "from 1 to 65535", id="port-too-large"),
+        pytest.param("kafka 1:9092", "'kafka 1:9092' has no valid host name or address before "
+                     "the port", id="space-in-host"),
+    ],
+)
+def test_config_validate_refuses_bad_bootstrap_addresses(servers: str, problem: str) -> None:
+    from click.testing import CliRunner
+
+    from sidecar.cli import cli
+
+    result = CliRunner().invoke(cli, ["config", "validate"],
+                                env={"CITEWATCH_KAFKA_BOOTSTRAP_SERVERS": servers})
+    assert result.exit_code == 2
+    assert result.output.strip() == ("Error: invalid settings: kafka.bootstrap_servers: Value "
+                                     f"error, {problem}")
+
+
+@pytest.mark.parametrize("servers", ["localhost", "kafka-1:9092,kafka-2:9093", "[::1]:9092",
+                                     "10.0.0.7:29092"])
+def test_good_bootstrap_addresses_are_valid(servers: str) -> None:
+    assert load_settings(None, overrides={"kafka.bootstrap_servers": servers}
+                         ).kafka.bootstrap_servers == servers

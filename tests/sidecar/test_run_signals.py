@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -47,7 +48,8 @@ def test_sigterm_while_the_broker_is_unreachable_at_start_up(tmp_path: Path) -> 
     log = tmp_path / "run.log"
     process = _citewatch("--bootstrap-servers", f"127.0.0.1:{_closed_port()}", log=log)
     try:
-        _wait_for(log, "ECONNREFUSED")
+        _wait_for(log, "connecting to Kafka at")
+        time.sleep(1.0)  # into the client constructors' blocking bootstrap
         sent = time.monotonic()
         process.send_signal(signal.SIGTERM)
         code = process.wait(30)
@@ -57,6 +59,50 @@ def test_sigterm_while_the_broker_is_unreachable_at_start_up(tmp_path: Path) -> 
             process.kill()
             process.wait()
     assert (code, took < 2.0) == (0, True), log.read_text()
+
+
+def test_an_unreachable_cluster_exits_2_after_the_start_up_wait_with_one_line(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "run.log"
+    port = _closed_port()
+    process = _citewatch("--bootstrap-servers", f"127.0.0.1:{port}", log=log,
+                         env={"CITEWATCH_KAFKA_STARTUP_WAIT_SECONDS": "2"})
+    try:
+        code = process.wait(60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    lines = log.read_text().splitlines()
+    assert code == 2, lines
+    [error] = [line for line in lines if line.startswith("Error:")]
+    assert re.fullmatch(
+        rf"Error: cannot reach Kafka at 127\.0\.0\.1:{port} within 2s \([\w ]+\); start the "
+        r"broker, correct kafka\.bootstrap_servers, or pass --wait-for-kafka to keep trying",
+        error), lines
+    # kafka-python's own connection errors stay out of the operator's log (-v: INFO).
+    assert not [line for line in lines
+                if re.search(r" (DEBUG|INFO|WARNING|ERROR|CRITICAL) kafka[.:]", line)], lines
+    assert sum(" WARNING " in line or " ERROR " in line for line in lines) <= 1, lines
+
+
+def test_wait_for_kafka_keeps_trying_past_the_start_up_wait(tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    process = _citewatch("--bootstrap-servers", f"127.0.0.1:{_closed_port()}",
+                         "--wait-for-kafka", log=log,
+                         env={"CITEWATCH_KAFKA_STARTUP_WAIT_SECONDS": "1"})
+    try:
+        _wait_for(log, "waiting as long as it takes")
+        time.sleep(4.0)
+        still_running = process.poll() is None
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (still_running, code) == (True, 0), log.read_text()
 
 
 def test_sigterm_during_a_busy_record_from_a_file_ends_within_the_deadline(
