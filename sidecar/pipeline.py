@@ -23,8 +23,8 @@ from schemas import (
 from schemas.vocabulary import SkipReason, Stage
 from sidecar import __version__
 from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, default_checks
-from sidecar.checks.derive import derive_claims
-from sidecar.config import Settings
+from sidecar.checks.derive import DerivedClaims, derive
+from sidecar.config import LimitsSettings, Settings
 from sidecar.scoring import ClaimVerdict, ScoreResult, score
 
 __all__ = ["JudgeIdentity", "JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
@@ -120,10 +120,15 @@ class Pipeline:
     def derive(self, trace: Trace) -> Trace:
         """``trace`` with claims derived from its markers when it carries none and
         ``claims.derive`` asks for it (see :mod:`sidecar.checks.derive`)."""
-        claims = self.settings.claims
+        return self._derive(trace).trace
+
+    def _derive(self, trace: Trace) -> DerivedClaims:
+        claims, limits = self.settings.claims, self.settings.limits
         if trace.claims or claims.derive == "off":
-            return trace
-        return derive_claims(trace, self.parser, importance=claims.importance)
+            return DerivedClaims(trace)
+        return derive(trace, self.parser, importance=claims.importance,
+                      max_claims=limits.max_claims,
+                      max_citations=limits.max_citations_per_claim)
 
     def analyse(self, trace: Trace, *, derived: bool = False) -> tuple[Analysis, list[Finding]]:
         """The deterministic part: markers, citations and every check's findings.
@@ -158,10 +163,11 @@ class Pipeline:
     async def evaluate(self, trace: Trace) -> EvaluationRecord:
         """Run the whole pipeline on one trace."""
         started = time.perf_counter()
-        derived_trace = self.derive(trace)
-        derived = derived_trace is not trace
-        trace = derived_trace
+        derivation = self._derive(trace)
+        derived = derivation.trace is not trace
+        trace = derivation.trace
         analysis, findings = self.analyse(trace, derived=derived)
+        findings.extend(_derivation_cuts(derivation, self.settings.limits))
         started = self._timed("checks", started)
         redacted, redactions = self._redact(trace)
         started = self._timed("redaction", started)
@@ -291,3 +297,20 @@ _validate_record: Callable[..., EvaluationRecord] = (
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
+
+
+def _derivation_cuts(derivation: DerivedClaims, limits: LimitsSettings) -> list[Finding]:
+    """``derived_claims_cut`` findings for what the limits cut from the derived claims."""
+    findings = []
+    if derivation.dropped_claims:
+        kept = len(derivation.trace.claims)
+        findings.append(Finding(
+            "derived_claims_cut", "warning",
+            detail=f"claims={kept} of {kept + derivation.dropped_claims} "
+                   f"(limits.max_claims)"))
+    if derivation.cut_claims:
+        findings.append(Finding(
+            "derived_claims_cut", "warning",
+            detail=f"citations cut to {limits.max_citations_per_claim} on "
+                   f"{derivation.cut_claims} claims (limits.max_citations_per_claim)"))
+    return findings

@@ -105,6 +105,8 @@ def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
             and _SPACE_ONLY.fullmatch(answer, cursor, start) is not None
         ):
             break
+        if answer.startswith(":", end):
+            break  # "[^1]: ..." defines a footnote: it cites nothing after the claim
         ids.extend(marker_ids)
         cursor = end
     return ids

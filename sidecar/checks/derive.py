@@ -7,7 +7,12 @@ Derived claims get one importance from the settings (``claims.importance``) and 
 ``d1``, ``d2``... The evaluation record says which claims were derived.
 
 The segmenter works on Markdown-ish answers: code blocks, headings, tables, rules and
-footnote definitions (``[^1]: ...``) are skipped; each list item is its own block; inside a
+footnote definitions (``[^1]: ...``, with their indented continuation lines) are skipped;
+so is back matter: a source list or reference section (a line opening with ``Sources:``,
+``References``, ``Citations``, ``Bibliography``, ``Works cited`` or ``Footnotes``, and the
+reference-like lines after it: list items, lines opening with a marker, lines with a URL,
+short lines without a full stop), and a trailing run of lines that each open with a marker
+(``[1] Refund policy, https://...``). Each list item is its own block; inside a
 block a ``.`` ends a sentence only when followed by whitespace and a word that does not
 start in lower case, and not after a known abbreviation (``e.g.``, ``Dr.``, ``U.S.``) or a
 single capital letter (an initial: ``J. R. R. Tolkien``). Decimals (``3.5``) never end a
@@ -24,7 +29,8 @@ from typing import NamedTuple
 from schemas import Claim, Trace
 from sidecar.checks.markers import IdResolver, Marker, MarkerParser
 
-__all__ = ["DERIVED_ID_PREFIX", "Sentence", "derive_claims", "sentences"]
+__all__ = ["DERIVED_ID_PREFIX", "DerivedClaims", "Sentence", "derive", "derive_claims",
+           "sentences"]
 
 DERIVED_ID_PREFIX = "d"
 """Derived claims are numbered d1, d2, ... in answer order."""
@@ -44,6 +50,16 @@ _BULLET = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
 _SKIPPED_LINE = re.compile(
     r"[ \t]*(?:#{1,6}(?:[ \t]|$)|\[\^[^\]\n]{1,64}\]:|\||(?:[-*_][ \t]*){3,}$)")
 _FENCE = re.compile(r"[ \t]*(?:```|~~~)")
+_FOOTNOTE_DEFINITION = re.compile(r"[ \t]*\[\^[^\]\n]{1,64}\]:")
+_CONTINUATION = re.compile(r"(?:[ ]{2,}|\t)\S")
+_BACK_MATTER_HEADING = re.compile(
+    r"[ \t]*(?:#{1,6}[ \t]+)?[*_]{0,2}(?:sources?|references?|citations?|bibliography|"
+    r"works[ \t]+cited|footnotes?|cited[ \t]+sources?)[ \t]*(?::[*_]{0,2}|[*_]{0,2}[ \t]*:|"
+    r"[*_]{0,2}[ \t]*$)", re.IGNORECASE)
+_MARKER_LED = re.compile(
+    r"[ \t]*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?[*_]{0,2}\[\^?[A-Za-z0-9_.:-]{1,32}\]")
+_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
+_REFERENCE_WORDS = 12
 _MARKUP = re.compile(r"\*\*|__|`|^>\s*")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?\u2026])")
 _WORD_CHARS = re.compile(r"\w")
@@ -71,22 +87,70 @@ class Sentence(NamedTuple):
     ids: tuple[str, ...]
 
 
+def _reference_like(line: str) -> bool:
+    """A line of a source list: a list item, a marker first, a URL, or a short line
+    without a full stop (a title)."""
+    stripped = line.strip()
+    return bool(
+        _BULLET.match(line) or _MARKER_LED.match(line) or _URL.search(line)
+        or _FOOTNOTE_DEFINITION.match(line)
+        or (len(stripped.split()) <= _REFERENCE_WORDS and not stripped.endswith((".", "!", "?")))
+    )
+
+
+def _back_matter_start(lines: list[tuple[int, int]], answer: str) -> int:
+    """Index of the first line of the trailing run of marker-led lines (a source list
+    without a heading), blank lines and footnote definitions; len(lines) when none."""
+    first = len(lines)
+    for index in range(len(lines) - 1, -1, -1):
+        start, end = lines[index]
+        text = answer[start:end]
+        if not text.strip() or _FOOTNOTE_DEFINITION.match(text):
+            continue
+        led = _MARKER_LED.match(text)
+        if led is None or _WORD_CHARS.search(text, led.end()) is None:
+            break  # prose, or markers alone (they belong to the sentence before)
+        first = index
+    return first
+
+
 def _blocks(answer: str) -> Iterator[tuple[int, int]]:
-    """Spans of paragraphs and list items, skipping code, headings, tables and rules."""
-    in_code = False
-    block_start: int | None = None
-    block_end = 0
+    """Spans of paragraphs and list items, skipping code, headings, tables, rules, footnote
+    definitions and back matter (source lists, reference sections)."""
+    lines: list[tuple[int, int]] = []
     for line in _LINE.finditer(answer):
         if line.start() == line.end():
             break
-        start, end = line.start(), line.end()
-        content_end = end - 1 if answer[end - 1 : end] == "\n" else end
-        if _FENCE.match(answer, start, content_end):
+        end = line.end()
+        lines.append((line.start(), end - 1 if answer[end - 1 : end] == "\n" else end))
+    tail = _back_matter_start(lines, answer)
+    in_code = False
+    in_footnote = False
+    in_back_matter = False
+    block_start: int | None = None
+    block_end = 0
+    for index, (start, content_end) in enumerate(lines):
+        text = answer[start:content_end]
+        if index >= tail and not in_code:
+            break
+        if not in_code and not _FENCE.match(text):
+            if in_footnote and _CONTINUATION.match(text):
+                continue
+            in_footnote = _FOOTNOTE_DEFINITION.match(text) is not None
+            if _BACK_MATTER_HEADING.match(text):
+                in_back_matter = True
+            elif in_back_matter and text.strip() and not _reference_like(text):
+                in_back_matter = False
+            if in_back_matter or in_footnote:
+                if block_start is not None:
+                    yield block_start, block_end
+                    block_start = None
+                continue
+        if _FENCE.match(text):
             in_code = not in_code
         elif in_code:
             continue
-        elif not answer[start:content_end].strip() or _SKIPPED_LINE.match(answer, start,
-                                                                           content_end):
+        elif not text.strip() or _SKIPPED_LINE.match(answer, start, content_end):
             pass
         else:
             bullet = _BULLET.match(answer, start, content_end)
@@ -215,16 +279,37 @@ def _is_connective(text: str) -> bool:
     return False
 
 
+class DerivedClaims(NamedTuple):
+    """The trace with its derived claims, and what the limits cut."""
+
+    trace: Trace
+    dropped_claims: int = 0
+    """Claims past ``max_claims`` (the first ones in answer order are kept)."""
+    cut_claims: int = 0
+    """Claims whose citations were cut to ``max_citations`` IDs."""
+
+
 def derive_claims(trace: Trace, parser: MarkerParser, *, importance: int) -> Trace:
+    """``trace`` with claims derived from its answer; unchanged when it carries claims
+    (see :func:`derive`, here without limits)."""
+    return derive(trace, parser, importance=importance).trace
+
+
+def derive(trace: Trace, parser: MarkerParser, *, importance: int,
+           max_claims: int | None = None, max_citations: int | None = None) -> DerivedClaims:
     """``trace`` with claims derived from its answer; unchanged when it carries claims.
 
     Questions, lead-ins and pleasantries without markers give no claim; a sentence that
-    is only markers adds its IDs to the claim before it.
+    is only markers adds its IDs to the claim before it. At most ``max_claims`` claims are
+    kept (the first ones) and each cites at most ``max_citations`` IDs (its first ones):
+    the same bounds a trace's own claims must keep (``limits.*``), so that a derived trace
+    costs no more than one that would be accepted.
     """
     if trace.claims:
-        return trace
+        return DerivedClaims(trace)
     claims: list[Claim] = []
     resolver = IdResolver(frozenset([source.id for source in trace.sources]))
+    dropped = 0
     for sentence in sentences(trace.answer, parser, resolver):
         text = sentence.text
         if _WORD_CHARS.search(text) is None:
@@ -237,8 +322,18 @@ def derive_claims(trace: Trace, parser: MarkerParser, *, importance: int) -> Tra
             continue
         if not sentence.ids and _is_connective(text):
             continue
+        if max_claims is not None and len(claims) >= max_claims:
+            dropped += 1
+            continue
         claims.append(Claim(id=f"{DERIVED_ID_PREFIX}{len(claims) + 1}", text=text,
                             citation_ids=list(sentence.ids), importance=importance))
     if not claims:
-        return trace
-    return trace.model_copy(update={"claims": claims})
+        return DerivedClaims(trace)
+    cut = 0
+    if max_citations is not None:
+        for index, found in enumerate(claims):
+            if len(found.citation_ids) > max_citations:
+                cut += 1
+                claims[index] = found.model_copy(
+                    update={"citation_ids": found.citation_ids[:max_citations]})
+    return DerivedClaims(trace.model_copy(update={"claims": claims}), dropped, cut)

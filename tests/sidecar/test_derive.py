@@ -155,3 +155,93 @@ def test_derived_claims_are_redacted_like_any_claim() -> None:
     record = _evaluate("sentences", "Write to jane.doe@example.com for a refund [S1].")
     assert [c.text for c in record.claims] == ["Write to <EMAIL_1> for a refund."]
     assert "jane.doe" not in record.model_dump_json()
+
+
+# -- back matter: source lists, reference sections and footnote definitions are no claims --
+
+BODY = "Annual plans are refunded pro rata [1]. Monthly plans are not refunded [2]."
+BODY_CLAIMS = [("Annual plans are refunded pro rata.", ["1"]),
+               ("Monthly plans are not refunded.", ["2"])]
+
+
+@pytest.mark.parametrize(
+    "back_matter",
+    [
+        pytest.param("\n\nSources: [1] Refund policy, https://help.example/refunds "
+                     "[2] Billing FAQ", id="sources-on-one-line"),
+        pytest.param("\n\nSources:\n[1] Refund policy (https://help.example/refunds)\n"
+                     "[2] Billing FAQ", id="sources-one-per-line"),
+        pytest.param("\n\n**Sources:**\n- [1] Refund policy\n- [2] Billing FAQ",
+                     id="bold-heading-and-bullets"),
+        pytest.param("\n\n## References\n1. Refund policy. Help centre, 2024.\n"
+                     "2. Billing FAQ. https://help.example/billing", id="references-section"),
+        pytest.param("\n\nReferences\n\nRefund policy\nBilling FAQ, updated in March",
+                     id="references-titles-only"),
+        pytest.param("\n\n[1] Refund policy, https://help.example/refunds\n"
+                     "[2] Billing FAQ, section 4", id="trailing-list-without-heading"),
+        pytest.param("\n\nBibliography:\n[1]: Refund policy\n[2]: Billing FAQ",
+                     id="bibliography-definitions"),
+    ],
+)
+def test_source_lists_and_reference_sections_are_not_claims(back_matter: str) -> None:
+    assert claims_of(BODY + back_matter) == BODY_CLAIMS
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("Annual plans are refunded pro rata.[^1] Monthly plans are not refunded."
+                     "[^2]\n[^1]: Refund policy, section 2.\n[^2]: Billing FAQ.",
+                     id="definitions-right-after"),
+        pytest.param("Annual plans are refunded pro rata.[^1] Monthly plans are not refunded."
+                     "[^2]\n\n[^1]: Refund policy, section 2.\n    It applies to annual plans "
+                     "bought after 2023.\n[^2]: Billing FAQ.", id="definition-continued"),
+    ],
+)
+def test_footnote_definitions_are_not_claims_and_cause_no_mismatch(answer: str) -> None:
+    assert claims_of(answer) == BODY_CLAIMS
+    settings_ = load_settings(overrides={"claims.derive": "sentences", "judge.backend": "none"})
+    trace = make_trace(answer=answer, claims=[],
+                       sources=[source("1", "Annual plans are refunded pro rata."),
+                                source("2", "Monthly plans are not refunded.")])
+    record = asyncio.run(build_pipeline(settings_).evaluate(trace))
+    assert [f.code for f in record.findings] == ["claims_derived"]
+
+
+def test_prose_after_a_source_list_is_read_again() -> None:
+    answer = (BODY + "\n\nSources:\n- [1] Refund policy\n\n"
+              "Refunds of annual plans take up to ten business days to arrive [1].")
+    assert claims_of(answer) == [*BODY_CLAIMS, (
+        "Refunds of annual plans take up to ten business days to arrive.", ["1"])]
+
+
+def test_a_sentence_that_mentions_sources_is_still_a_claim() -> None:
+    answer = "Sources inside the company say refunds take 30 days [1]."
+    assert claims_of(answer) == [("Sources inside the company say refunds take 30 days.",
+                                  ["1"])]
+
+
+# -- derived claims keep the limits a trace's own claims must keep -------------------------
+
+
+def test_derived_claims_are_cut_to_the_limits_with_a_finding() -> None:
+    settings_ = load_settings(overrides={
+        "claims.derive": "sentences", "judge.backend": "none", "limits.max_claims": 3,
+        "limits.max_citations_per_claim": 2})
+    answer = (" ".join(f"Plan {n} is refunded pro rata [S1]." for n in range(5))
+              + " Every plan is listed [S1][S2][S3][S4].")
+    trace = make_trace(answer=answer, claims=[],
+                       sources=[source(f"S{n}", f"Plan text {n}.") for n in range(1, 5)])
+    record = asyncio.run(build_pipeline(settings_).evaluate(trace))
+    assert [c.claim_id for c in record.claims] == ["d1", "d2", "d3"]
+    assert [(f.code, f.severity, f.detail) for f in record.findings
+            if f.code == "derived_claims_cut"] == [
+        ("derived_claims_cut", "warning", "claims=3 of 6 (limits.max_claims)")]
+    answer = "Every plan is listed in the policy [S1][S2][S3][S4]."
+    trace = make_trace(answer=answer, claims=[],
+                       sources=[source(f"S{n}", f"Plan text {n}.") for n in range(1, 5)])
+    record = asyncio.run(build_pipeline(settings_).evaluate(trace))
+    assert [c.citation_ids for c in record.claims] == [["S1", "S2"]]
+    assert [(f.code, f.detail) for f in record.findings if f.code == "derived_claims_cut"] == [
+        ("derived_claims_cut",
+         "citations cut to 2 on 1 claims (limits.max_citations_per_claim)")]
