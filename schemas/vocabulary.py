@@ -56,6 +56,7 @@ Stage = Literal["decode", "checks", "redaction", "judge", "scoring", "emit"]
 FindingCode = Literal[
     "no_claims",
     "claims_derived",
+    "derived_claims_cut",
     "no_markers",
     "unknown_citation_id",
     "uncited_claim",
