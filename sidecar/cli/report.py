@@ -17,6 +17,7 @@ from sidecar.errors import TraceError
 from sidecar.quality._io import read_records, record_files
 from sidecar.quality._prometheus import PrometheusClient, weekly_from_prometheus
 from sidecar.quality._render import weekly_html, weekly_markdown
+from sidecar.quality.audit import audit_html, audit_markdown, audit_section
 from sidecar.quality.report import WeeklyReport, weekly_from_records
 
 __all__ = ["report_command"]
@@ -108,11 +109,15 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
                help="Directory where weekly-<end>.html and .md are written (replaced).")
 @click.option("--top", type=click.IntRange(1, 100), default=10, show_default=True,
               help="Critical claims and sources listed per app.")
+@click.option("--review", "review_store", type=click.Path(exists=True, dir_okay=False),
+              default=None, metavar="STORE",
+              help="Add the judge's precision on the audit slice of this review store.")
 @click.option("--progress/--no-progress", default=None,
               help=f"Progress bar; on by default from {PROGRESS_MIN_FILES} files.")
 @one_line_errors
 def report_command(weekly: bool, records_path: str | None, prometheus_url: str | None,
-                   end: datetime | None, out_dir: str, top: int, progress: bool | None) -> None:
+                   end: datetime | None, out_dir: str, top: int, review_store: str | None,
+                   progress: bool | None) -> None:
     """Write the weekly quality report (self-contained HTML and Markdown) and print the
     Markdown.
 
@@ -143,9 +148,14 @@ def report_command(weekly: bool, records_path: str | None, prometheus_url: str |
     directory = Path(out_dir)
     directory.mkdir(parents=True, exist_ok=True)
     markdown = weekly_markdown(report)
+    page = weekly_html(report)
+    if review_store is not None:
+        audit = audit_section(review_store, end=report.end)
+        markdown += audit_markdown(audit)
+        page = page.replace("</body>", audit_html(audit) + "</body>", 1)
     html_path = directory / f"weekly-{report.end.isoformat()}.html"
     md_path = directory / f"weekly-{report.end.isoformat()}.md"
-    html_path.write_text(weekly_html(report), encoding="utf-8")
+    html_path.write_text(page, encoding="utf-8")
     md_path.write_text(markdown, encoding="utf-8")
     click.echo(markdown)
     click.echo(f"wrote {html_path}, {md_path}", err=True)
