@@ -25,13 +25,16 @@ __all__ = [
 
 JudgeErrorKind = Literal[
     "rate_limited", "timeout", "api_error", "parse_error", "refusal", "id_mismatch",
-    "circuit_open",
+    "circuit_open", "reply_too_large", "redirect",
 ]
 """Why a judge call or a judged trace failed: ``JudgeError.kind``, the ``outcome`` of a
 judge run and of ``citewatch_judge_requests_total``. rate_limited, timeout and api_error
 count as the endpoint failing (they trip the circuit breaker); parse_error and refusal are
 the model's reply; id_mismatch is a reply whose verdicts do not match the requested claims;
-circuit_open is a call the open breaker stopped."""
+circuit_open is a call the open breaker stopped; reply_too_large is a reply over
+``judge.max_reply_bytes``, or a reason or evidence quote over its limit (never a verdict);
+redirect is an endpoint that answered with a redirect, which is not followed (the packet is
+never sent to another address)."""
 
 SampledSkipReason = Literal[
     "circuit_open",

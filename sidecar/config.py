@@ -361,6 +361,15 @@ class JudgeSettings(_Section):
     (``rubric_version: ...``)."""
     max_output_tokens: int = Field(default=4096, ge=64)
     """Upper bound on the tokens of one judge reply."""
+    max_reply_bytes: int = Field(default=4 * 2**20, ge=1024)
+    """Largest judge reply read, in bytes; a longer one is refused while it is read (never
+    held whole in memory) and is the judge error reply_too_large."""
+    max_reason_chars: int = Field(default=2_000, ge=16)
+    """Longest reason of one verdict; a longer one makes the reply reply_too_large."""
+    max_quote_chars: int = Field(default=2_000, ge=16)
+    """Longest evidence quote of one verdict; a longer one makes the reply reply_too_large.
+    A shorter quote that is longer than the claim's cited passages is found in none of them:
+    quote_not_found, as any fabricated quote."""
     retry_base_seconds: float = Field(default=0.5, gt=0.0)
     """First backoff delay; doubled on each retry, with jitter."""
     retry_max_seconds: float = Field(default=20.0, gt=0.0)

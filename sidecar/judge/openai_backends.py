@@ -19,6 +19,13 @@ parameter transform; that, with the client's full response models, was most of t
 CPU per judged trace (bench/judge_concurrency.py). The request JSON is the same as what
 ``create`` sends. Replies are read raw and validated by the lean models of ``_openai_reply``
 in one pydantic pass.
+
+What a judge endpoint sends is bounded before it is believed: the client's transport
+(:class:`BoundedTransport`) refuses a reply whose declared length is over
+``judge.max_reply_bytes`` before reading its body, and stops reading one that grows past it
+(so a flood is never held whole in memory); redirects are not followed (the redacted packet
+goes to the configured endpoint only), and a redirect is the judge error ``redirect``; the
+reply's reasons and evidence quotes are held to their limits (``_openai_reply.check_bounds``).
 """
 
 from __future__ import annotations
@@ -38,13 +45,15 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 from schemas import JudgeBackendName, JudgeResult
 from schemas.vocabulary import JudgeErrorKind
 from sidecar.config import JudgeSettings
-from sidecar.judge._openai_reply import ChatReply, ResponsesReply
+from sidecar.judge._openai_reply import ChatReply, ReplyLimits, ResponsesReply, check_bounds
 from sidecar.judge.backend import BackendReply, JudgeCallError
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rubric import Rubric
 
 __all__ = [
     "CHAT_RESPONSE_FORMAT",
+    "BoundedTransport",
+    "ReplyTooLargeError",
     "JUDGE_SCHEMA",
     "RESPONSES_TEXT_FORMAT",
     "OpenAIChatBackend",
@@ -75,20 +84,102 @@ def _pool_limits(concurrency: int) -> Any:
     )
 
 
+def _http_library() -> Any:
+    """The HTTP library under the openai client (httpx2 or httpx, depending on the client's
+    version): its transports and its Response class (``client.post`` hands back the raw
+    response when asked to cast to it)."""
+    for base in openai.DefaultAsyncHttpxClient.__mro__:
+        package = base.__module__.partition(".")[0]
+        if package in ("openai", "builtins"):
+            continue
+        library = importlib.import_module(package)
+        if isinstance(getattr(library, "Response", None), type):
+            return library
+    raise ImportError("the openai client's HTTP library has no Response class")
+
+
+_HTTP: Final = _http_library()
+_HTTP_RESPONSE: Final = _HTTP.Response
+_ByteStream: Any = _HTTP.AsyncByteStream
+_BaseTransport: Any = _HTTP.AsyncBaseTransport
+
+
+class ReplyTooLargeError(Exception):
+    """A judge reply over ``judge.max_reply_bytes``, refused while it was read."""
+
+
+class _BoundedStream(_ByteStream):  # type: ignore[misc]
+    """A response body that raises once more than ``limit`` bytes have arrived."""
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+
+    async def __aiter__(self) -> Any:
+        received = 0
+        async for chunk in self._stream:
+            received += len(chunk)
+            if received > self._limit:
+                raise ReplyTooLargeError(f"judge reply over {self._limit} bytes")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class BoundedTransport(_BaseTransport):  # type: ignore[misc]
+    """An HTTP transport whose responses are at most ``limit`` bytes: a larger declared
+    Content-Length is refused before the body is read, a body that grows past it while
+    read (chunked, or lying about its length) is cut there with :class:`ReplyTooLargeError`."""
+
+    def __init__(self, inner: Any, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    async def handle_async_request(self, request: Any) -> Any:
+        response = await self._inner.handle_async_request(request)
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._limit:
+            await response.aclose()
+            raise ReplyTooLargeError(f"judge reply of {declared} bytes, over {self._limit}")
+        return _HTTP.Response(response.status_code, headers=response.headers,
+                              stream=_BoundedStream(response.stream, self._limit),
+                              extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 def make_client(settings: JudgeSettings) -> openai.AsyncOpenAI:
     """An async client for the configured endpoint, without the client's own retries, with
-    one connection pool that keeps ``settings.concurrency`` connections alive."""
+    one connection pool that keeps ``settings.concurrency`` connections alive, replies
+    bounded to ``settings.max_reply_bytes`` and no redirects followed."""
     key = settings.api_key.get_secret_value() if settings.api_key is not None else None
     kwargs: dict[str, Any] = {}
     if settings.base_url is not None:
         kwargs["base_url"] = settings.base_url
+    transport = BoundedTransport(
+        _HTTP.AsyncHTTPTransport(limits=_pool_limits(settings.concurrency)),
+        settings.max_reply_bytes)
     return openai.AsyncOpenAI(
         api_key=key,
         timeout=settings.timeout_seconds,
         max_retries=0,
-        http_client=openai.DefaultAsyncHttpxClient(limits=_pool_limits(settings.concurrency)),
+        http_client=openai.DefaultAsyncHttpxClient(transport=transport,
+                                                   follow_redirects=False),
         **kwargs,
     )
+
+
+def _too_large(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(8):  # the client wraps transport errors; the chain is short
+        if seen is None:
+            return False
+        if isinstance(seen, ReplyTooLargeError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -117,6 +208,8 @@ def _retry_after(headers: Any) -> float | None:
 
 def translate_error(exc: BaseException) -> JudgeCallError:
     """The judge error for an exception raised by the openai client or its parsing."""
+    if _too_large(exc):
+        return JudgeCallError("judge reply over judge.max_reply_bytes", kind="reply_too_large")
     if isinstance(exc, openai.APITimeoutError | TimeoutError):
         return JudgeCallError("judge call timed out", kind="timeout", retriable=True)
     if isinstance(exc, openai.APIConnectionError):
@@ -124,6 +217,9 @@ def translate_error(exc: BaseException) -> JudgeCallError:
     if isinstance(exc, openai.RateLimitError):
         return JudgeCallError("judge rate limited (429)", kind="rate_limited", retriable=True,
                               retry_after=_retry_after(exc.response.headers))
+    if isinstance(exc, openai.APIStatusError) and 300 <= exc.status_code < 400:
+        return JudgeCallError(f"judge endpoint answered a redirect ({exc.status_code}), "
+                              "which is not followed", kind="redirect")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         retriable = status >= 500 or status in _RETRIABLE_STATUS
@@ -149,6 +245,7 @@ class _OpenAIBackend:
         self._client = client if client is not None else make_client(settings)
         self._model = settings.model
         self._max_output_tokens = settings.max_output_tokens
+        self._limits = ReplyLimits(settings.max_reason_chars, settings.max_quote_chars)
 
     @property
     def model(self) -> str:
@@ -206,21 +303,6 @@ CHAT_RESPONSE_FORMAT: ResponseFormatJSONSchema = {
 """``response_format`` of a Chat Completions judge call."""
 
 
-def _http_response_type() -> type[Any]:
-    """The Response class of the HTTP library under the openai client (httpx2 or httpx,
-    depending on the client's version): ``client.post`` hands back the raw response when
-    asked to cast to it."""
-    for base in openai.DefaultAsyncHttpxClient.__mro__:
-        package = base.__module__.partition(".")[0]
-        if package in ("openai", "builtins"):
-            continue
-        response = getattr(importlib.import_module(package), "Response", None)
-        if isinstance(response, type):
-            return response
-    raise ImportError("the openai client's HTTP library has no Response class")
-
-
-_HTTP_RESPONSE: Final = _http_response_type()
 
 
 def _json(value: Any) -> bytes:
@@ -285,7 +367,8 @@ class OpenAIResponsesBackend(_OpenAIBackend):
                 for content in item.content or () if content.type == "output_text"
                 and (item.phase is None or item.phase == "final_answer")
             ]
-        except (openai.OpenAIError, pydantic.ValidationError, ValueError, TimeoutError) as exc:
+        except (openai.OpenAIError, pydantic.ValidationError, ValueError, TimeoutError,
+                ReplyTooLargeError) as exc:
             raise translate_error(exc) from exc
         usage = reply.usage
         input_tokens = usage.input_tokens if usage is not None else 0
@@ -300,6 +383,8 @@ class OpenAIResponsesBackend(_OpenAIBackend):
         if not parsed:
             raise JudgeCallError("judge reply has no structured output", kind="parse_error",
                                  input_tokens=input_tokens, output_tokens=output_tokens)
+        check_bounds(parsed[0], self._limits, input_tokens=input_tokens,
+                     output_tokens=output_tokens)
         return BackendReply(parsed[0], input_tokens, output_tokens)
 
 
@@ -332,7 +417,7 @@ class OpenAIChatBackend(_OpenAIBackend):
                 content=self.body.encode(rubric, packet), options={"timeout": timeout},
             )
             completion = ChatReply.model_validate_json(response.content)
-        except (openai.OpenAIError, TimeoutError) as exc:
+        except (openai.OpenAIError, TimeoutError, ReplyTooLargeError) as exc:
             raise translate_error(exc) from exc
         except pydantic.ValidationError:
             raise JudgeCallError("judge reply is not a chat completion",
@@ -361,4 +446,6 @@ class OpenAIChatBackend(_OpenAIBackend):
         except pydantic.ValidationError:
             raise failed("judge reply does not match the verdict schema",
                          "parse_error") from None
+        check_bounds(result, self._limits, input_tokens=input_tokens,
+                     output_tokens=output_tokens)
         return BackendReply(result, input_tokens, output_tokens)
