@@ -45,6 +45,33 @@ server.close()
 """
 
 
+_SCRAPERS = """
+import asyncio, sys
+port, count, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+done = 0
+
+async def scrape(end):
+    global done
+    loop = asyncio.get_running_loop()
+    while loop.time() < end:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /metrics HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
+            await reader.read()
+            writer.close()
+            done += 1
+        except OSError:
+            await asyncio.sleep(0.01)
+
+async def main():
+    end = asyncio.get_running_loop().time() + seconds
+    await asyncio.gather(*(scrape(end) for _ in range(count)))
+
+asyncio.run(main())
+print(done)
+"""
+
+
 def _probe_timeouts() -> dict[str, float]:
     deployment = yaml.safe_load(
         (ROOT / "deploy/kubernetes/base/deployment.yaml").read_text(encoding="utf-8"))
@@ -243,6 +270,22 @@ def test_probes_answer_while_slow_clients_trickle_requests(server: Server) -> No
     assert _failed(results) == []
     # The slow clients were cut at the request deadline and came back: they really pressed.
     assert crowd.opened > 200
+
+
+def test_probes_answer_while_200_clients_scrape_at_once(server: Server) -> None:
+    scrapers = subprocess.Popen(
+        [sys.executable, "-c", _SCRAPERS, str(server.port), "200", "10"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        results = _probe_for(server.port, 8.0)
+        out, _ = scrapers.communicate(timeout=60)
+    finally:
+        if scrapers.poll() is None:
+            scrapers.kill()
+            scrapers.communicate()
+    assert _failed(results) == []
+    assert int(out.strip()) >= 200  # the scrapes were answered too
 
 
 def test_probes_answer_with_a_thousand_idle_clients(server: Server) -> None:
