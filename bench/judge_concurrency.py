@@ -65,7 +65,8 @@ from schemas import EvaluationRecord, Trace
 from sidecar.assembly import build_pipeline
 from sidecar.config import InputSettings, Settings
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.filesource import FileRunner
+from sidecar.runtime.filesource import FileRunner, JsonLinesSink
+from sidecar.runtime.lines import LineSource
 from tests.judge.traces import refund_trace, trace_id
 
 
@@ -147,8 +148,8 @@ class _Service:
     async def run(self, traces: list[Trace]) -> _Run:
         lines = b"".join(t.model_dump_json().encode() + b"\n" for t in traces)
         runner = FileRunner(settings=self.settings, pipeline=self.pipeline,
-                            metrics=self.metrics, source=io.BytesIO(lines), output=io.StringIO(),
-                            once=True, follow=False)
+                            metrics=self.metrics, source=LineSource(io.BytesIO(lines)),
+                            sink=JsonLinesSink(io.StringIO()))
         self.finished.clear()
         cpu_start = time.process_time()
         start = time.perf_counter()

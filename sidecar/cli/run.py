@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sys
 import threading
-from typing import IO, Any
+from typing import Any
 
 import click
-from opentelemetry.trace import Tracer
 from prometheus_client import CollectorRegistry
 
 from exporters.http import Limits, MetricsServer, serve
@@ -25,7 +23,6 @@ from sidecar.cli._common import (
     config_option,
     input_format_option,
     one_line_errors,
-    open_output,
     settings_from,
 )
 from sidecar.cli._summary import JudgeTally, judge_choice
@@ -33,8 +30,8 @@ from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
-from sidecar.review.sink import review_sink
-from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals, run_until_deadline
+from sidecar.runtime import FileSummary, Runtime, build_runtime
+from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals
 
 __all__ = ["run_command"]
 
@@ -90,80 +87,43 @@ def _serve(registry: CollectorRegistry, settings: Settings, ready: Any,
             f"{exc.strerror or exc}") from None
 
 
-async def _close_judge(pipeline: Pipeline) -> None:
-    if pipeline.judge is not None:
-        await pipeline.judge.aclose(5.0)
-
-
 def _metrics_url(settings: Settings, server: MetricsServer) -> str:
     return f"http://{settings.metrics.address}:{server.port}/metrics"
 
 
-def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-              registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally, *,
-              append: bool) -> int | None:
-    """Run the file source. Returns an exit code when a thread is still busy with an
-    abandoned record (the caller then exits at once), else None."""
-    from sidecar.runtime.filesource import FileRunner
-
-    path = settings.input.path or "-"
-    try:
-        source: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
-    except OSError as exc:
-        raise CliError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    output: IO[str] = (sys.stdout if settings.input.output in (None, "-")
-                       else open_output(settings.input.output, append=append))
-    dead: IO[str] | None = (open_output(settings.input.dead_letters, append=append)
-                            if settings.input.dead_letters else None)
-    runner = FileRunner(settings=settings, pipeline=pipeline, metrics=metrics, source=source,
-                        output=output, dead_letters=dead, once=settings.input.once,
-                        follow=path != "-", review=review_sink(settings, pipeline, registry))
-    server = _serve(registry, settings, runner.ready, runner.live)
+def _first_line(settings: Settings, server: MetricsServer) -> str:
+    """What is read, where metrics are served and which judge runs."""
+    tail = f"metrics on {_metrics_url(settings, server)}, judge {judge_choice(settings)}"
+    path = settings.input.path
+    if path is None:
+        kafka = settings.kafka
+        return (f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} "
+                f"as group {kafka.group_id}, {tail}")
     follow = path != "-" and not settings.input.once
-    click.echo(f"citewatch run: {'following' if follow else 'reading'} "
-               f"{'standard input' if path == '-' else path}"
-               f", records to {settings.input.output or 'standard output'}"
-               f", metrics on {_metrics_url(settings, server)}, judge {judge_choice(settings)}"
-               + ("; Ctrl-C stops" if follow else ""), err=True)
+    return (f"citewatch run: {'following' if follow else 'reading'} "
+            f"{'standard input' if path == '-' else path}"
+            f", records to {settings.input.output or 'standard output'}, {tail}"
+            + ("; Ctrl-C stops" if follow else ""))
 
-    async def main() -> None:
-        try:
-            await runner.run(stop)
-        finally:
-            await _close_judge(pipeline)
 
-    budget = ShutdownBudget(settings.kafka.shutdown_deadline_seconds)
-    try:
-        # The loop runs off the main thread, so SIGTERM is honoured within the deadline even
-        # while a stage is busy with one record (it is then abandoned, not written). The end
-        # of the input is no deadline: only a signal starts the shutdown clock.
-        finished = run_until_deadline(lambda: asyncio.run(main()), stop=stop,
-                                      deadline_seconds=budget.runtime_seconds)
-    finally:
-        server.close()
-    if finished:
-        for stream in (source, output, dead):
-            if stream is not None and stream not in (sys.stdin.buffer, sys.stdout):
-                stream.close()
-            elif stream is not None:
-                stream.flush()
-    else:
-        for stream in (output, dead):  # written so far; the abandoned thread ends with us
-            if stream is not None:
-                stream.flush()
-    s = runner.summary
-    abandoned = (s.abandoned if finished
-                 else max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates))
+def _file_outcome(settings: Settings, summary: FileSummary, tally: JudgeTally, *,
+                  left_behind: bool) -> int | None:
+    """The summary line of a file run and its exit: an exit code to leave with at once
+    when a thread is still busy with an abandoned record, else None (or an exception)."""
+    s = summary
+    abandoned = (max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
+                 if left_behind else s.abandoned)
     click.echo(f"citewatch run: {s.lines} lines, {s.evaluated} evaluated, "
                f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
                + (f", {abandoned} abandoned" if abandoned else ""), err=True)
     _echo_judge(settings, tally)
     if abandoned:
+        budget = ShutdownBudget(settings.kafka.shutdown_deadline_seconds)
         message = (f"stopped by a signal: {abandoned} line(s) read but not written (still in "
                    f"evaluation {budget.in_flight_seconds:g}s after the signal, or waiting "
                    f"behind one that was; shutdown deadline "
                    f"{budget.deadline_seconds:g}s)")
-        if not finished:
+        if left_behind:
             click.echo(f"Error: {message}", err=True)
             return 1
         raise click.ClickException(message)
@@ -172,79 +132,35 @@ def _run_file(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
     return None
 
 
-def _quiet_kafka_logging() -> None:
-    """kafka-python logs every failed connection attempt (warnings and errors, several a
-    second against an unreachable broker); citewatch reports what an operator acts on
-    itself, so the client's own lines show only at -vv (DEBUG)."""
-    if not logging.getLogger().isEnabledFor(logging.DEBUG):
-        logging.getLogger("kafka").setLevel(logging.CRITICAL)
-
-
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
     for line in tally.lines(settings):
         click.echo(line, err=True)
 
 
-def _run_kafka(settings: Settings, pipeline: Pipeline, metrics: CitewatchMetrics,
-               registry: CollectorRegistry, stop: threading.Event, tally: JudgeTally,
-               tracer: Tracer | None = None) -> int | None:
-    """Run the Kafka consumer. Returns an exit code to leave with at once (skipping the
-    interpreter's teardown): 0 when a worker thread is still busy with an abandoned
-    (uncommitted) record, 2 when start-up gave up on an unreachable cluster; else None."""
-    from kafka.errors import KafkaError
-
-    from exporters.kafka import KafkaEmitter
-    from sidecar.runtime.consumer import KafkaRunner, kafka_listener
-    from sidecar.runtime.heap import settle_heap
-    from sidecar.runtime.kafka_clients import build_clients, retriable_startup_error
-    from sidecar.runtime.startup import build_until_stopped
-
-    kafka = settings.kafka
-
-    # Health and readiness answer during start-up (not ready until partitions are assigned).
-    holder: dict[str, KafkaRunner] = {}
-    server = _serve(registry, settings, lambda: "runner" in holder and holder["runner"].ready(),
-                    lambda: "runner" not in holder or holder["runner"].live())
-    click.echo(f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} as "
-               f"group {kafka.group_id}, metrics on {_metrics_url(settings, server)}, judge "
-               f"{judge_choice(settings)}", err=True)
-    _quiet_kafka_logging()
-    wait = None if kafka.wait_for_kafka else kafka.startup_wait_seconds
-    logger.info("connecting to Kafka at %s (%s)", kafka.bootstrap_servers,
-                "waiting as long as it takes" if wait is None else f"giving up after {wait:g}s")
+def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
+         stop: threading.Event, tally: JudgeTally) -> int | None:
+    """Serve health and metrics (answering during start-up), say what runs, run it.
+    Returns an exit code to leave with at once (a thread still busy with an abandoned
+    record: 1 for a file, whose lines have no replay, 0 for Kafka; 2 when start-up gave up
+    on an unreachable source), else None."""
+    server = _serve(registry, settings, runtime.ready, runtime.live)
+    click.echo(_first_line(settings, server), err=True)
     try:
-        try:
-            clients = build_until_stopped(lambda: build_clients(settings), stop=stop,
-                                          retriable=retriable_startup_error,
-                                          what="Kafka clients", give_up_after=wait)
-        except KafkaError as exc:
-            raise CliError(
-                f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
-        except TimeoutError as exc:
-            click.echo(
-                f"Error: cannot reach Kafka at {kafka.bootstrap_servers} within {wait:g}s "
-                f"({str(exc).rpartition('(')[2].rstrip(')')}); start the broker, correct "
-                "kafka.bootstrap_servers, or pass --wait-for-kafka to keep trying", err=True)
-            # A client constructor may still be blocked in its thread (and kafka-python's
-            # own threads with it): exit now rather than wait for them in teardown.
-            return EXIT_USAGE
-        if clients is None:
-            logger.info("stopped before consuming anything")
-            return None
-        producer, consumer = clients
-        emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
-                               dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
-        runner = holder["runner"] = KafkaRunner(
-            settings=settings, consumer=consumer, emitter=emitter, pipeline=pipeline,
-            metrics=metrics, listener=kafka_listener, tracer=tracer,
-            review=review_sink(settings, pipeline, registry, producer=producer))
-        settle_heap()
-        runner.run(stop)
+        result = runtime.run(stop)
     finally:
         server.close()
+    if result.summary is not None:
+        return _file_outcome(settings, result.summary, tally, left_behind=result.left_behind)
+    if result.gave_up is not None:
+        click.echo(f"Error: {result.gave_up}", err=True)
+        # A client constructor may still be blocked in its thread (and kafka-python's own
+        # threads with it): exit now rather than wait for them in teardown.
+        return EXIT_USAGE
+    if not result.started:
+        return None
     # A service stopped by SIGTERM exits 0 whatever the judge did; the line says what it did.
     _echo_judge(settings, tally)
-    return 0 if runner.worker.alive() else None
+    return 0 if result.left_behind else None
 
 
 @click.command("run")
@@ -330,12 +246,9 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
                                   on_stage=metrics.observe_stage, tracer=tracer,
                                   on_record=tally.add)
         _name_build(metrics, pipeline)
-        if settings.input.path is not None:
-            exit_now = _run_file(settings, pipeline, metrics, registry, signals.event, tally,
-                                 append=bool(append))
-        else:
-            exit_now = _run_kafka(settings, pipeline, metrics, registry, signals.event, tally,
-                                  tracer)
+        runtime = build_runtime(settings, pipeline=pipeline, metrics=metrics, tracer=tracer,
+                                registry=registry, append=bool(append))
+        exit_now = _run(settings, runtime, registry, signals.event, tally)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)

@@ -1,11 +1,14 @@
 """The runtimes of `citewatch run`: the Kafka consumer and the file source, and what they
-share (dedup, offsets, the failure policy, slow-record watch, shutdown, the worker thread)."""
+share (dedup, offsets, the failure policy, slow-record watch, shutdown, the worker thread).
+:func:`build_runtime` chooses one from the settings; each is a :class:`Runtime`."""
 
 from __future__ import annotations
 
+from sidecar.runtime.base import RunResult, Runtime
+from sidecar.runtime.build import FileRuntime, KafkaRuntime, build_runtime
 from sidecar.runtime.consumer import KafkaRunner
 from sidecar.runtime.dedup import RecentIds
-from sidecar.runtime.filesource import FileRunner, FileSummary
+from sidecar.runtime.filesource import FileRunner, FileSummary, JsonLinesSink, LineSink
 from sidecar.runtime.guard import (
     Evaluated,
     Failure,
@@ -22,6 +25,13 @@ from sidecar.runtime.shutdown import ShutdownSignals
 from sidecar.runtime.worker import AsyncWorker, wait_kafka_future
 
 __all__ = [
+    "build_runtime",
+    "Runtime",
+    "RunResult",
+    "LineSink",
+    "KafkaRuntime",
+    "JsonLinesSink",
+    "FileRuntime",
     "AsyncWorker",
     "Evaluated",
     "Failure",

@@ -1,9 +1,10 @@
-"""The embedded default of `citewatch run`: traces from a JSON Lines file or stdin, no Kafka.
+"""The embedded default of `citewatch run`: traces from any :class:`TraceSource` (a JSON
+Lines file or stdin by default), no Kafka.
 
 The same pipeline and metrics as the Kafka runtime; evaluation records are written in input
-order to a stream, bad lines are counted and written with their line number and reason to an
-optional dead-letter stream. With ``once`` the run ends at the end of the input; otherwise a
-file is followed as it grows (standard input ends when it closes).
+order to a :class:`LineSink`, bad records are counted and written with their position and
+reason as dead letters. The source decides when the run ends (a followed file never does;
+standard input ends when it closes).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Failure, Skipped, where
-from sidecar.runtime.lines import LineSource
+from sidecar.runtime.lines import TraceSource
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.shutdown import ShutdownBudget
@@ -32,7 +33,7 @@ from sidecar.runtime.worker import Heartbeat
 if TYPE_CHECKING:
     from sidecar.review.sink import ReviewSink
 
-__all__ = ["FileRunner", "FileSummary"]
+__all__ = ["FileRunner", "FileSummary", "JsonLinesSink", "LineSink"]
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,46 @@ class FileSummary:
     abandoned: int = 0
 
 
+class LineSink(Protocol):
+    """Where the file runtime writes: evaluation records and dead letters, one line each."""
+
+    def record(self, payload: bytes) -> None:
+        """Write one evaluation record (its JSON, without the line end)."""
+        ...
+
+    def dead_letter(self, letter: dict[str, Any]) -> None:
+        """Write one dead letter: position, reason, error class and message, the value."""
+        ...
+
+    def flush(self) -> None:
+        """Make what was written so far visible."""
+        ...
+
+
+@dataclass
+class JsonLinesSink:
+    """Records to ``output`` and dead letters to ``dead_letters`` (dropped when None), one
+    JSON object a line."""
+
+    output: IO[str]
+    dead_letters: IO[str] | None = None
+
+    def record(self, payload: bytes) -> None:
+        """Write one evaluation record line."""
+        self.output.write(payload.decode("utf-8") + "\n")
+
+    def dead_letter(self, letter: dict[str, Any]) -> None:
+        """Write one dead-letter line, if there is a dead-letter stream."""
+        if self.dead_letters is not None:
+            self.dead_letters.write(json.dumps(letter) + "\n")
+
+    def flush(self) -> None:
+        """Flush both streams."""
+        self.output.flush()
+        if self.dead_letters is not None:
+            self.dead_letters.flush()
+
+
 @dataclass
 class _Bad:
     number: int
@@ -58,7 +99,7 @@ class _Bad:
 
 
 class FileRunner:
-    """Evaluates the traces of one JSON Lines stream (opened in binary mode)."""
+    """Evaluates the records of one :class:`TraceSource` in order into a :class:`LineSink`."""
 
     def __init__(
         self,
@@ -66,21 +107,15 @@ class FileRunner:
         settings: Settings,
         pipeline: Pipeline,
         metrics: CitewatchMetrics,
-        source: IO[bytes],
-        output: IO[str],
-        dead_letters: IO[str] | None = None,
-        once: bool = True,
-        follow: bool = True,
+        source: TraceSource,
+        sink: LineSink,
         review: ReviewSink | None = None,
     ) -> None:
         self.settings = settings
         self.pipeline = pipeline
         self.metrics = metrics
         self.source = source
-        self.output = output
-        self.dead_letters = dead_letters
-        self.once = once
-        self.follow = follow and not once
+        self.sink = sink
         self.review = review  # routed claims go to the review store beside the output
         self.summary = FileSummary()
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
@@ -94,8 +129,6 @@ class FileRunner:
         self.input_open = False
         self.heartbeat = Heartbeat()
         self._values: dict[int, bytes] = {}
-        self.lines = LineSource(source, follow=self.follow,
-                                interval=settings.input.follow_interval_seconds)
 
     def ready(self) -> bool:
         """The input is open (a followed file stays ready while waiting for lines) and no
@@ -126,15 +159,13 @@ class FileRunner:
             self.input_open = False
             self.heartbeat.detach()
             self.slow.stop()
-        self.output.flush()
-        if self.dead_letters is not None:
-            self.dead_letters.flush()
+        self.sink.flush()
         return self.summary
 
     async def _records(self, stop: threading.Event
                        ) -> AsyncGenerator[tuple[int, bytes], None]:
         try:
-            async for number, line in self.lines.records(stop):
+            async for number, line in self.source.records(stop):
                 if number != IDLE:
                     self.summary.lines = number
                 yield number, line
@@ -164,7 +195,7 @@ class FileRunner:
 
     def flush(self) -> None:
         """The input went idle: make the records written so far visible."""
-        self.output.flush()
+        self.sink.flush()
 
     def _write_unguarded(self, number: int, outcome: Outcome) -> None:
         value = self._values.pop(number, b"")
@@ -179,7 +210,7 @@ class FileRunner:
         if not self.records.is_new(record):
             self.summary.duplicates += 1
             return
-        self.output.write(outcome.payload.decode("utf-8") + "\n")
+        self.sink.record(outcome.payload)
         if self.review is not None:
             self.review.take(record)
         self.records.emitted(record, emit_seconds=time.perf_counter() - started, new=True)
@@ -189,16 +220,14 @@ class FileRunner:
         self.summary.dead_lettered += 1
         self.records.dead_lettered(bad.failure, bad.app)
         logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
-        if self.dead_letters is None:
-            return
         try:
-            self.dead_letters.write(json.dumps({
+            self.sink.dead_letter({
                 "line": bad.number,
                 "reason": bad.failure.reason,
                 "error_class": bad.failure.error_class,
                 "error": bad.failure.message,
                 "value": bad.value.rstrip(b"\r\n").decode("utf-8", errors="replace"),
-            }) + "\n")
+            })
         except Exception as exc:  # a full disk must not end the run either; it is counted
             logger.error("dead letter of line %d not written (%s)", bad.number,
                          type(exc).__name__)

@@ -21,7 +21,8 @@ from schemas import Trace
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.consumer import KafkaRunner
-from sidecar.runtime.filesource import FileRunner
+from sidecar.runtime.filesource import FileRunner, JsonLinesSink
+from sidecar.runtime.lines import LineSource
 from tests.factories import trace_dict
 from tests.sidecar.test_consumer import TOPIC, TP, FakeConsumer, FakeFuture, FakeProducer, _spin
 
@@ -74,8 +75,8 @@ def test_file_source_dead_letters_stage_failures(caplog: pytest.LogCaptureFixtur
     out, dead = io.StringIO(), io.StringIO()
     runner = FileRunner(settings=settings, pipeline=Pipeline(settings, redactor=FaultyRedactor()),
                         metrics=CitewatchMetrics(registry=registry),
-                        source=io.BytesIO(b"\n".join(LINES)),  # type: ignore[arg-type]
-                        output=out, dead_letters=dead, once=True)
+                        source=LineSource(io.BytesIO(b"\n".join(LINES))),
+                        sink=JsonLinesSink(out, dead))
     with caplog.at_level(logging.DEBUG):
         summary = asyncio.run(runner.run(threading.Event()))
     assert (summary.evaluated, summary.dead_lettered) == (3, 2)

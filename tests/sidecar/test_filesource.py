@@ -13,7 +13,8 @@ from prometheus_client import CollectorRegistry
 from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.filesource import FileRunner, FileSummary
+from sidecar.runtime.filesource import FileRunner, FileSummary, JsonLinesSink
+from sidecar.runtime.lines import LineSource
 from tests.factories import trace_dict
 
 
@@ -28,9 +29,11 @@ def _runner(source: io.BufferedIOBase | io.BytesIO, *, once: bool = True,
                                **input_settings})
     registry = CollectorRegistry()
     out, dead = io.StringIO(), io.StringIO()
+    lines = LineSource(source, follow=not once,  # type: ignore[arg-type]
+                       interval=settings.input.follow_interval_seconds)
     runner = FileRunner(settings=settings, pipeline=Pipeline(settings),
-                        metrics=CitewatchMetrics(registry=registry), source=source,  # type: ignore[arg-type]
-                        output=out, dead_letters=dead, once=once)
+                        metrics=CitewatchMetrics(registry=registry), source=lines,
+                        sink=JsonLinesSink(out, dead))
     return runner, out, dead, registry
 
 

@@ -16,7 +16,8 @@ from prometheus_client import CollectorRegistry
 from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
-from sidecar.runtime.filesource import FileRunner
+from sidecar.runtime.filesource import FileRunner, JsonLinesSink
+from sidecar.runtime.lines import LineSource
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.startup import build_until_stopped
 from tests.factories import trace_dict
@@ -107,8 +108,10 @@ def test_file_readiness_drops_during_a_slow_record() -> None:
     settings = Settings(runtime={"slow_record_seconds": 0.05})
     runner = FileRunner(settings=settings, pipeline=Pipeline(settings, judge=judge),
                         metrics=CitewatchMetrics(registry=CollectorRegistry()),
-                        source=io.BytesIO(json.dumps(trace_dict()).encode() + b"\n"),  # type: ignore[arg-type]
-                        output=io.StringIO(), once=False)
+                        source=LineSource(io.BytesIO(json.dumps(trace_dict()).encode() + b"\n"),
+                                          follow=True,
+                                          interval=settings.input.follow_interval_seconds),
+                        sink=JsonLinesSink(io.StringIO()))
     seen: list[bool] = []
     stop = threading.Event()
 
