@@ -126,9 +126,9 @@ class Trace(BaseModel):
             if len(set(ids)) == len(ids):
                 continue
             seen: set[str] = set()
-            for item_id in ids:
-                if item_id in seen:
-                    raise ValueError(f"duplicate {kind} id {item_id!r}")
+            for index, item_id in enumerate(ids):
+                if item_id in seen:  # named by place: an ID may hold personal data
+                    raise ValueError(f"duplicate {kind} id at {kind}s[{index}].id")
                 seen.add(item_id)
         return self
 

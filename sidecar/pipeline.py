@@ -187,6 +187,9 @@ class Pipeline:
         )
         record = build_record(redacted, analysis, findings, result, outcome, redactions,
                               derived=derived)
+        redact_ids = getattr(self.redactor, "redact_record_ids", None)
+        if redact_ids is not None:  # identifiers the checks read raw
+            record = redact_ids(record, trace, redacted)
         self._timed("scoring", started)
         if self.on_record is not None:
             self.on_record(record)

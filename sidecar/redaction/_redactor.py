@@ -5,17 +5,21 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from operator import attrgetter
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+from pydantic import BaseModel
 
 from schemas import Trace
 from sidecar._regex import compile_linear
 from sidecar.redaction._base import Detector, Entity
+from sidecar.redaction._identifiers import rewrite_ids
 from sidecar.redaction._native import Detector as NativeDetector
 from sidecar.redaction._native import Replacer
 
@@ -24,6 +28,7 @@ __all__ = ["PLACEHOLDER", "Mode", "Redactor", "Scope", "TextRedaction"]
 logger = logging.getLogger(__name__)
 
 Mode = Literal["placeholder", "hmac", "drop"]
+_Model = TypeVar("_Model", bound=BaseModel)
 
 PLACEHOLDER: Any = compile_linear(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
 """What the redactor writes (an RE2 pattern); never detected again, which makes redaction
@@ -58,6 +63,7 @@ _TYPE = attrgetter("type")
 def _precedence(entity: Entity) -> tuple[int, int, bool]:
     return entity.start, entity.start - entity.end, entity.type == "SECRET"
 _MAX_PASSES = 16
+_MAX_IDS = 4096
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,7 @@ class Redactor:
         default_mode: Mode = "placeholder",
         allow: Iterable[str] = (),
         hmac_key: bytes | None = None,
+        id_key: bytes | None = None,
     ) -> None:
         self.detectors = list(detectors)
         self.modes = dict(modes or {})
@@ -101,6 +108,10 @@ class Redactor:
         if uses_hmac and not hmac_key:
             raise ValueError("the hmac mode needs a key")
         self._hmac_key = hmac_key or b""
+        # Identifiers and labels holding a value are replaced by a keyed hash: the same
+        # value, the same hash, wherever it appears (joins still work).
+        self._id_key = id_key or hmac_key or os.urandom(32)
+        self._ids: dict[str, str] = {}
         # The engine's own overlap resolution, for when its detector is the only one and
         # there is no allow-list (detect checks that this still holds).
         self._native_of: Detector | None = self.detectors[0] if self.detectors else None
@@ -332,6 +343,45 @@ class Redactor:
             scope.tokens[(entity.type, key)] = token
         return token
 
+    def redact_identifier(self, value: str) -> str:
+        """An identifier or label (a source or claim ID, the app, a tenant, a title's key)
+        as it is when it holds nothing to redact, else ``<ID_`` and 16 hex digits of an
+        HMAC-SHA256 of it under the deployment's key: the same value always gives the same
+        hash, so a claim still cites its source. A detector failure hashes it too."""
+        known = self._ids.get(value)
+        if known is not None:
+            return known
+        if not value or PLACEHOLDER.fullmatch(value):
+            result = value
+        else:
+            found = self.detect(value)
+            result = value if found == [] else _hmac_token(self._id_key, "ID", value)
+        if len(self._ids) >= _MAX_IDS:
+            self._ids.clear()
+        self._ids[value] = result
+        return result
+
+    def redact_record_ids(self, record: _Model, raw: Trace, redacted: Trace) -> _Model:
+        """``record`` (built from checks of the raw trace) with every identifier the
+        redaction of ``raw`` hashed written as in ``redacted``, also inside free text such
+        as a finding's detail; the record itself when no identifier changed."""
+        return rewrite_ids(record, raw, redacted)
+
+    def _identifiers(self, trace: Trace) -> dict[str, Any]:
+        """The trace's identifier and label fields that change, as a model_copy update."""
+        ident = self.redact_identifier
+        update: dict[str, Any] = {}
+        for name in ("app", "tenant", "environment"):
+            value = getattr(trace, name)
+            if value and ident(value) is not value:
+                update[name] = ident(value)
+        generator = trace.generator
+        model, version = ident(generator.model), ident(generator.prompt_version)
+        if model is not generator.model or version is not generator.prompt_version:
+            update["generator"] = generator.model_copy(
+                update={"model": model, "prompt_version": version})
+        return update
+
     def redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
         """The trace with question, answer, claims, source titles, texts and URL queries, and
         unknown extra fields redacted, and the number of values replaced per entity type."""
@@ -349,11 +399,16 @@ class Redactor:
         # its texts changed, and the trace only when one of its parts did (the models are
         # not mutated downstream, so sharing is safe).
         changed = question is not trace.question or answer is not trace.answer
+        ident = self.redact_identifier
         claims = []
         for claim in trace.claims:
             text = next(redacted)
-            if text is not claim.text:
-                claim = claim.model_copy(update={"text": text})
+            claim_id = ident(claim.id)
+            cited = [ident(c) for c in claim.citation_ids]
+            if (text is not claim.text or claim_id is not claim.id
+                    or any(a is not b for a, b in zip(cited, claim.citation_ids, strict=True))):
+                claim = claim.model_copy(update={"text": text, "id": claim_id,
+                                                 "citation_ids": cited})
                 changed = True
             claims.append(claim)
         sources = []
@@ -364,14 +419,18 @@ class Redactor:
                 title = self._redacted(source.title, scope)
                 text = self._redacted(source.text, scope)
                 url = self.redact_url(source.url, scope) if source.url else source.url
-            if title is not source.title or text is not source.text or url is not source.url:
-                source = source.model_copy(update={"title": title, "text": text, "url": url})
+            source_id = ident(source.id)
+            if (title is not source.title or text is not source.text or url is not source.url
+                    or source_id is not source.id):
+                source = source.model_copy(update={"title": title, "text": text, "url": url,
+                                                   "id": source_id})
                 changed = True
             sources.append(source)
-        if not changed and not trace.extra:
+        labels = self._identifiers(trace)
+        if not changed and not trace.extra and not labels:
             return trace, dict(scope.counts)
         update: dict[str, Any] = {"question": question, "answer": answer, "claims": claims,
-                                  "sources": sources}
+                                  "sources": sources, **labels}
         if trace.extra:
             update["extra"] = self._redact_json(trace.extra, scope)
         return trace.model_copy(update=update), dict(scope.counts)
@@ -409,7 +468,8 @@ class Redactor:
         if isinstance(value, str):
             return self._redacted(value, scope)
         if isinstance(value, dict):
-            return {k: self._redact_json(v, scope) for k, v in value.items()}
+            return {self.redact_identifier(k) if isinstance(k, str) else k:
+                    self._redact_json(v, scope) for k, v in value.items()}
         if isinstance(value, list):
             return [self._redact_json(v, scope) for v in value]
         return value

@@ -42,9 +42,9 @@ def test_trace_id_is_normalised_to_lower_case() -> None:
     ("overrides", "message"),
     [
         pytest.param({"sources": [source("S1", "a"), source("S1", "b")]},
-                     "duplicate source id 'S1'", id="duplicate-source-ids"),
+                     r"duplicate source id at sources\[1\]\.id", id="duplicate-source-ids"),
         pytest.param({"claims": [claim("c1", "a", []), claim("c1", "b", [])]},
-                     "duplicate claim id 'c1'", id="duplicate-claim-ids"),
+                     r"duplicate claim id at claims\[1\]\.id", id="duplicate-claim-ids"),
         pytest.param({"claims": [claim("c1", "a", [], importance=4)]},
                      "less than or equal to 3", id="importance-above-3"),
         pytest.param({"claims": [claim("c1", "a", [], importance=0)]},

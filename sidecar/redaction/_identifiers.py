@@ -1,0 +1,46 @@
+"""Identifiers the checks read from the raw trace, rewritten as its redaction hashed them."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from schemas import Trace
+
+__all__ = ["rewrite_ids"]
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def rewrite_ids(record: _Model, raw: Trace, redacted: Trace) -> _Model:
+    """``record`` with each source, claim and citation ID of ``raw`` that differs in
+    ``redacted`` replaced by its redacted form, as a whole string or inside one."""
+    mapping: dict[str, str] = {}
+    pairs = [(old.id, new.id) for old, new in zip(raw.sources, redacted.sources, strict=True)]
+    pairs += [(old.id, new.id) for old, new in zip(raw.claims, redacted.claims, strict=True)]
+    mapping.update((old_id, new_id) for old_id, new_id in pairs if old_id != new_id)
+    for old_claim, new_claim in zip(raw.claims, redacted.claims, strict=True):
+        for old_id, new_id in zip(old_claim.citation_ids, new_claim.citation_ids,
+                                  strict=True):
+            if old_id != new_id:
+                mapping[old_id] = new_id
+    if not mapping:
+        return record
+    longest_first = sorted(mapping, key=len, reverse=True)
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            if value in mapping:
+                return mapping[value]
+            for raw_id in longest_first:
+                if raw_id in value:
+                    value = value.replace(raw_id, mapping[raw_id])
+            return value
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return type(record).model_validate(walk(record.model_dump(mode="json")))
