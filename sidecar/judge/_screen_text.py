@@ -225,6 +225,10 @@ def prepare(text: str) -> Prepared:
         if sent_start is None:
             sent_first = len(tokens)
         if w.word in _SENTENCE_END:
+            if (w.word == "." and 0 < w.start and w.end < len(text)
+                    and text[w.start - 1].isalnum() and text[w.end].isalnum()):
+                i += 1  # a dot inside a word (an address, a domain, a file name) ends nothing
+                continue
             if sent_start is not None:
                 sentences.append((sent_start, w.end))
                 sent += 1
