@@ -638,7 +638,7 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<En
         // "my password is crickets": a password word, then "is" or "was"
         Some(g) => password && {
             let between = ch::to_string(t.sl(t.ci(g.start), t.ci(g.end)));
-            matches!(between.trim().trim_matches(['"', '\'', '`']).trim().to_ascii_lowercase().as_str(),
+            matches!(between.trim().trim_matches(&['"', '\'', '`'][..]).trim().to_ascii_lowercase().as_str(),
                      "is" | "was" | "is now" | "is still" | "was changed to" | "is set to")
         },
         // "password: crickets": a password word and a value of letters
@@ -727,7 +727,7 @@ fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
     if value.contains('@') && !value.contains(" @ ") {
         return None;
     }
-    let local = value[..at.start()].trim_start_matches(['.', '+', '-']);
+    let local = value[..at.start()].trim_start_matches(&['.', '+', '-'][..]);
     if local.is_empty() || matches!(local.to_ascii_lowercase().as_str(), "me" | "us" | "him" | "her" | "them" | "you" | "it") {
         return None;
     }

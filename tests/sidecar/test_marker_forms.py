@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from schemas import EvaluationRecord
 from sidecar.checks import MarkerParser, analyse
+from sidecar.checks._citation_ids import FORMAT_CHARS
 from sidecar.checks.markers import IdResolver
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
@@ -222,9 +223,22 @@ def test_the_automaton_is_linear_in_hostile_text() -> None:
 
 ID_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=24,
-).filter(lambda s: s.strip() == s and unicodedata.normalize("NFKC", s).strip()
+).filter(lambda s: s.strip() == s
+         and unicodedata.normalize("NFKC", FORMAT_CHARS.sub("", s)).strip()
          and not any(c in s for c in "`~:") and "www." not in s)
-"""A source ID of any characters but control ones and the ones that open code or URLs."""
+"""A source ID of any characters but control ones and the ones that open code or URLs,
+with something visible in it (an ID of format characters alone is the next test's)."""
+
+
+@pytest.mark.parametrize("declared", ["\xad", "\u200b", "\u200d\u2060"])
+def test_an_id_of_format_characters_alone_is_no_marker(declared: str) -> None:
+    # Written between brackets it reads as "[]": nothing for a reader to resolve, so the
+    # answer's "[]" stays text rather than a citation of that source.
+    answer = f"Refunds take 30 days [{declared}]. Support is daily."
+    trace = make_trace(answer=answer, sources=[source(declared, "Refunds take 30 days.")],
+                       claims=[])
+    analysis = analyse(trace, MarkerParser())
+    assert analysis.marker_ids == ()
 
 
 def _variant(text: str, form: str, zero_width: int) -> str:
