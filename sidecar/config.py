@@ -32,6 +32,7 @@ from pydantic_settings import (
 
 from schemas import InputFormat, JudgeChoice, RedactionType, ReviewRoute, VerdictLabel
 from sidecar._regex import compile_linear
+from sidecar._userinfo import mask_userinfo
 from sidecar.errors import ConfigError, describe_validation_error
 
 __all__ = [
@@ -215,7 +216,7 @@ class KafkaSettings(_Section):
         for address in value.split(","):
             problem = _address_problem(address.strip())
             if problem is not None:
-                raise ValueError(f"{address.strip()!r} {problem}")
+                raise ValueError(f"{mask_userinfo(address.strip())!r} {problem}")
         return value
 
 

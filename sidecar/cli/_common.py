@@ -17,6 +17,7 @@ from typing import IO, Any, TypeVar, get_args
 import click
 
 from schemas import InputFormat
+from sidecar._userinfo import mask_userinfo
 from sidecar.config import Settings, load_settings
 from sidecar.errors import CitewatchError
 
@@ -42,9 +43,13 @@ EXIT_JUDGE_FAILED = 3
 
 
 class CliError(click.ClickException):
-    """One readable line on stderr and exit 2: bad usage, settings or input."""
+    """One readable line on stderr and exit 2: bad usage, settings or input. The
+    credentials of any address in it are masked."""
 
     exit_code = EXIT_USAGE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(mask_userinfo(message))
 
 
 class _AliasedOption(click.Option):

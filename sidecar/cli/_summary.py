@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from schemas import EvaluationRecord
+from sidecar._userinfo import mask_userinfo
 from sidecar.config import Settings
 from sidecar.judge import resolve_backend_name
 from sidecar.judge.openai_backends import api_key_configured
@@ -23,11 +24,13 @@ _OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 
 
 def judge_endpoint(settings: Settings) -> str:
-    """Where the configured judge is: its base URL, or "embedded" for the offline judge."""
+    """Where the configured judge is, for display: its base URL with any credentials in it
+    masked, or "embedded" for the offline judge."""
     name = resolve_backend_name(settings)
     if name in ("none", "lexical"):
         return "embedded" if name == "lexical" else "none"
-    return settings.judge.base_url or os.environ.get("OPENAI_BASE_URL") or _OPENAI_DEFAULT_URL
+    return mask_userinfo(settings.judge.base_url or os.environ.get("OPENAI_BASE_URL")
+                         or _OPENAI_DEFAULT_URL)
 
 
 def judge_description(settings: Settings) -> str:

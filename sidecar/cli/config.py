@@ -6,6 +6,7 @@ import json
 
 import click
 
+from sidecar._userinfo import mask_values
 from sidecar.cli._common import config_option, settings_from
 
 __all__ = ["config_group"]
@@ -38,12 +39,14 @@ def validate(config_file: str | None) -> None:
 @config_group.command("show")
 @config_option
 def show(config_file: str | None) -> None:
-    """Print the effective settings as JSON, secrets masked.
+    """Print the effective settings as JSON, secrets and the credentials of URLs masked.
 
     \b
     Example:
       citewatch config show --config citewatch.yaml | jq .judge
     """
     settings = settings_from(config_file, {})
-    # SecretStr dumps as '**********' in JSON mode: secrets never reach the terminal.
-    click.echo(json.dumps(settings.model_dump(mode="json"), indent=2, sort_keys=True))
+    # SecretStr dumps as '**********' in JSON mode and the userinfo of any URL value
+    # (https://user:password@host) as ***: secrets never reach the terminal.
+    shown = mask_values(settings.model_dump(mode="json"))
+    click.echo(json.dumps(shown, indent=2, sort_keys=True))

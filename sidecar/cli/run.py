@@ -15,6 +15,7 @@ from exporters.http import Limits, MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
 from exporters.tracing import configure_tracing, get_tracer
 from sidecar import __version__
+from sidecar._userinfo import mask_userinfo
 from sidecar.assembly import build_pipeline
 from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
@@ -144,7 +145,7 @@ def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
     record: 1 for a file, whose lines have no replay, 0 for Kafka; 2 when start-up gave up
     on an unreachable source), else None."""
     server = _serve(registry, settings, runtime.ready, runtime.live)
-    click.echo(_first_line(settings, server), err=True)
+    click.echo(mask_userinfo(_first_line(settings, server)), err=True)
     try:
         result = runtime.run(stop)
     finally:
@@ -152,7 +153,7 @@ def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
     if result.summary is not None:
         return _file_outcome(settings, result.summary, tally, left_behind=result.left_behind)
     if result.gave_up is not None:
-        click.echo(f"Error: {result.gave_up}", err=True)
+        click.echo(f"Error: {mask_userinfo(result.gave_up)}", err=True)
         # A client constructor may still be blocked in its thread (and kafka-python's own
         # threads with it): exit now rather than wait for them in teardown.
         return EXIT_USAGE

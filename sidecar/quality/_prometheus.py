@@ -12,6 +12,7 @@ claims, sources) need evaluation records and are left out with a note.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import math
@@ -54,10 +55,25 @@ class PrometheusError(CitewatchError):
 
 
 class PrometheusClient:
-    """A minimal client of the Prometheus HTTP API (standard library only)."""
+    """A minimal client of the Prometheus HTTP API (standard library only).
+
+    Credentials in the URL (``https://user:password@prometheus``) are sent as basic auth and
+    kept out of ``base_url``, which is what messages and the report show.
+    """
 
     def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
-        self.base_url = base_url.rstrip("/")
+        try:
+            parts = urllib.parse.urlsplit(base_url)
+            user, password = parts.username, parts.password
+        except ValueError as exc:
+            raise PrometheusError(f"the Prometheus URL cannot be read: {exc}") from None
+        self._headers: dict[str, str] = {}
+        if user is not None or password is not None:
+            pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
+            self._headers["Authorization"] = "Basic " + base64.b64encode(
+                pair.encode("utf-8")).decode("ascii")
+            parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+        self.base_url = urllib.parse.urlunsplit(parts).rstrip("/")
         self.timeout = timeout
 
     def query_range(self, query: str, *, start: float, end: float, step: float) -> Series:
@@ -69,7 +85,8 @@ class PrometheusClient:
             {"query": query, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step:g}"})
         url = f"{self.base_url}/api/v1/query_range?{params}"
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout) as response:
+            request = urllib.request.Request(url, headers=self._headers)
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 payload: Any = json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as exc:
             payload = _error_body(exc)
