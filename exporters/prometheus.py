@@ -17,7 +17,7 @@ from typing import get_args
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
 from exporters._children import Children as _Children
-from schemas import CriticalReason, EvaluationRecord, JudgeBackendName
+from schemas import CriticalReason, EvaluationRecord, JudgeBackendName, SuspectReason
 from schemas.vocabulary import (
     CircuitState,
     JudgeErrorKind,
@@ -62,6 +62,7 @@ STAGE_BUCKETS: tuple[float, ...] = (
 """Pipeline stage durations: sub-millisecond checks up to a judge call."""
 
 CRITICAL_REASONS: tuple[str, ...] = get_args(CriticalReason)
+SUSPECT_REASONS: tuple[str, ...] = get_args(SuspectReason)
 UNJUDGED_REASONS: tuple[str, ...] = (
     *get_args(JudgeErrorKind),
     *(reason for reason in get_args(SampledSkipReason) if reason not in get_args(JudgeErrorKind)),
@@ -164,6 +165,13 @@ class CitewatchMetrics:
             ["app", "importance"],
             registry=registry,
         )
+        self.claims_suspect = Counter(
+            "citewatch_claims_suspect",
+            "Cited claims the offline screen alone saw conflict with their sources (not "
+            "judged, never critical, routed to review), by the conflict's class.",
+            ["app", "reason"],
+            registry=registry,
+        )
         self.findings = Counter(
             "citewatch_findings",
             "Findings on evaluated traces, by code and severity.",
@@ -263,6 +271,7 @@ class CitewatchMetrics:
         self._claims = _Children(self.claims)
         self._claim_verdicts = _Children(self.claim_verdicts)
         self._claims_abstained = _Children(self.claims_abstained)
+        self._claims_suspect = _Children(self.claims_suspect)
         self._critical_unsupported = _Children(self.critical_unsupported)
         self._critical_unjudged = _Children(self.critical_unjudged)
         self._findings = _Children(self.findings)
@@ -292,6 +301,8 @@ class CitewatchMetrics:
             self.critical_unsupported.labels(app=app, reason=reason)
         for reason in UNJUDGED_REASONS:
             self.critical_unjudged.labels(app=app, reason=reason)
+        for reason in SUSPECT_REASONS:
+            self.claims_suspect.labels(app=app, reason=reason)
         self.invalid_citation_ids.labels(app=app)
 
     def app_label(self, app: str, *, admit: bool = True) -> str:
@@ -330,6 +341,8 @@ class CitewatchMetrics:
                 ).inc()
             if claim.not_judged == "abstained":
                 self._claims_abstained(app, importance).inc()
+            elif claim.not_judged == "suspect" and claim.not_judged_detail is not None:
+                self._claims_suspect(app, claim.not_judged_detail).inc()
             if claim.critical_reason is not None:
                 self._critical_unsupported(app, claim.critical_reason).inc(
                     exemplar={"trace_id": record.trace_id}

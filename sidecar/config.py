@@ -333,10 +333,10 @@ class MetricsSettings(_Section):
     first; later ones are 'other' (bounded, so label cardinality stays bounded)."""
 
 
-# Measured on the labelled set's held-out batches, each at its first measurement (bench.screen,
-# docs/screen.md): unsupported 97.4% precise, supported 96.2%. Only classes at or above 0.97
-# skip the LLM by default; supported joins when a larger held-out set shows it is.
-_SCREEN_TRUSTED_DEFAULT: tuple[VerdictLabel, ...] = ("unsupported",)
+# Measured on public human-labelled claims (docs/screen.md): the screen's "supported" is
+# precise (0.88-0.998 on four public sets), its "unsupported" is not (0.10-0.45 on three of
+# them), so only "supported" may skip the LLM, and only below importance 3.
+_SCREEN_TRUSTED_DEFAULT: tuple[VerdictLabel, ...] = ("supported",)
 
 
 class JudgeSettings(_Section):
@@ -395,13 +395,28 @@ class JudgeSettings(_Section):
     screen_trusted_verdicts: list[VerdictLabel] = Field(
         default_factory=lambda: list(_SCREEN_TRUSTED_DEFAULT)
     )
-    """Screen verdict classes that skip the LLM; set from the screen's measured precision
-    per class (labelled-set benchmark), the others go to the LLM."""
+    """Screen verdict classes that skip the LLM, for claims up to
+    ``screen_skip_max_importance``; set from the screen's measured precision per class
+    (bench.screen). ``unsupported`` is refused: the screen's "unsupported" is a suspicion
+    the LLM must confirm, never a final verdict."""
+    screen_skip_max_importance: int = Field(default=2, ge=0, le=3)
+    """The highest claim importance a trusted screen verdict settles without the LLM;
+    importance-3 claims always go to the LLM by default (0: every claim does)."""
     screen_cache_bytes: int = Field(default=160 * 2**20, ge=0)
     """Bound, in (estimated) bytes, of the screen's cache of prepared passages; 0 turns it
     off. The default holds one record of the largest accepted size (1 MiB of text prepared
     is at most about 140 MB), so each trace's passages are prepared once; raise it with
     ``limits.max_record_bytes``."""
+
+    @field_validator("screen_trusted_verdicts")
+    @classmethod
+    def _screen_never_settles_unsupported(cls, value: list[VerdictLabel]) -> list[VerdictLabel]:
+        if "unsupported" in value:
+            raise ValueError(
+                "the screen's 'unsupported' cannot skip the LLM: on public labelled sets it "
+                "is right 10-45% of the time (docs/screen.md), so it is a suspicion the LLM "
+                "judges; trust 'supported' and 'partial' only")
+        return value
 
 
 class SamplingSettings(_Section):

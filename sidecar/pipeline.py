@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol, get_args
 
 from schemas import (
     TRACE_SCHEMA_VERSION,
+    ClaimPath,
     EvaluationRecord,
     JudgeRun,
+    NotJudgedReason,
     SampledBy,
+    SuspectReason,
     Trace,
+    UnverifiedReason,
 )
 from schemas.vocabulary import SkipReason, Stage
 from sidecar import __version__
@@ -27,9 +31,13 @@ from sidecar.checks.derive import DerivedClaims, derive
 from sidecar.config import LimitsSettings, Settings
 from sidecar.scoring import ClaimVerdict, ScoreResult, score
 
-__all__ = ["JudgeIdentity", "JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor"]
+__all__ = ["JudgeIdentity", "JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor", "Withheld"]
 
 logger = logging.getLogger(__name__)
+
+Withheld = tuple[NotJudgedReason, SuspectReason | UnverifiedReason]
+"""Why a claim the judge stage looked at has no verdict: the record's ``not_judged`` and
+``not_judged_detail``."""
 
 
 class TraceRedactor(Protocol):
@@ -46,9 +54,13 @@ class JudgeOutcome:
 
     ``verdicts`` holds every verdict it has (from the screen, the cache or the LLM), also
     when the LLM call failed; ``abstained`` the claims the screen was not sure about (not
-    judged, never scored); ``misattributed`` (claim_id, source_id) pairs where a claim its
-    citation does not support is supported by another retrieved source. A sampled trace the
-    judge could not finish (error, open circuit, budget, shutdown) has ``failed`` set.
+    judged, never scored); ``withheld`` the claims given no verdict for another reason, each
+    with its not_judged reason and detail (``suspect``: the screen alone saw a conflict;
+    ``unverified``: a verdict that could not be trusted), never scored either;
+    ``paths`` what each stage said of each claim it looked at; ``misattributed``
+    (claim_id, source_id) pairs where a claim its citation does not support is supported by
+    another retrieved source. A sampled trace the judge could not finish (error, open
+    circuit, budget, shutdown) has ``failed`` set.
     """
 
     verdicts: dict[str, ClaimVerdict] | None = None
@@ -57,6 +69,8 @@ class JudgeOutcome:
     skip_reason: SkipReason | None = None
     abstained: tuple[str, ...] = ()
     misattributed: tuple[tuple[str, str], ...] = ()
+    withheld: Mapping[str, Withheld] = field(default_factory=dict)
+    paths: Mapping[str, ClaimPath] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -177,7 +191,8 @@ class Pipeline:
             outcome = await self.judge.judge(redacted, analysis.with_trace(redacted))
             started = self._timed("judge", started)
         result = score(analysis, outcome.verdicts, self.settings.scoring,
-                       abstained=outcome.abstained, judge_failed=outcome.failed,
+                       abstained=(*outcome.abstained, *outcome.withheld),
+                       judge_failed=outcome.failed,
                        fabricated={f.claim_id for f in findings
                                    if f.code == "fabricated_quote" and f.claim_id})
         findings.extend(
@@ -213,6 +228,7 @@ def build_record(
     critical = {c.claim_id: c.reason for c in result.critical}
     critical_unjudged = frozenset(result.critical_unjudged)
     abstained = frozenset(result.abstained_claim_ids)
+    withheld = outcome.withheld
     failed = outcome.failed
     verdicts = outcome.verdicts or {}
     texts = {claim.id: claim.text for claim in trace.claims}
@@ -245,10 +261,15 @@ def build_record(
             entry["evidence_quote"] = verdict.evidence_quote
             entry["resolved_by"] = verdict.resolved_by
         elif status == "cited":
-            if claim_id in abstained:
+            if claim_id in withheld:
+                entry["not_judged"], entry["not_judged_detail"] = withheld[claim_id]
+            elif claim_id in abstained:
                 entry["not_judged"] = "abstained"
             elif failed:
                 entry["not_judged"] = "judge_failed"
+        path = outcome.paths.get(claim_id)
+        if path is not None:
+            entry["path"] = path
         if claim_id in critical:
             entry["critical_reason"] = critical[claim_id]
         if claim_id in critical_unjudged:

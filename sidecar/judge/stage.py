@@ -4,16 +4,21 @@ It implements :class:`sidecar.pipeline.JudgeStage` and never raises for a judge 
 outcome carries the error kind instead, and deterministic checks and scores go on.
 
 Flow per trace: no cited claim -> skip; not in the base or priority sample -> skip; with an
-LLM backend and ``judge.screen`` on, the offline screen runs first and a claim it resolves
-with a verdict of a trusted class (``judge.screen_trusted_verdicts``) skips the LLM; claims
-whose verdict is cached are served from the cache; the rest go in one request, after the
+LLM backend and ``judge.screen`` on, the offline screen runs first and a claim of importance
+up to ``judge.screen_skip_max_importance`` it resolves with a verdict of a trusted class
+(``judge.screen_trusted_verdicts``, never ``unsupported``) skips the LLM; claims whose
+verdict is cached are served from the cache; the rest go in one request, after the
 circuit breaker and the budget agree; the call is bounded by a semaphore (``in_flight``,
 ``saturated`` tell the runtime when to pause partitions), a per-call timeout, retries with
 backoff, and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown.
 Dispatch is continuous: a freed slot goes to the next waiting trace at once, and the trace
 that freed it yields so that trace's request goes out before its own verdicts are scored.
 With the screen as the backend (judge="lexical") every claim goes to it and the claims it
-abstains on are recorded as abstained.
+abstains on are recorded as abstained. The screen never pages on its own: in screen-only
+mode its "unsupported" is recorded as not judged, ``suspect``, with the conflict it saw
+(number, date, negation, ...), never scored and never critical, and goes to review; before
+an LLM it is never final. Each claim's ``path`` says what the screen and the LLM said and
+whether they agree.
 
 Each verdict says what resolved it (screen, llm, cache). A claim found unsupported by its
 citation is looked up in the trace's other retrieved sources with the screen's
@@ -27,13 +32,22 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import get_args
 
 from opentelemetry.trace import Tracer
 
 from exporters.tracing import judge_span, set_judge_error, set_judge_usage
-from schemas import JudgeRun, ResolvedBy, Trace
+from schemas import (
+    ClaimPath,
+    JudgeRun,
+    JudgeVerdict,
+    ResolvedBy,
+    ScreenOutcome,
+    SuspectReason,
+    Trace,
+)
 from schemas.vocabulary import CircuitState, SampledSkipReason, SkipReason
 from sidecar.checks.analysis import Analysis
 from sidecar.config import JudgeSettings, SamplingSettings
@@ -54,10 +68,10 @@ from sidecar.judge.screen import (
     set_passage_cache_bytes,
 )
 from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
-from sidecar.pipeline import JudgeIdentity, JudgeOutcome
+from sidecar.pipeline import JudgeIdentity, JudgeOutcome, Withheld
 from sidecar.scoring import ClaimVerdict
 
-__all__ = ["JudgeStageImpl", "estimate_tokens"]
+__all__ = ["JudgeStageImpl", "estimate_tokens", "suspect_reason"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +81,17 @@ _MISATTRIBUTION_CLAIMS = 32
 FindSupportFn = Callable[[str, Sequence[tuple[str, str | PreparedPassage]]], str | None]
 """Unsupported claims per trace looked up in the other sources: each lookup reads every
 other source, so a bound keeps the per-trace cost linear in the trace's size."""
+
+
+_SUSPECT_REASONS = frozenset(get_args(SuspectReason))
+_SCREEN_AS_VERDICT = {"supported": "supported", "partial": "partial", "suspect": "unsupported"}
+
+
+def suspect_reason(reason: str) -> SuspectReason:
+    """The conflict class of a screen "unsupported" from its reason code
+    (``screen: conflict_number: ...`` is ``number``); ``other`` for any other reason."""
+    code = reason.removeprefix("screen: ").partition(":")[0].removeprefix("conflict_")
+    return code if code in _SUSPECT_REASONS else "other"  # type: ignore[return-value]
 
 
 def estimate_tokens(packet: JudgePacket, rubric: Rubric) -> int:
@@ -81,6 +106,16 @@ class _Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     attempts: int = 0
+
+
+@dataclass
+class _Prior:
+    """What the cascade settled before the LLM call: verdicts from the cache and the screen,
+    and what the screen said of every claim it looked at."""
+
+    cached: int = 0
+    screened: int = 0
+    screen_said: dict[str, ScreenOutcome] = field(default_factory=dict)
 
 
 class JudgeStageImpl:
@@ -125,7 +160,10 @@ class JudgeStageImpl:
         self._find_support = find_support
         # The screen runs before a metered (LLM) backend; the screen backend is the screen.
         self._prescreen = judge_settings.screen and backend.metered
-        self._trusted = frozenset(judge_settings.screen_trusted_verdicts)
+        # The settings refuse "unsupported"; the set is filtered again so that no caller
+        # building settings without validation makes a screen suspicion final.
+        self._trusted = frozenset(judge_settings.screen_trusted_verdicts) - {"unsupported"}
+        self._skip_max_importance = judge_settings.screen_skip_max_importance
         self._resolved_by: ResolvedBy = "screen" if backend.name == SCREEN_JUDGE else "llm"
         self._clock = clock
         self._sleep = sleep
@@ -171,20 +209,23 @@ class JudgeStageImpl:
         if sampled_by is None:
             return self._skip("not_sampled")
         packet = build_packet(trace, to_judge)
+        importance = {item.claim.id: item.claim.importance for item in to_judge}
         verdicts: dict[str, ClaimVerdict] = {}
         pending: list[tuple[ClaimRequest, str]] = []
-        screened = 0
+        prior = _Prior()
         index = PassageIndex()
         for claim in packet.claims:
             if self._prescreen:
                 found = screen_verdict(claim, self._screen)
-                if found is not None and found.verdict in self._trusted:
+                prior.screen_said[claim.claim_id] = _screen_outcome(found)
+                if (found is not None and found.verdict in self._trusted
+                        and importance.get(claim.claim_id, 3) <= self._skip_max_importance):
                     checked = check_verdict(claim, found, resolved_by="screen", index=index)
                     # A screen verdict whose quote fails the check is not trusted: the LLM
                     # judges the claim instead.
                     if not (checked.quote_not_found or checked.quote_in_injection):
                         verdicts[claim.claim_id] = checked
-                        screened += 1
+                        prior.screened += 1
                         continue
             key = cache_key(self.rubric.version, self.backend.model, claim)
             hit = self.cache.get(key)
@@ -192,31 +233,31 @@ class JudgeStageImpl:
                 verdicts[claim.claim_id] = replace(hit, resolved_by="cache")
             else:
                 pending.append((claim, key))
-        cached = len(verdicts) - screened
-        if cached:
-            self.observer.judge_cache_hit(cached)
+        prior.cached = len(verdicts) - prior.screened
+        if prior.cached:
+            self.observer.judge_cache_hit(prior.cached)
         if not pending:
-            run = self._run("ok", cached_claims=cached, screened_claims=screened)
-            return self._outcome(trace, packet, verdicts, (), run, sampled_by)
+            run = self._run("ok", cached_claims=prior.cached, screened_claims=prior.screened)
+            return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
         request = JudgePacket(packet.question, tuple(claim for claim, _ in pending))
         reservation: Reservation | None = None
         if self.backend.metered:
             if not self.breaker.allow():
                 return self._failed_before_call(trace, packet, verdicts, sampled_by,
-                                                "circuit_open")
+                                                "circuit_open", prior)
             estimate = estimate_tokens(request, self.rubric)
             granted = self.budget.acquire(estimate)
             if isinstance(granted, str):
                 self.breaker.release()
-                return self._failed_before_call(trace, packet, verdicts, sampled_by, granted)
+                return self._failed_before_call(trace, packet, verdicts, sampled_by, granted,
+                                                prior)
             reservation = granted
-        counts = (cached, screened)
         if self.tracer is None or not self.backend.metered:
-            return await self._judge_call(trace, packet, request, pending, verdicts, counts,
+            return await self._judge_call(trace, packet, request, pending, verdicts, prior,
                                           sampled_by, reservation)
         # A CLIENT span per LLM call, child of the consumer span current in this task.
         with judge_span(self.tracer, model=self.backend.model, operation="chat") as span:
-            outcome = await self._judge_call(trace, packet, request, pending, verdicts, counts,
+            outcome = await self._judge_call(trace, packet, request, pending, verdicts, prior,
                                              sampled_by, reservation)
             if outcome.run is not None:
                 set_judge_usage(span, input_tokens=outcome.run.input_tokens,
@@ -232,11 +273,11 @@ class JudgeStageImpl:
         request: JudgePacket,
         pending: list[tuple[ClaimRequest, str]],
         verdicts: dict[str, ClaimVerdict],
-        counts: tuple[int, int],
+        prior: _Prior,
         sampled_by: SampledBy,
         reservation: Reservation | None,
     ) -> JudgeOutcome:
-        cached, screened = counts
+        cached, screened = prior.cached, prior.screened
         usage = _Usage()
         started = self._clock()
         try:
@@ -253,7 +294,7 @@ class JudgeStageImpl:
             run = self._run(kind, usage=usage, latency=self._clock() - started,
                             cached_claims=cached, screened_claims=screened, error=str(exc))
             # The screen's and the cache's verdicts stay: they are verdicts all the same.
-            return self._outcome(trace, packet, verdicts, (), run, sampled_by)
+            return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
         finally:
             if reservation is not None:
                 self.budget.settle(reservation, usage.input_tokens + usage.output_tokens)
@@ -277,7 +318,7 @@ class JudgeStageImpl:
                      trace.trace_id, len(verdicts), cached, screened, len(abstained))
         run = self._run("ok", usage=usage, latency=self._clock() - started,
                         cached_claims=cached, screened_claims=screened)
-        return self._outcome(trace, packet, verdicts, abstained, run, sampled_by)
+        return self._outcome(trace, packet, verdicts, abstained, run, sampled_by, prior)
 
     def _failed_before_call(
         self,
@@ -286,12 +327,13 @@ class JudgeStageImpl:
         verdicts: dict[str, ClaimVerdict],
         sampled_by: SampledBy,
         reason: SampledSkipReason,
+        prior: _Prior,
     ) -> JudgeOutcome:
         """A sampled trace the LLM never saw (open circuit, budget): counted as a skip; the
         screen's and the cache's verdicts stay."""
         self.skips[reason] += 1
         self.observer.judge_skip(reason)
-        outcome = self._outcome(trace, packet, verdicts, (), None, sampled_by)
+        outcome = self._outcome(trace, packet, verdicts, (), None, sampled_by, prior)
         return replace(outcome, skip_reason=reason)
 
     def _outcome(
@@ -302,27 +344,50 @@ class JudgeStageImpl:
         abstained: Sequence[str],
         run: JudgeRun | None,
         sampled_by: SampledBy,
+        prior: _Prior,
     ) -> JudgeOutcome:
+        withheld: dict[str, Withheld] = {}
+        screen_said = prior.screen_said
+        if self._resolved_by == "screen":
+            # Screen-only: every verdict is the screen's (a cache hit too), and its
+            # "unsupported" is a suspicion, not a verdict.
+            screen_said = dict.fromkeys(abstained, "abstained")
+            for claim_id, verdict in list(verdicts.items()):
+                if verdict.verdict == "unsupported":
+                    withheld[claim_id] = ("suspect", suspect_reason(verdict.reason))
+                    del verdicts[claim_id]
+                    screen_said[claim_id] = "suspect"
+                else:
+                    screen_said[claim_id] = verdict.verdict
+        misattributed = self._misattributed(trace, packet, verdicts, withheld)
         return JudgeOutcome(
             verdicts if verdicts or (run is not None and run.outcome == "ok") else None,
             run,
             sampled_by,
             abstained=tuple(abstained),
-            misattributed=self._misattributed(trace, packet, verdicts),
+            misattributed=misattributed,
+            withheld=withheld,
+            paths=_paths(packet, verdicts, screen_said),
         )
 
     def _misattributed(
-        self, trace: Trace, packet: JudgePacket, verdicts: dict[str, ClaimVerdict]
+        self,
+        trace: Trace,
+        packet: JudgePacket,
+        verdicts: Mapping[str, ClaimVerdict],
+        suspect: Mapping[str, Withheld],
     ) -> tuple[tuple[str, str], ...]:
-        """(claim_id, source_id) for each claim its citation does not support that another
-        retrieved source does, by the screen."""
+        """(claim_id, source_id) for each claim its citation does not support (by the
+        verdict, or the screen's suspicion) that another retrieved source does, by the
+        screen."""
         found: list[tuple[str, str]] = []
         looked = 0
         # Each other source is prepared once per trace, not once per claim that looks at it.
         prepared: dict[str, PreparedPassage] = {}
         for claim in packet.claims:
             verdict = verdicts.get(claim.claim_id)
-            if verdict is None or verdict.verdict != "unsupported":
+            unsupported = verdict is not None and verdict.verdict == "unsupported"
+            if not unsupported and claim.claim_id not in suspect:
                 continue
             if looked == _MISATTRIBUTION_CLAIMS:
                 logger.debug("trace %s: misattribution looked up for the first %d unsupported "
@@ -487,3 +552,31 @@ class JudgeStageImpl:
     def _circuit_changed(self, state: CircuitState) -> None:
         logger.info("judge circuit breaker is now %s", state)
         self.observer.set_circuit_state(state)
+
+
+def _screen_outcome(found: JudgeVerdict | None) -> ScreenOutcome:
+    """The screen's conclusion as the claim's path records it."""
+    if found is None:
+        return "abstained"
+    return "suspect" if found.verdict == "unsupported" else found.verdict
+
+
+def _paths(
+    packet: JudgePacket,
+    verdicts: Mapping[str, ClaimVerdict],
+    screen_said: Mapping[str, ScreenOutcome],
+) -> dict[str, ClaimPath]:
+    """What the screen and the LLM said of each claim, and whether both gave a verdict that
+    agrees (the screen's suspicion agrees with an LLM "unsupported")."""
+    paths: dict[str, ClaimPath] = {}
+    for claim in packet.claims:
+        claim_id = claim.claim_id
+        screen = screen_said.get(claim_id)
+        verdict = verdicts.get(claim_id)
+        llm = verdict.verdict if verdict is not None and verdict.resolved_by != "screen" else None
+        if screen is None and llm is None:
+            continue
+        said = _SCREEN_AS_VERDICT.get(screen or "")
+        agreed = said == llm if said is not None and llm is not None else None
+        paths[claim_id] = ClaimPath(screen=screen, llm=llm, agreed=agreed)
+    return paths

@@ -74,15 +74,19 @@ def test_no_finding_for_a_supported_claim(server: FakeOpenAI) -> None:
     assert misattributed(record) == []
 
 
-def test_the_screen_backend_reports_misattribution_of_its_unsupported_verdicts() -> None:
+def test_the_screen_backend_reports_misattribution_of_its_suspicions() -> None:
     def screen(claim_text: str, passages: Sequence[str]) -> ScreenVerdict:
-        return ScreenVerdict("unsupported", "conflict")
+        return ScreenVerdict("unsupported", "conflict_date: another date")
 
     settings = Settings(judge={"backend": "lexical"}, sampling={"rate": 1.0})
     stage = JudgeStageImpl(LexicalBackend(screen=screen), judge_settings=settings.judge,
                            sampling_settings=settings.sampling)
     record = asyncio.run(Pipeline(settings, judge=stage).evaluate(trace()))
-    assert record.claims[0].resolved_by == "screen"
+    # The screen alone never gives "unsupported": the claim is suspect, not a verdict, and
+    # another source supporting it is still reported.
+    [c1] = record.claims
+    assert (c1.verdict, c1.not_judged, c1.not_judged_detail) == (None, "suspect", "date")
+    assert c1.critical_reason is None
     assert [(f.claim_id, f.source_id) for f in misattributed(record)] == [("c1", "S3")]
 
 

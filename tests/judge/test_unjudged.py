@@ -90,7 +90,7 @@ def test_a_failed_call_counts_its_critical_claim_unjudged(
     server: FakeOpenAI, action: Action, reason: str
 ) -> None:
     server.script(action)
-    judged = Judged(server, screen_trusted_verdicts=["supported", "unsupported"])
+    judged = Judged(server)
     [record] = judged.evaluate(trace())
     assert record.judge is not None and record.judge.outcome == reason
     # The screen's verdict on c1 stays; c2, sent to the failing LLM, is critical_unjudged.

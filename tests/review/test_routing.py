@@ -143,7 +143,7 @@ def test_packets_come_from_the_redacted_trace() -> None:
         raw["trace_id"], "support", "lexical", record.versions.rubric)
 
 
-def test_example_traces_route_the_critical_claims_the_screen_abstains_on() -> None:
+def test_example_traces_route_the_critical_claims_the_screen_abstains_on_or_suspects() -> None:
     settings = load_settings(overrides={"judge.backend": "lexical", "sampling.rate": 1.0,
                                         "review.audit_rate": 0.0})
     pipeline = build_pipeline(settings)
@@ -154,15 +154,18 @@ def test_example_traces_route_the_critical_claims_the_screen_abstains_on() -> No
         routed = []
         for line in (ROOT / "examples" / "traces.jsonl").read_text().splitlines():
             record = await pipeline.evaluate(decode_trace(line))
-            expected = {c.claim_id for c in record.claims
+            expected = {c.claim_id: ["abstained_critical"] for c in record.claims
                         if c.not_judged == "abstained" and c.importance == 3}
+            expected.update({c.claim_id: ["suspect"] for c in record.claims
+                             if c.not_judged == "suspect"})
             got = sink.take(record)
-            assert {i.claim_id for i in got} == expected
+            assert {i.claim_id: i.reasons for i in got} == expected
             routed += [(i.trace_id, i.claim_id, i.reasons) for i in got]
         return routed
 
     routed = asyncio.run(run())
-    assert routed and all(reasons == ["abstained_critical"] for _, _, reasons in routed)
+    reasons = {reason for _, _, found in routed for reason in found}
+    assert reasons == {"abstained_critical", "suspect"}
 
 
 def test_records_route_on_their_not_judged_states_path_and_findings() -> None:

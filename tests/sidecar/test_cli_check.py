@@ -114,6 +114,9 @@ def test_screen_judged_examples_validate_against_the_published_schema(tmp_path: 
     claims = [c for r in records for c in r["claims"] if c["status"] == "cited"]
     # The screen judges what it is sure of and abstains on the rest; nothing else.
     assert {c["resolved_by"] for c in claims if c["verdict"]} == {"screen"}
-    assert {c["not_judged"] for c in claims if not c["verdict"]} == {"abstained"}
+    # The screen alone gives no "unsupported": a conflict it sees is a suspicion.
+    assert {c["verdict"] for c in claims} <= {"supported", "partial", None}
+    assert {c["not_judged"] for c in claims if not c["verdict"]} == {"abstained", "suspect"}
+    assert all(c["not_judged_detail"] for c in claims if c["not_judged"] == "suspect")
     assert not any(c["critical_reason"] for c in claims if c["not_judged"] == "abstained")
     assert any(f["code"] == "injection_suspect" for r in records for f in r["findings"])
