@@ -399,6 +399,11 @@ class JudgeSettings(_Section):
     ``screen_skip_max_importance``; set from the screen's measured precision per class
     (bench.screen). ``unsupported`` is refused: the screen's "unsupported" is a suspicion
     the LLM must confirm, never a final verdict."""
+    datamark: bool = True
+    """Join the words of the question and the passages in the judge request by a mark
+    (U+02C6, "datamarking"), which the rubric says sets them apart as document text, never
+    instructions. It costs about one prompt token per word of passage text (bench.judge_cost:
+    1.48x the prompt tokens per judged trace); off sends them with plain spaces."""
     screen_skip_max_importance: int = Field(default=2, ge=0, le=3)
     """The highest claim importance a trusted screen verdict settles without the LLM;
     importance-3 claims always go to the LLM by default (0: every claim does)."""

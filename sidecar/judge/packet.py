@@ -19,8 +19,15 @@ from schemas import Trace
 from sidecar.checks.analysis import ClaimAnalysis
 
 __all__ = [
-    "ClaimRequest", "JudgePacket", "Passage", "build_packet", "cache_key", "render_packet",
+    "DATAMARK", "ClaimRequest", "JudgePacket", "Passage", "build_packet", "cache_key",
+    "render_packet", "unmark",
 ]
+
+DATAMARK = "\u02c6"
+"""The character that joins the words of document text in the packet (the "datamarking"
+form of spotlighting): the question and every passage reach the judge as one marked run,
+which the rubric tells it is data from documents, never instructions, so an instruction
+inside a passage reads as part of the document it sits in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +54,8 @@ class JudgePacket:
 
     question: str
     claims: tuple[ClaimRequest, ...]
+    datamark: bool = True
+    """Render the question and passages datamarked (:data:`DATAMARK` between words)."""
 
     @property
     def claim_ids(self) -> tuple[str, ...]:
@@ -91,22 +100,37 @@ def _text(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def _marked(text: str) -> str:
+    # A mark already in the text is a space to the reader like every other mark, so text
+    # cannot end its own marking by writing one.
+    return _text(text.replace(DATAMARK, " ")).replace(" ", DATAMARK)
+
+
+def unmark(text: str) -> str:
+    """``text`` with datamarks read as spaces (an evidence quote copied from the packet)."""
+    return text.replace(DATAMARK, " ")
+
+
 def render_packet(packet: JudgePacket) -> str:
     """The packet as one compact JSON object, the whole user message::
 
-        {"question":"Can I get a refund?",
-         "passages":[{"id":"S1","text":"Pro plan customers can request a refund ..."}],
+        {"question":"CanˆIˆgetˆaˆrefund?",
+         "passages":[{"id":"S1","text":"Proˆplanˆcustomersˆcanˆrequestˆaˆrefundˆ..."}],
          "claims":[{"claim_id":"c1","cites":["S1"],"text":"Pro plan refunds are ..."}]}
 
     (shown wrapped; sent on one line). Every piece of trace text (question, passage and
     claim texts, every ID) is a JSON string value, so no text can open, close or rename a
     claim or a passage: quotes, brackets, line breaks and lines that look like headers are
     escaped or stay inside their string. Each cited passage appears once; texts have their
-    whitespace collapsed.
+    whitespace collapsed, and the question's and passages' words are joined by
+    :data:`DATAMARK` (the claims, which are judged, keep their spaces) unless the packet's
+    ``datamark`` is off.
     """
+    document_text = _marked if packet.datamark else _text
     document = {
-        "question": _text(packet.question),
-        "passages": [{"id": i, "text": _text(t)} for i, t in packet.passages().items()],
+        "question": document_text(packet.question),
+        "passages": [{"id": i, "text": document_text(t)}
+                     for i, t in packet.passages().items()],
         "claims": [
             {"claim_id": c.claim_id, "cites": [p.passage_id for p in c.passages],
              "text": _text(c.text)}
@@ -119,7 +143,9 @@ def render_packet(packet: JudgePacket) -> str:
     return rendered.encode("utf-8", "replace").decode("utf-8")
 
 
-def build_packet(trace: Trace, claims: Iterable[ClaimAnalysis]) -> JudgePacket:
+def build_packet(
+    trace: Trace, claims: Iterable[ClaimAnalysis], *, datamark: bool = True
+) -> JudgePacket:
     """The packet for ``claims`` of ``trace``: each with the text of its valid cited IDs."""
     texts = {source.id: source.text for source in trace.sources}
     requests = tuple(
@@ -130,7 +156,7 @@ def build_packet(trace: Trace, claims: Iterable[ClaimAnalysis]) -> JudgePacket:
         )
         for item in claims
     )
-    return JudgePacket(question=trace.question, claims=requests)
+    return JudgePacket(question=trace.question, claims=requests, datamark=datamark)
 
 
 def cache_key(rubric_version: str, model: str, claim: ClaimRequest) -> str:

@@ -208,7 +208,7 @@ class JudgeStageImpl:
         sampled_by = self.sampler.decide(trace, analysis)
         if sampled_by is None:
             return self._skip("not_sampled")
-        packet = build_packet(trace, to_judge)
+        packet = build_packet(trace, to_judge, datamark=self._settings.datamark)
         importance = {item.claim.id: item.claim.importance for item in to_judge}
         verdicts: dict[str, ClaimVerdict] = {}
         pending: list[tuple[ClaimRequest, str]] = []
@@ -239,7 +239,7 @@ class JudgeStageImpl:
         if not pending:
             run = self._run("ok", cached_claims=prior.cached, screened_claims=prior.screened)
             return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
-        request = JudgePacket(packet.question, tuple(claim for claim, _ in pending))
+        request = replace(packet, claims=tuple(claim for claim, _ in pending))
         reservation: Reservation | None = None
         if self.backend.metered:
             if not self.breaker.allow():

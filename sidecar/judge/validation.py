@@ -19,7 +19,7 @@ from schemas import JudgeResult, JudgeVerdict, ResolvedBy
 from sidecar.checks.injection import outside_injections
 from sidecar.checks.prescreen import normalise
 from sidecar.errors import JudgeError
-from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage
+from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage, unmark
 from sidecar.scoring import ClaimVerdict
 
 __all__ = [
@@ -43,8 +43,9 @@ class PassageIndex:
         """The passage normalised whole, and each part outside flagged spans normalised."""
         found = self._seen.get(passage.passage_id)
         if found is None:
-            parts = tuple(normalise(part) for part in outside_injections(passage.text))
-            found = self._seen[passage.passage_id] = (normalise(passage.text), parts)
+            text = unmark(passage.text)
+            parts = tuple(normalise(part) for part in outside_injections(text))
+            found = self._seen[passage.passage_id] = (normalise(text), parts)
         return found
 
 
@@ -53,7 +54,7 @@ def quote_status(
 ) -> QuoteStatus:
     """Where a quote stands against the claim's cited passages: found outside every flagged
     span, found only inside a flagged span, or not found (an empty quote is not found)."""
-    needle = normalise(quote.strip(_QUOTE_EDGES))
+    needle = normalise(unmark(quote).strip(_QUOTE_EDGES))
     if not needle:
         return "not_found"
     index = index if index is not None else PassageIndex()

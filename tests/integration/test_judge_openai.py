@@ -17,6 +17,7 @@ from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from sidecar.judge import RUBRIC_VERSION, JudgeStageImpl, load_rubric
 from sidecar.judge.openai_backends import JUDGE_SCHEMA
+from sidecar.judge.packet import unmark
 from sidecar.pipeline import Pipeline
 from tests.judge.openai_server import FakeOpenAI, Hang, Reply, Status, verdicts_reply
 from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace, trace_id
@@ -116,7 +117,7 @@ def test_packet_never_carries_uncited_sources_or_names(server: FakeOpenAI, backe
     assert UNCITED_SECRET not in sent and "90 days" not in sent
     for name in ("gen-a", "openai", "gpt", MODEL):
         assert name not in request.text.lower()
-    assert S1 in request.text and S2 in request.text
+    assert S1 in unmark(request.text) and S2 in unmark(request.text)
 
 
 @pytest.mark.parametrize(("quote", "expected_reason"), [

@@ -34,7 +34,10 @@ __all__ = [
     "verdicts_reply",
 ]
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+# A word, a punctuation mark, or a datamark (U+02C6, a modifier letter, which \w would join
+# to the words around it): a mark between words costs a token, as it does in the BPE
+# vocabularies where it is its own token.
+_TOKEN = re.compile(r"[^\W\u02c6]+|[^\w\s]|\u02c6")
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,9 @@ def parse_packet(text: str) -> dict[str, Any] | None:
     "claims": [{"claim_id", "cites", "text"}]}``, nothing else) as ``{"question",
     "passages": [{"passage_id", "text"}], "claims": [{"claim_id", "claim", "passage_ids"}]}``;
     None when ``text`` is not exactly one. Independent of the renderer's code and strict
-    about its shape (no other keys, every value a string), so tests check what was sent."""
+    about its shape (no other keys, every value a string), so tests check what was sent.
+    The question and passage texts come back as a model reads them: their datamarks
+    (U+02C6 between words) as spaces."""
     try:
         document = json.loads(text)
     except ValueError:
@@ -134,7 +139,8 @@ def parse_packet(text: str) -> dict[str, Any] | None:
             [passage["id"], passage["text"]]
         ):
             return None
-        out_passages.append({"passage_id": passage["id"], "text": passage["text"]})
+        out_passages.append({"passage_id": passage["id"],
+                             "text": passage["text"].replace("\u02c6", " ")})
     for claim in claims:
         if (not isinstance(claim, dict) or set(claim) != {"claim_id", "cites", "text"}
                 or not _strings([claim["claim_id"], claim["text"]])
@@ -142,7 +148,8 @@ def parse_packet(text: str) -> dict[str, Any] | None:
             return None
         out_claims.append({"claim_id": claim["claim_id"], "claim": claim["text"],
                            "passage_ids": list(claim["cites"])})
-    return {"question": question, "passages": out_passages, "claims": out_claims}
+    return {"question": question.replace("\u02c6", " "), "passages": out_passages,
+            "claims": out_claims}
 
 
 def packet_of(body: dict[str, Any]) -> dict[str, Any] | None:
