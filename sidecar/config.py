@@ -371,6 +371,15 @@ class JudgeSettings(_Section):
     """Longest evidence quote of one verdict; a longer one makes the reply reply_too_large.
     A shorter quote that is longer than the claim's cited passages is found in none of them:
     quote_not_found, as any fabricated quote."""
+    quote_min_chars: int = Field(default=8, ge=1, le=1_000)
+    """Shortest evidence quote of a supported or partial verdict, in characters after
+    whitespace is collapsed (a Chinese, Japanese or Korean character counts two; a whole
+    cited passage that is shorter is accepted); a shorter one is refused: the verdict
+    becomes unsupported, quote_not_found, its reason saying why."""
+    quote_min_content_words: int = Field(default=2, ge=0, le=100)
+    """Content words of the claim (not function words like "the", "of"; compared as lemmas,
+    numbers as numbers) an evidence quote must carry, or all of the claim's when it has
+    fewer; a quote carrying fewer is refused like a short one (0: no such rule)."""
     retry_base_seconds: float = Field(default=0.5, gt=0.0)
     """First backoff delay; doubled on each retry, with jitter."""
     retry_max_seconds: float = Field(default=20.0, gt=0.0)

@@ -69,7 +69,13 @@ def test_no_finding_when_no_other_source_supports_the_claim(server: FakeOpenAI) 
 
 
 def test_no_finding_for_a_supported_claim(server: FakeOpenAI) -> None:
-    [record] = Judged(server).evaluate(trace())
+    server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
+                                   "evidence_quote": "refunds are returned to the original card",
+                                   "reason": "r"}]))
+    supported = "Approved refunds are returned to the card used at checkout."
+    [record] = Judged(server).evaluate(make_trace(
+        answer=f"{supported} [S1]", sources=[source("S1", S1), source("S3", S3)],
+        claims=[claim("c1", supported, ["S1"], 3)]))
     assert record.claims[0].verdict == "supported"
     assert misattributed(record) == []
 

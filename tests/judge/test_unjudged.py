@@ -16,17 +16,18 @@ from tests.judge.openai_server import Action, FakeOpenAI, Reply, Status, verdict
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."
 VERBATIM = "Pro plan customers can request a refund within 30 days"
-UNRELATED = "The refund desk is staffed by volunteers on weekends."
+PARAPHRASE = "Approved refunds are returned to the card used at checkout."
 UNJUDGED = "citewatch_critical_unjudged_claims_total"
 CRITICAL = "citewatch_critical_unsupported_claims_total"
 
 
 def trace(c1: str = VERBATIM, **overrides: Any) -> Trace:
-    """c1 (importance 2) verbatim in S1; c2 (importance 3) unrelated to S2; c3 uncited."""
+    """c1 (importance 2) verbatim in S1; c2 (importance 3) a paraphrase of S2
+    no screen settles; c3 uncited."""
     fields: dict[str, Any] = {
-        "answer": f"{c1} [S1]. {UNRELATED} [S2]. Same-day payout.",
+        "answer": f"{c1} [S1]. {PARAPHRASE} [S2]. Same-day payout.",
         "sources": [source("S1", S1), source("S2", S2)],
-        "claims": [claim("c1", c1, ["S1"], 2), claim("c2", UNRELATED, ["S2"], 3),
+        "claims": [claim("c1", c1, ["S1"], 2), claim("c2", PARAPHRASE, ["S2"], 3),
                    claim("c3", "Refunds are paid out the same day.", [], 1)],
     }
     fields.update(overrides)

@@ -3,10 +3,20 @@ from __future__ import annotations
 import pytest
 
 from schemas import JudgeResult, JudgeVerdict
+from sidecar.config import JudgeSettings
 from sidecar.errors import JudgeError
 from sidecar.judge import ClaimRequest, JudgePacket, Passage, validate_reply
-from sidecar.judge.validation import quote_status
+from sidecar.judge.validation import (
+    DEFAULT_QUOTE_RULE,
+    QuoteRule,
+    check_verdict,
+    quote_refusal,
+    quote_status,
+)
 from sidecar.scoring import ClaimVerdict
+from tests.factories import claim, make_trace, source
+from tests.judge._judged import Judged
+from tests.judge.openai_server import FakeOpenAI, verdicts_reply
 from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
@@ -123,3 +133,102 @@ def test_abstentions_count_as_answers_once() -> None:
     with pytest.raises(JudgeError):
         validate_reply(packet, JudgeResult(verdicts=[verdict("c1"), verdict("c2")]),
                        abstained=["c2"])
+
+
+# -- the quote rule: a quote is evidence only when it carries the claim's content ------------
+
+WARRANTY = "The warranty lasts 24 months from the date of delivery."
+
+
+def warranty_claim(text: str = "The warranty lasts 10 years.",
+                   passage: str = WARRANTY) -> ClaimRequest:
+    return ClaimRequest("c1", text, (Passage("S1", passage),))
+
+
+@pytest.mark.parametrize(("quote", "why"), [
+    pytest.param("e", "evidence quote of 1 characters, under the 8", id="a-letter"),
+    pytest.param("the", "evidence quote of 3 characters, under the 8", id="a-stop-word"),
+    pytest.param("warranty", "carries 1 of the claim's content words, under the 2",
+                 id="one-content-word"),
+    pytest.param("from the date of", "carries 0 of the claim's content words, under the 2",
+                 id="function-words"),
+    pytest.param("lasts 24 months", "carries 1 of the claim's content words, under the 2",
+                 id="another-number"),
+])
+def test_a_quote_without_the_claims_content_is_refused(quote: str, why: str) -> None:
+    for label in ("supported", "partial"):
+        checked = check_verdict(warranty_claim(), verdict("c1", label, quote))
+        assert quote_status(quote, warranty_claim()) == "found"  # it is in the passage...
+        assert checked.verdict == "unsupported"  # ...but is no evidence for the claim
+        assert (checked.quote_not_found, checked.quote_in_injection) == (True, False)
+        assert checked.reason.startswith("evidence quote ")
+        assert why in checked.reason and f"(judge said {label}): r" in checked.reason
+        assert checked.evidence_quote == quote
+
+
+@pytest.mark.parametrize(("claim_text", "passage", "quote"), [
+    pytest.param("The warranty lasts 24 months.", WARRANTY, "warranty lasts 24 months",
+                 id="the-claims-words"),
+    pytest.param("Refunds take 30 days.", "A refund takes thirty days.", "refund takes thirty days",
+                 id="lemmas-and-number-words"),
+    pytest.param("The cable is 2 metres long.", "Cable length: 200 cm.", "Cable length: 200 cm",
+                 id="units-converted"),
+    pytest.param("保修期为两年。", "本产品保修期为两年，自购买之日起。", "保修期为两年",
+                 id="unspaced-script"),
+    pytest.param("Yes.", "Yes.", "Yes", id="a-whole-short-passage"),
+    pytest.param("Paris.", "Paris is the capital of France.", "Paris is the capital",
+                 id="a-claim-of-one-content-word"),
+])
+def test_a_quote_carrying_the_claims_content_is_accepted(claim_text: str, passage: str,
+                                                         quote: str) -> None:
+    claim = ClaimRequest("c1", claim_text, (Passage("S1", passage),))
+    assert quote_refusal(quote, claim) is None
+    assert check_verdict(claim, verdict("c1", "supported", quote)) == ClaimVerdict(
+        "supported", "r", quote)
+
+
+def test_the_rule_follows_the_settings() -> None:
+    assert DEFAULT_QUOTE_RULE == QuoteRule(min_chars=8, min_content_words=2)
+    strict = QuoteRule.from_settings(JudgeSettings(quote_min_content_words=3))
+    claim = warranty_claim("The warranty lasts 24 months.")
+    assert quote_refusal("warranty lasts 24 months", claim, strict) is None
+    assert "carries 2 of the claim's content words, under the 3" in str(
+        quote_refusal("warranty lasts", claim, strict))
+    off = QuoteRule.from_settings(JudgeSettings(quote_min_chars=1, quote_min_content_words=0))
+    assert quote_refusal("e", warranty_claim(), off) is None
+    checked = validate_reply(JudgePacket("Q?", (warranty_claim(),)),
+                             JudgeResult(verdicts=[verdict("c1", "supported", "e")]), rule=off)
+    assert checked["c1"].verdict == "supported"
+
+
+def test_unsupported_verdicts_need_no_quote() -> None:
+    checked = check_verdict(warranty_claim(), verdict("c1", "unsupported", ""))
+    assert checked == ClaimVerdict("unsupported", "r", "")
+
+
+def test_a_refused_quote_through_the_stage_is_a_critical_quote_not_found() -> None:
+    trace = make_trace(
+        answer="The warranty lasts 10 years [S1].", sources=[source("S1", WARRANTY)],
+        claims=[claim("c1", "The warranty lasts 10 years.", ["S1"], 3)])
+    with FakeOpenAI() as server:
+        server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
+                                       "evidence_quote": "warranty", "reason": "Stated."}]))
+        judged = Judged(server, screen=False)
+        [record] = judged.evaluate(trace)
+    [c1] = record.claims
+    assert (c1.verdict, c1.critical_reason) == ("unsupported", "quote_not_found")
+    assert judged.value("citewatch_judge_quote_not_found_total") == 1
+
+
+@pytest.mark.xfail(strict=True, reason="the judge stage calls check_verdict and validate_reply "
+                   "without a rule, so it checks quotes by the default settings' rule")
+def test_the_stage_checks_quotes_by_the_configured_rule() -> None:
+    trace = make_trace(
+        answer="The warranty lasts 10 years [S1].", sources=[source("S1", WARRANTY)],
+        claims=[claim("c1", "The warranty lasts 10 years.", ["S1"], 2)])
+    with FakeOpenAI() as server:
+        server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
+                                       "evidence_quote": "warranty", "reason": "Stated."}]))
+        judged = Judged(server, screen=False, quote_min_content_words=1)
+        [record] = judged.evaluate(trace)
+    assert record.claims[0].verdict == "supported"
