@@ -176,6 +176,8 @@ def test_a_quote_without_the_claims_content_is_refused(quote: str, why: str) -> 
     pytest.param("保修期为两年。", "本产品保修期为两年，自购买之日起。", "保修期为两年",
                  id="unspaced-script"),
     pytest.param("Yes.", "Yes.", "Yes", id="a-whole-short-passage"),
+    pytest.param("The warranty lasts 24 months.", WARRANTY,
+                 "warranty\u02c6lasts\u02c624\u02c6months", id="copied-with-its-datamarks"),
     pytest.param("Paris.", "Paris is the capital of France.", "Paris is the capital",
                  id="a-claim-of-one-content-word"),
 ])
