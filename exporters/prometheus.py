@@ -17,7 +17,13 @@ from typing import get_args
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
 from exporters._children import Children as _Children
-from schemas import CriticalReason, EvaluationRecord, JudgeBackendName, SuspectReason
+from schemas import (
+    CriticalReason,
+    EvaluationRecord,
+    JudgeBackendName,
+    SecurityEventKind,
+    SuspectReason,
+)
 from schemas.vocabulary import (
     CircuitState,
     JudgeErrorKind,
@@ -63,6 +69,7 @@ STAGE_BUCKETS: tuple[float, ...] = (
 
 CRITICAL_REASONS: tuple[str, ...] = get_args(CriticalReason)
 SUSPECT_REASONS: tuple[str, ...] = get_args(SuspectReason)
+SECURITY_EVENT_KINDS: tuple[str, ...] = get_args(SecurityEventKind)
 UNJUDGED_REASONS: tuple[str, ...] = (
     *get_args(JudgeErrorKind),
     *(reason for reason in get_args(SampledSkipReason) if reason not in get_args(JudgeErrorKind)),
@@ -172,6 +179,14 @@ class CitewatchMetrics:
             ["app", "reason"],
             registry=registry,
         )
+        self.security_events = Counter(
+            "citewatch_security_events",
+            "Importance-3 claims a security event touched, by kind (injection_influenced: "
+            "the LLM's verdict was not confirmed without the text flagged as addressed to a "
+            "model); exemplar carries trace_id.",
+            ["app", "kind"],
+            registry=registry,
+        )
         self.findings = Counter(
             "citewatch_findings",
             "Findings on evaluated traces, by code and severity.",
@@ -272,6 +287,7 @@ class CitewatchMetrics:
         self._claim_verdicts = _Children(self.claim_verdicts)
         self._claims_abstained = _Children(self.claims_abstained)
         self._claims_suspect = _Children(self.claims_suspect)
+        self._security_events = _Children(self.security_events)
         self._critical_unsupported = _Children(self.critical_unsupported)
         self._critical_unjudged = _Children(self.critical_unjudged)
         self._findings = _Children(self.findings)
@@ -303,6 +319,8 @@ class CitewatchMetrics:
             self.critical_unjudged.labels(app=app, reason=reason)
         for reason in SUSPECT_REASONS:
             self.claims_suspect.labels(app=app, reason=reason)
+        for kind in SECURITY_EVENT_KINDS:
+            self.security_events.labels(app=app, kind=kind)
         self.invalid_citation_ids.labels(app=app)
 
     def app_label(self, app: str, *, admit: bool = True) -> str:
@@ -343,6 +361,10 @@ class CitewatchMetrics:
                 self._claims_abstained(app, importance).inc()
             elif claim.not_judged == "suspect" and claim.not_judged_detail is not None:
                 self._claims_suspect(app, claim.not_judged_detail).inc()
+            elif (claim.not_judged_detail == "injection_influenced"
+                  and claim.importance == 3):
+                self._security_events(app, "injection_influenced").inc(
+                    exemplar={"trace_id": record.trace_id})
             if claim.critical_reason is not None:
                 self._critical_unsupported(app, claim.critical_reason).inc(
                     exemplar={"trace_id": record.trace_id}

@@ -74,6 +74,7 @@ FindingCode = Literal[
     "quote_unverifiable",
     "check_error",
     "misattributed",
+    "injection_influenced",
 ]
 """Every finding code a check or the pipeline emits (``FindingRecord.code``, the ``code``
 label of ``citewatch_findings_total``), in README.md's order."""

@@ -200,6 +200,7 @@ class Pipeline:
                     detail="supported_by_uncited_source")
             for claim_id, source_id in outcome.misattributed
         )
+        findings.extend(_influenced(outcome))
         record = build_record(redacted, analysis, findings, result, outcome, redactions,
                               derived=derived)
         redact_ids = getattr(self.redactor, "redact_record_ids", None)
@@ -321,6 +322,22 @@ _validate_record: Callable[..., EvaluationRecord] = (
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
+
+
+def _influenced(outcome: JudgeOutcome) -> list[Finding]:
+    """``injection_influenced`` for each claim whose verdict its second opinion, judged
+    without the flagged text, did not confirm; ``detail`` the two verdicts."""
+    findings = []
+    for claim_id, (_, detail) in outcome.withheld.items():
+        if detail != "injection_influenced":
+            continue
+        path = outcome.paths.get(claim_id)
+        first = path.llm if path is not None else None
+        second = path.rejudge if path is not None else None
+        findings.append(Finding(
+            "injection_influenced", "warning", claim_id=claim_id,
+            detail=f"first={first};without_flagged_text={second or 'none'}"))
+    return findings
 
 
 def _derivation_cuts(derivation: DerivedClaims, limits: LimitsSettings) -> list[Finding]:

@@ -47,6 +47,7 @@ from schemas import (
     ScreenOutcome,
     SuspectReason,
     Trace,
+    VerdictLabel,
 )
 from schemas.vocabulary import CircuitState, SampledSkipReason, SkipReason
 from sidecar.checks.analysis import Analysis
@@ -57,6 +58,7 @@ from sidecar.judge.cache import VerdictCache
 from sidecar.judge.lexical import SCREEN_JUDGE, ScreenFn, screen_verdict
 from sidecar.judge.observer import JudgeObserver, NullObserver
 from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_key
+from sidecar.judge.rejudge import exposed_claims, rejudge_request, second_opinion_holds
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
 from sidecar.judge.sampling import Budget, Reservation, SampledBy, Sampler
@@ -110,12 +112,16 @@ class _Usage:
 
 @dataclass
 class _Prior:
-    """What the cascade settled before the LLM call: verdicts from the cache and the screen,
-    and what the screen said of every claim it looked at."""
+    """What the cascade settled around the LLM call: verdicts from the cache and the screen,
+    what the screen said of every claim it looked at, and the second opinions on claims a
+    flagged text may have swayed (their verdict, and the claims left unverified)."""
 
     cached: int = 0
     screened: int = 0
     screen_said: dict[str, ScreenOutcome] = field(default_factory=dict)
+    rejudged: dict[str, tuple[VerdictLabel, VerdictLabel | None]] = field(
+        default_factory=dict)
+    withheld: dict[str, Withheld] = field(default_factory=dict)
 
 
 class JudgeStageImpl:
@@ -305,20 +311,75 @@ class JudgeStageImpl:
             # together would otherwise hold back every waiting request until all of them had
             # been through the whole pipeline.
             await asyncio.sleep(0)
+        exposed = (exposed_claims(request, PassageIndex()) if self._resolved_by == "llm"
+                   else frozenset())
         for claim, key in pending:
             verdict = checked.get(claim.claim_id)
             if verdict is None:
                 continue  # abstained: nothing to cache
-            self.cache.put(key, verdict)
+            if claim.claim_id not in exposed:
+                # An exposed claim's verdict stands only after its second opinion.
+                self.cache.put(key, verdict)
             if verdict.quote_not_found or verdict.quote_in_injection:
                 self.quotes_not_found += 1
                 self.observer.quote_not_found()
         verdicts.update(checked)
+        if exposed:
+            await self._rejudge(trace, request, verdicts, exposed, prior, usage)
         logger.debug("judged trace %s: %d claims, %d cached, %d screened, %d abstained",
                      trace.trace_id, len(verdicts), cached, screened, len(abstained))
         run = self._run("ok", usage=usage, latency=self._clock() - started,
                         cached_claims=cached, screened_claims=screened)
         return self._outcome(trace, packet, verdicts, abstained, run, sampled_by, prior)
+
+    async def _rejudge(
+        self,
+        trace: Trace,
+        request: JudgePacket,
+        verdicts: dict[str, ClaimVerdict],
+        exposed: frozenset[str],
+        prior: _Prior,
+        usage: _Usage,
+    ) -> None:
+        """Judge again, without the flagged spans, each exposed claim the LLM called
+        supported or partial; keep the verdict only when the second one is the same."""
+        plan = rejudge_request(request, verdicts, exposed)
+        second: dict[str, ClaimVerdict] = {}
+        if plan.packet is not None:
+            second = await self._second_call(trace, plan.packet, usage)
+        for claim_id in plan.asked:
+            first = verdicts[claim_id]
+            again = second.get(claim_id)
+            prior.rejudged[claim_id] = (first.verdict,
+                                        again.verdict if again is not None else None)
+            if not second_opinion_holds(first, again):
+                del verdicts[claim_id]
+                prior.withheld[claim_id] = ("unverified", "injection_influenced")
+
+    async def _second_call(
+        self, trace: Trace, packet: JudgePacket, usage: _Usage
+    ) -> dict[str, ClaimVerdict]:
+        """The second opinion's checked verdicts; none when the breaker or the budget
+        refuses the call or it fails (the claims then stay unverified)."""
+        if not self.breaker.allow():
+            return {}
+        granted = self.budget.acquire(estimate_tokens(packet, self.rubric))
+        if isinstance(granted, str):
+            self.breaker.release()
+            logger.debug("trace %s: no second opinion (%s)", trace.trace_id, granted)
+            return {}
+        spent = _Usage()
+        try:
+            checked, _ = await self._bounded_call(packet, spent)
+        except JudgeError as exc:
+            logger.debug("trace %s: no second opinion (%s)", trace.trace_id, exc.kind)
+            return {}
+        finally:
+            self.budget.settle(granted, spent.input_tokens + spent.output_tokens)
+            usage.input_tokens += spent.input_tokens
+            usage.output_tokens += spent.output_tokens
+            usage.attempts += spent.attempts
+        return checked
 
     def _failed_before_call(
         self,
@@ -346,7 +407,7 @@ class JudgeStageImpl:
         sampled_by: SampledBy,
         prior: _Prior,
     ) -> JudgeOutcome:
-        withheld: dict[str, Withheld] = {}
+        withheld: dict[str, Withheld] = dict(prior.withheld)
         screen_said = prior.screen_said
         if self._resolved_by == "screen":
             # Screen-only: every verdict is the screen's (a cache hit too), and its
@@ -367,7 +428,7 @@ class JudgeStageImpl:
             abstained=tuple(abstained),
             misattributed=misattributed,
             withheld=withheld,
-            paths=_paths(packet, verdicts, screen_said),
+            paths=_paths(packet, verdicts, screen_said, prior.rejudged),
         )
 
     def _misattributed(
@@ -565,18 +626,24 @@ def _paths(
     packet: JudgePacket,
     verdicts: Mapping[str, ClaimVerdict],
     screen_said: Mapping[str, ScreenOutcome],
+    rejudged: Mapping[str, tuple[VerdictLabel, VerdictLabel | None]],
 ) -> dict[str, ClaimPath]:
-    """What the screen and the LLM said of each claim, and whether both gave a verdict that
-    agrees (the screen's suspicion agrees with an LLM "unsupported")."""
+    """What the screen, the LLM and the second opinion said of each claim, and whether the
+    ones that gave a verdict agree (the screen's suspicion agrees with an LLM
+    "unsupported")."""
     paths: dict[str, ClaimPath] = {}
     for claim in packet.claims:
         claim_id = claim.claim_id
         screen = screen_said.get(claim_id)
         verdict = verdicts.get(claim_id)
         llm = verdict.verdict if verdict is not None and verdict.resolved_by != "screen" else None
+        second: VerdictLabel | None = None
+        if claim_id in rejudged:
+            # The first verdict, also when the second opinion withheld it.
+            llm, second = rejudged[claim_id]
         if screen is None and llm is None:
             continue
-        said = _SCREEN_AS_VERDICT.get(screen or "")
-        agreed = said == llm if said is not None and llm is not None else None
-        paths[claim_id] = ClaimPath(screen=screen, llm=llm, agreed=agreed)
+        said = [v for v in (_SCREEN_AS_VERDICT.get(screen or ""), llm, second) if v]
+        agreed = len(set(said)) == 1 if len(said) >= 2 else None
+        paths[claim_id] = ClaimPath(screen=screen, llm=llm, rejudge=second, agreed=agreed)
     return paths

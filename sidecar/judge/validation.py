@@ -94,15 +94,28 @@ class PassageIndex:
 
     def __init__(self) -> None:
         self._seen: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._outside: dict[str, list[str]] = {}
 
     def get(self, passage: Passage) -> tuple[str, tuple[str, ...]]:
         """The passage normalised whole, and each part outside flagged spans normalised."""
         found = self._seen.get(passage.passage_id)
         if found is None:
-            text = unmark(passage.text)
-            parts = tuple(normalise(part) for part in outside_injections(text))
-            found = self._seen[passage.passage_id] = (normalise(text), parts)
+            parts = tuple(normalise(part) for part in self.outside(passage))
+            found = self._seen[passage.passage_id] = (normalise(unmark(passage.text)), parts)
         return found
+
+    def outside(self, passage: Passage) -> list[str]:
+        """The passage's text outside every flagged span, in parts (one part when none is)."""
+        found = self._outside.get(passage.passage_id)
+        if found is None:
+            found = self._outside[passage.passage_id] = outside_injections(
+                unmark(passage.text))
+        return found
+
+    def flagged(self, passage: Passage) -> bool:
+        """Whether part of the passage is flagged as addressed to a model."""
+        text = unmark(passage.text)
+        return bool(text) and self.outside(passage) != [text]
 
 
 def _width(text: str) -> int:

@@ -16,6 +16,7 @@ UNIT_TESTS = sorted((RULES_DIR / "tests").glob("*.yml"))
 EXPECTED_ALERTS = {
     "CiteWatchCriticalUnsupportedClaim": "page",
     "CiteWatchCriticalClaimsUnjudged": "ticket",
+    "CiteWatchInjectionInfluencedVerdict": "ticket",
     "CiteWatchCriticalClaimsUnjudgedPersistent": "page",
     "CiteWatchCorrectnessDrop": "ticket",
     "CiteWatchCompletenessDrop": "ticket",
