@@ -63,7 +63,8 @@ def test_every_finding_built_in_the_code_has_a_finding_code() -> None:
     assert set().union(*emitted.values()) <= set(FINDING_CODES)
     # The pipeline's own findings are in the vocabulary though no check declares them.
     assert emitted["sidecar/pipeline.py"] == {"claims_derived", "derived_claims_cut",
-                                             "check_error", "misattributed"}
+                                             "check_error", "misattributed",
+                                             "injection_influenced"}
 
 
 def test_every_finding_code_is_declared_by_a_check_or_emitted_by_the_pipeline() -> None:
