@@ -69,7 +69,7 @@ from sidecar.judge.screen import (
     screen_claim,
     set_passage_cache_bytes,
 )
-from sidecar.judge.validation import PassageIndex, check_verdict, validate_reply
+from sidecar.judge.validation import PassageIndex, QuoteRule, check_verdict, validate_reply
 from sidecar.pipeline import JudgeIdentity, JudgeOutcome, Withheld
 from sidecar.scoring import ClaimVerdict
 
@@ -170,6 +170,7 @@ class JudgeStageImpl:
         # building settings without validation makes a screen suspicion final.
         self._trusted = frozenset(judge_settings.screen_trusted_verdicts) - {"unsupported"}
         self._skip_max_importance = judge_settings.screen_skip_max_importance
+        self._quote_rule = QuoteRule.from_settings(judge_settings)
         self._resolved_by: ResolvedBy = "screen" if backend.name == SCREEN_JUDGE else "llm"
         self._clock = clock
         self._sleep = sleep
@@ -226,7 +227,8 @@ class JudgeStageImpl:
                 prior.screen_said[claim.claim_id] = _screen_outcome(found)
                 if (found is not None and found.verdict in self._trusted
                         and importance.get(claim.claim_id, 3) <= self._skip_max_importance):
-                    checked = check_verdict(claim, found, resolved_by="screen", index=index)
+                    checked = check_verdict(claim, found, resolved_by="screen", index=index,
+                                            rule=self._quote_rule)
                     # A screen verdict whose quote fails the check is not trusted: the LLM
                     # judges the claim instead.
                     if not (checked.quote_not_found or checked.quote_in_injection):
@@ -526,7 +528,7 @@ class JudgeStageImpl:
                 async with asyncio.timeout(timeout):
                     reply = await self.backend.judge(packet, self.rubric, timeout=timeout)
                 checked = validate_reply(packet, reply.result, abstained=reply.abstained,
-                                         resolved_by=self._resolved_by)
+                                         resolved_by=self._resolved_by, rule=self._quote_rule)
             except TimeoutError:
                 error = JudgeCallError("judge call timed out", kind="timeout", retriable=True)
             except JudgeCallError as exc:

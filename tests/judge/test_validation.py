@@ -222,8 +222,6 @@ def test_a_refused_quote_through_the_stage_is_a_critical_quote_not_found() -> No
     assert judged.value("citewatch_judge_quote_not_found_total") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the judge stage calls check_verdict and validate_reply "
-                   "without a rule, so it checks quotes by the default settings' rule")
 def test_the_stage_checks_quotes_by_the_configured_rule() -> None:
     trace = make_trace(
         answer="The warranty lasts 10 years [S1].", sources=[source("S1", WARRANTY)],
