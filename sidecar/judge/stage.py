@@ -236,7 +236,9 @@ class JudgeStageImpl:
                         prior.screened += 1
                         continue
             key = cache_key(self.rubric.version, self.backend.model, claim)
-            hit = self.cache.get(key)
+            # The verdict cache saves LLM calls; the screen judging alone recomputes, so its
+            # records are the same in every replica whatever each one saw before.
+            hit = self.cache.get(key) if self.backend.metered else None
             if hit is not None:
                 verdicts[claim.claim_id] = replace(hit, resolved_by="cache")
             else:
@@ -319,7 +321,7 @@ class JudgeStageImpl:
             verdict = checked.get(claim.claim_id)
             if verdict is None:
                 continue  # abstained: nothing to cache
-            if claim.claim_id not in exposed:
+            if claim.claim_id not in exposed and self.backend.metered:
                 # An exposed claim's verdict stands only after its second opinion.
                 self.cache.put(key, verdict)
             if verdict.quote_not_found or verdict.quote_in_injection:
@@ -430,7 +432,8 @@ class JudgeStageImpl:
             abstained=tuple(abstained),
             misattributed=misattributed,
             withheld=withheld,
-            paths=_paths(packet, verdicts, screen_said, prior.rejudged),
+            paths=_paths(packet, verdicts, screen_said, prior.rejudged,
+                         llm_judged=self._resolved_by == "llm"),
         )
 
     def _misattributed(
@@ -629,6 +632,8 @@ def _paths(
     verdicts: Mapping[str, ClaimVerdict],
     screen_said: Mapping[str, ScreenOutcome],
     rejudged: Mapping[str, tuple[VerdictLabel, VerdictLabel | None]],
+    *,
+    llm_judged: bool,
 ) -> dict[str, ClaimPath]:
     """What the screen, the LLM and the second opinion said of each claim, and whether the
     ones that gave a verdict agree (the screen's suspicion agrees with an LLM
@@ -638,7 +643,8 @@ def _paths(
         claim_id = claim.claim_id
         screen = screen_said.get(claim_id)
         verdict = verdicts.get(claim_id)
-        llm = verdict.verdict if verdict is not None and verdict.resolved_by != "screen" else None
+        llm = (verdict.verdict if llm_judged and verdict is not None
+               and verdict.resolved_by != "screen" else None)
         second: VerdictLabel | None = None
         if claim_id in rejudged:
             # The first verdict, also when the second opinion withheld it.
