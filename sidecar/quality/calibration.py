@@ -416,6 +416,31 @@ def _abstained(record: EvaluationRecord, claim: ClaimResult) -> bool:
     return ran and bool(set(claim.citation_ids) - set(claim.invalid_citation_ids))
 
 
+def path_slice(claim: ClaimResult) -> str:
+    """Which stages gave the claim its outcome, as a calibration slice: ``screen`` (the
+    screen settled it), ``llm`` (the LLM alone), ``screen_agreed`` / ``screen_disagreed``
+    (both gave a verdict), ``rejudged`` (a second opinion without flagged text), ``cache``,
+    or ``not_judged_<reason>``."""
+    path = claim.path
+    return path_name(claim.not_judged, claim.resolved_by,
+                     rejudge=path.rejudge if path is not None else None,
+                     agreed=path.agreed if path is not None else None)
+
+
+def path_name(not_judged: str | None, resolved_by: str | None, *, rejudge: object,
+              agreed: object) -> str:
+    """:func:`path_slice` from the fields a record or a review item carries."""
+    if not_judged is not None:
+        return f"not_judged_{not_judged}"
+    if rejudge is not None:
+        return "rejudged"
+    if resolved_by in ("screen", "cache"):
+        return resolved_by
+    if isinstance(agreed, bool):
+        return "screen_agreed" if agreed else "screen_disagreed"
+    return "llm"
+
+
 def join_evaluations(
     labels: Iterable[HumanLabel], records: Iterable[EvaluationRecord]
 ) -> tuple[list[LabelPair], int]:
@@ -425,12 +450,11 @@ def join_evaluations(
     claim the judge looked at and left without a verdict pairs with judge None (abstained).
     The labels' case_id is taken as the trace_id; the app becomes a slice.
     """
-    judged: dict[tuple[str, str], tuple[EvaluationRecord, VerdictLabel | None, int]] = {}
+    judged: dict[tuple[str, str], tuple[EvaluationRecord, ClaimResult]] = {}
     for record in records:
         for claim in record.claims:
             if claim.verdict is not None or _abstained(record, claim):
-                judged[(record.trace_id, claim.claim_id)] = (
-                    record, claim.verdict, claim.importance)
+                judged[(record.trace_id, claim.claim_id)] = (record, claim)
     pairs = []
     unmatched = 0
     for label in labels:
@@ -438,13 +462,15 @@ def join_evaluations(
         if found is None:
             unmatched += 1
             continue
-        record, verdict, importance = found
+        record, claim = found
         run = record.judge
         slices = dict(label.slices)
         slices.setdefault("app", record.app)
+        slices.setdefault("path", path_slice(claim))
         pairs.append(LabelPair(
-            case_id=label.case_id, claim_id=label.claim_id, human=label.human, judge=verdict,
-            importance=label.importance or importance, failure_type=label.failure_type,
+            case_id=label.case_id, claim_id=label.claim_id, human=label.human,
+            judge=claim.verdict, importance=label.importance or claim.importance,
+            failure_type=label.failure_type,
             rubric_version=(run.rubric_version if run else None) or record.versions.rubric
             or UNKNOWN,
             judge_model=run.model if run else UNKNOWN,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sidecar.quality.calibration import UNKNOWN, CalibrationError, LabelPair
+from sidecar.quality.calibration import UNKNOWN, CalibrationError, LabelPair, path_name
 from sidecar.review.errors import StoreError
 from sidecar.review.store import FinalLabel, ReviewStore
 
@@ -45,6 +45,8 @@ def _pair(label: FinalLabel) -> LabelPair | None:
         "route": next((r for r in item.reasons if r != "audit"), "audit"),
         "sample": "audit" if item.audit else "flagged",
         "resolved_by": item.resolved_by or (item.not_judged or "none"),
+        "path": path_name(item.not_judged, item.resolved_by, rejudge=item.path.get("rejudge"),
+                          agreed=item.path.get("agreed")),
     }
     return LabelPair(
         case_id=item.trace_id,

@@ -290,3 +290,43 @@ def test_cli_calibrate_shows_abstentions_and_precision(tmp_path: Path) -> None:
     overall = data["series"][0]["overall"]
     assert (overall["n"], overall["abstained"]["successes"]) == (3, 1)
     assert overall["precision"]["supported"]["value"] == 1.0
+
+
+def test_agreement_is_reported_per_path() -> None:
+    from schemas import ClaimResult
+    from sidecar.quality.calibration import path_slice
+
+    def result(**fields: object) -> ClaimResult:
+        return ClaimResult.model_validate({
+            "claim_id": "c1", "text": "t", "importance": 3, "kind": "factual",
+            "status": "cited", "citation_ids": ["S1"], **fields})
+
+    assert path_slice(result(verdict="supported", resolved_by="screen",
+                             path={"screen": "supported"})) == "screen"
+    assert path_slice(result(verdict="supported", resolved_by="llm",
+                             path={"screen": "suspect", "llm": "supported",
+                                   "agreed": False})) == "screen_disagreed"
+    assert path_slice(result(verdict="unsupported", resolved_by="llm",
+                             path={"screen": "suspect", "llm": "unsupported",
+                                   "agreed": True})) == "screen_agreed"
+    assert path_slice(result(verdict="supported", resolved_by="llm",
+                             path={"screen": "abstained", "llm": "supported"})) == "llm"
+    assert path_slice(result(verdict="supported", resolved_by="llm",
+                             path={"llm": "supported", "rejudge": "supported",
+                                   "agreed": True})) == "rejudged"
+    assert path_slice(result(not_judged="suspect", not_judged_detail="date",
+                             path={"screen": "suspect"})) == "not_judged_suspect"
+
+
+def test_cli_calibrate_shows_agreement_per_path(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["calibrate", str(HUMAN), "--evaluations",
+                                      str(EVALUATIONS), "--out-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "calibration.json").read_text(encoding="utf-8"))
+    (series,) = data["series"]
+    paths = series["by_slice"]["path"]
+    assert sum(group["n"] for group in paths.values()) == series["overall"]["n"]
+    assert set(paths) <= {"screen", "llm", "cache", "screen_agreed", "screen_disagreed",
+                          "rejudged", "not_judged_abstained", "not_judged_suspect",
+                          "not_judged_unverified", "not_judged_judge_failed"}
+    assert "path" in (tmp_path / "calibration.md").read_text(encoding="utf-8")
