@@ -6,11 +6,15 @@ Exit codes, the same for every command:
     1  the gate failed (a regression)
     2  usage error, invalid settings, or input that cannot be read
     3  the judge failed on every call it was asked to make
+  130  stopped by Ctrl-C (SIGINT), after writing what had finished
 """
 
 from __future__ import annotations
 
 import functools
+import logging
+import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import IO, Any, TypeVar, get_args
 
@@ -23,11 +27,13 @@ from sidecar.errors import CitewatchError
 
 __all__ = [
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
     "EXIT_JUDGE_FAILED",
     "EXIT_OK",
     "EXIT_USAGE",
     "CliError",
     "config_option",
+    "exit_now",
     "one_line_errors",
     "open_output",
     "output_option",
@@ -40,6 +46,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_JUDGE_FAILED = 3
+EXIT_INTERRUPTED = 130
 
 
 class CliError(click.ClickException):
@@ -121,3 +128,16 @@ def input_format_option(func: F) -> F:
              "openai_chat, anthropic_messages) or OpenTelemetry spans (otlp_json; otlp_proto "
              "from Kafka only). See docs/producing.md.",
     )(func)
+
+
+def exit_now(code: int) -> None:
+    """Flush the log and the standard streams and end the process with ``code`` at once,
+    without the interpreter's teardown: a thread still busy (an abandoned record, a read
+    blocked on a terminal) would hold the exit."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import threading
 from collections import Counter
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
@@ -12,7 +14,6 @@ from typing import IO, Any
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-from rich.table import Table
 
 from schemas import EvaluationRecord
 from sidecar.assembly import build_pipeline
@@ -20,61 +21,97 @@ from sidecar.cli._common import (
     EXIT_JUDGE_FAILED,
     CliError,
     config_option,
+    exit_now,
     input_format_option,
     one_line_errors,
     open_output,
     output_option,
     settings_from,
 )
+from sidecar.cli._quality import QualityTally, print_summary
 from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.inputs import LINE_FORMATS
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
 from sidecar.runtime.lines import LineSource
-from sidecar.runtime.ordered import Outcome, evaluate_in_order
+from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
 
 __all__ = ["check_command", "CheckSummary"]
 
 PROGRESS_MIN_LINES = 2000
+_CLOSE_SECONDS = 5.0
+_INTERRUPTED_CLOSE_SECONDS = 1.0
+_INTERRUPTED_SECONDS = 3.0
+"""After a signal: how long the evaluation may take to unwind (records in flight are
+cancelled at once, what finished is written) before the command exits without it."""
 _FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate",
                   "input_format": "input.format"}
 
 
 @dataclass
 class CheckSummary:
-    """Totals printed after a run of `citewatch check`."""
+    """Totals printed after a run of `citewatch check`: lines read, records written and bad
+    lines; :attr:`quality` counts what the written records say."""
 
     lines: int = 0
+    records: int = 0
     evaluated: int = 0
     bad: Counter[str] = field(default_factory=Counter)
-    findings: Counter[str] = field(default_factory=Counter)
-    critical: Counter[str] = field(default_factory=Counter)
-    judged: int = 0
-    validity_sum: float = 0.0
-    correctness: list[float] = field(default_factory=list)
-    completeness: list[float] = field(default_factory=list)
+    quality: QualityTally = field(default_factory=QualityTally)
 
     def add(self, record: EvaluationRecord) -> None:
         self.evaluated += 1
-        self.validity_sum += record.scores.validity
-        for finding in record.findings:
-            self.findings[finding.code] += 1
-        for claim in record.claims:
-            if claim.critical_reason:
-                self.critical[claim.critical_reason] += 1
-        if record.judged:
-            self.judged += 1
-            if record.scores.correctness is not None:
-                self.correctness.append(record.scores.correctness)
-            if record.scores.completeness is not None:
-                self.completeness.append(record.scores.completeness)
+        self.quality.add(record)
+
+    def totals(self) -> list[tuple[str, str]]:
+        """The command's own rows of the summary table."""
+        rows = [("lines read", str(self.lines)), ("traces evaluated", str(self.evaluated)),
+                ("bad lines", str(sum(self.bad.values())))]
+        rows += [(f"  bad: {reason}", str(n)) for reason, n in sorted(self.bad.items())]
+        return rows
+
+
+class _Output:
+    """Where records go: stdout, or a file opened at the first line read (replaced unless
+    ``append``), so an empty input leaves an earlier output as it was. Each record is
+    flushed whole: whatever stops the command, the file holds complete lines."""
+
+    def __init__(self, path: str, *, append: bool) -> None:
+        self.path = path
+        self.append = append
+        self.stream: IO[str] | None = sys.stdout if path == "-" else None
+        if self.stream is None:
+            existed = os.path.exists(path)
+            open_output(path, append=True).close()  # fail now, not after the evaluation
+            if not existed:
+                os.remove(path)
+
+    def open(self) -> IO[str]:
+        if self.stream is None:
+            self.stream = open_output(self.path, append=self.append)
+        return self.stream
+
+    def write(self, line: str) -> None:
+        stream = self.open()
+        stream.write(line)
+        stream.flush()
+
+    def close(self) -> None:
+        stream = self.stream
+        if stream is None:
+            return
+        if stream is sys.stdout:
+            stream.flush()
+        else:
+            stream.close()
 
 
 class _CheckSink:
-    """Evaluation records to the output stream, bad lines to stderr, both in line order."""
+    """Evaluation records to the output, bad lines to stderr, both in line order."""
 
-    def __init__(self, summary: CheckSummary, out: IO[str], err: Console,
+    def __init__(self, summary: CheckSummary, out: _Output, err: Console,
                  progress: Callable[[int], None]) -> None:
         self.summary = summary
         self.out = out
@@ -87,38 +124,12 @@ class _CheckSink:
             self.err.print(f"line {position}: {outcome.reason}: {outcome.message}",
                            markup=False, highlight=False)
         elif isinstance(outcome, Evaluated):
-            self.summary.add(outcome.record)
             self.out.write(outcome.payload.decode("utf-8") + "\n")
+            self.summary.add(outcome.record)
         self.progress(position)
 
     def flush(self) -> None:
-        self.out.flush()
-
-
-def _render_summary(console: Console, summary: CheckSummary, judge: JudgeTally) -> None:
-    table = Table(title="citewatch check", show_header=True, header_style="bold")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    table.add_row("lines read", str(summary.lines))
-    table.add_row("traces evaluated", str(summary.evaluated))
-    table.add_row("bad lines", str(sum(summary.bad.values())))
-    for reason, count in sorted(summary.bad.items()):
-        table.add_row(f"  bad: {reason}", str(count))
-    mean_validity = summary.validity_sum / summary.evaluated if summary.evaluated else 0.0
-    table.add_row("mean citation validity", f"{mean_validity:.4f}")
-    table.add_row("traces judged", str(summary.judged))
-    for measure, value in judge.rows():
-        table.add_row(measure, value)
-    for name, values in (("correctness", summary.correctness),
-                         ("completeness", summary.completeness)):
-        shown = f"{sum(values) / len(values):.4f}" if values else "not judged"
-        table.add_row(f"mean {name}", shown)
-    table.add_row("critical unsupported claims", str(sum(summary.critical.values())))
-    for reason, count in sorted(summary.critical.items()):
-        table.add_row(f"  critical: {reason}", str(count))
-    for code, count in sorted(summary.findings.items()):
-        table.add_row(f"finding: {code}", str(count))
-    console.print(table)
+        pass  # every record is flushed as it is written
 
 
 def _count_lines(path: str) -> int:
@@ -151,11 +162,17 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
                   progress: bool | None, config_file: str | None, **judge_flags: Any) -> None:
     """Evaluate JSON Lines traces from FILE (or - for stdin) without Kafka.
 
-    Writes one evaluation record per trace, prints a summary table to stderr (with what
-    the judge did), and reports each bad line with its number and reason.
+    Writes one evaluation record per trace, prints a summary table to stderr (what the
+    judge did; each mean with its n, the number of traces that had a value, or "not
+    judged"; claims not judged and critical claims by reason; findings), and reports each
+    bad line with its number and reason. Reading a terminal (- with no pipe) says so on
+    stderr; end the input with Ctrl-D. Ctrl-C stops reading: the records already written
+    stay, whole, and the summary counts them.
 
-    Exit codes: 0 done; 2 usage error, bad settings or unreadable input; 3 the judge failed
-    on every trace it was asked about (the first failure's cause is printed).
+    Exit codes: 0 done; 2 usage error, bad settings, unreadable input, or an input with no
+    trace at all (an earlier --output is then left as it was); 3 the judge failed on every
+    trace it was asked about (the first failure's cause is printed); 130 stopped by Ctrl-C
+    (SIGINT; 143 for SIGTERM).
 
     \b
     Examples:
@@ -174,48 +191,83 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
     summary = CheckSummary()
     total = _count_lines(source) if source != "-" else 0
     show_progress = progress if progress is not None else total > PROGRESS_MIN_LINES
-
+    out = _Output(out_path, append=append)
+    if source == "-" and sys.stdin.isatty():
+        err.print("citewatch check: reading traces from the terminal (standard input), one "
+                  "JSON object a line; end with Ctrl-D, or give a FILE", markup=False,
+                  highlight=False, soft_wrap=True)
     in_stream: IO[bytes] = sys.stdin.buffer if source == "-" else open(source, "rb")
-    out_stream: IO[str] = sys.stdout if out_path == "-" else open_output(out_path, append=append)
-
     limits = DecodeLimits.from_settings(settings)
+    stop = threading.Event()
 
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
         async def records() -> AsyncGenerator[tuple[int, bytes], None]:
-            async for number, line in LineSource(in_stream).records():
+            async for number, line in LineSource(in_stream).records(stop):
+                if number == IDLE:  # a quiet pipe or terminal: write what has finished
+                    yield number, line
+                    continue
                 summary.lines = number
+                summary.records += 1
+                out.open()  # the input has a trace: this run's output replaces the last
                 yield number, line
 
         def progress(number: int) -> None:
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
 
-        sink = _CheckSink(summary, out_stream, err, progress)
-        await evaluate_in_order(records(),
-                                lambda _, value: evaluate_raw(pipeline, value, limits),
-                                sink, concurrency=concurrency or settings.input.concurrency)
-        if pipeline.judge is not None:
-            await pipeline.judge.aclose(5.0)
+        sink = _CheckSink(summary, out, err, progress)
+        try:
+            await evaluate_in_order(records(),
+                                    lambda _, value: evaluate_raw(pipeline, value, limits),
+                                    sink, concurrency=concurrency or settings.input.concurrency,
+                                    finish_timeout=0.0, stopping=stop.is_set)
+        finally:
+            if pipeline.judge is not None:
+                await pipeline.judge.aclose(_INTERRUPTED_CLOSE_SECONDS if stop.is_set()
+                                            else _CLOSE_SECONDS)
 
+    def evaluate() -> bool:
+        """True when the evaluation ended; False when a signal abandoned it (blocked)."""
+        if not show_progress:
+            return run_until_deadline(lambda: asyncio.run(run(None, None)), stop=stop,
+                                      deadline_seconds=_INTERRUPTED_SECONDS)
+        columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn())
+        with Progress(*columns, console=err, transient=True) as bar:
+            task_id = bar.add_task("checking", total=total or None)
+            return run_until_deadline(lambda: asyncio.run(run(bar, task_id)), stop=stop,
+                                      deadline_seconds=_INTERRUPTED_SECONDS)
+
+    # A signal stops the reading; what finished is written and summed up (a second signal
+    # exits at once, with every record written so far whole on disk).
+    signals = ShutdownSignals(stop).install()
+    ended = False
     try:
-        if show_progress:
-            columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn(),
-                       TimeRemainingColumn())
-            with Progress(*columns, console=err, transient=True) as bar:
-                task_id = bar.add_task("checking", total=total or None)
-                asyncio.run(run(bar, task_id))
-        else:
-            asyncio.run(run(None, None))
+        ended = evaluate()
     finally:
-        if in_stream is not sys.stdin.buffer:
-            in_stream.close()
-        if out_stream is not sys.stdout:
-            out_stream.close()
-        else:
-            out_stream.flush()
-    _render_summary(err, summary, tally)
+        signals.restore()
+        if ended:
+            if in_stream is not sys.stdin.buffer:
+                in_stream.close()
+            out.close()
+        elif out.stream is not None:
+            out.stream.flush()
+    if signals.received is None and summary.records == 0:
+        raise CliError(f"no traces in {'standard input' if source == '-' else source}: the "
+                       "input is empty" + ("" if out_path == "-" else
+                                           f" ({out_path} left as it was)"))
+    print_summary(err, "citewatch check", summary.totals(), summary.quality, tally)
     cause = tally.cause(settings)
     if cause is not None:
         err.print(cause, markup=False, highlight=False, soft_wrap=True)
+    if signals.received is not None:
+        err.print(f"citewatch check: stopped by a signal at line {summary.lines}: "
+                  f"{summary.evaluated} record(s) written; traces still in evaluation and "
+                  "the rest of the input were not", markup=False, highlight=False,
+                  soft_wrap=True)
+        code = 128 + signals.received
+        if not ended:  # a thread is still blocked reading the input: do not wait for it
+            exit_now(code)
+        raise SystemExit(code)
     if tally.all_failed:
         raise SystemExit(EXIT_JUDGE_FAILED)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import logging
-import os
-import sys
-import threading
 from typing import Any
 
 import click
 from prometheus_client import CollectorRegistry
+from rich.console import Console
 
 from exporters.http import Limits, MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
@@ -18,14 +16,19 @@ from sidecar import __version__
 from sidecar._userinfo import mask_userinfo
 from sidecar.assembly import build_pipeline
 from sidecar.cli._common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_JUDGE_FAILED,
+    EXIT_OK,
     EXIT_USAGE,
     CliError,
     config_option,
+    exit_now,
     input_format_option,
     one_line_errors,
     settings_from,
 )
+from sidecar.cli._quality import QualityTally, print_summary
 from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
@@ -107,30 +110,32 @@ def _first_line(settings: Settings, server: MetricsServer) -> str:
             + ("; Ctrl-C stops" if follow else ""))
 
 
-def _file_outcome(settings: Settings, summary: FileSummary, tally: JudgeTally, *,
-                  left_behind: bool) -> int | None:
-    """The summary line of a file run and its exit: an exit code to leave with at once
-    when a thread is still busy with an abandoned record, else None (or an exception)."""
+def _file_outcome(settings: Settings, summary: FileSummary, quality: QualityTally,
+                  tally: JudgeTally, *, left_behind: bool, interrupted: bool) -> int:
+    """Print the summary table of a file run (and why it stopped short); its exit code."""
     s = summary
     abandoned = (max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
                  if left_behind else s.abandoned)
-    click.echo(f"citewatch run: {s.lines} lines, {s.evaluated} evaluated, "
-               f"{s.dead_lettered} dead-lettered, {s.duplicates} duplicates"
-               + (f", {abandoned} abandoned" if abandoned else ""), err=True)
-    _echo_judge(settings, tally)
+    totals = [("lines read", str(s.lines)), ("traces evaluated", str(s.evaluated)),
+              ("dead-lettered", str(s.dead_lettered)), ("duplicates", str(s.duplicates))]
+    if abandoned:
+        totals.append(("abandoned", str(abandoned)))
+    print_summary(Console(stderr=True), "citewatch run", totals, quality, tally)
+    cause = tally.cause(settings)
+    if cause is not None:
+        click.echo(cause, err=True)
     if abandoned:
         budget = ShutdownBudget(settings.kafka.shutdown_deadline_seconds)
-        message = (f"stopped by a signal: {abandoned} line(s) read but not written (still in "
-                   f"evaluation {budget.in_flight_seconds:g}s after the signal, or waiting "
-                   f"behind one that was; shutdown deadline "
-                   f"{budget.deadline_seconds:g}s)")
-        if left_behind:
-            click.echo(f"Error: {message}", err=True)
-            return 1
-        raise click.ClickException(message)
-    if tally.all_failed:
-        raise SystemExit(EXIT_JUDGE_FAILED)
-    return None
+        click.echo(f"Error: stopped by a signal: {abandoned} line(s) read but not written "
+                   f"(still in evaluation {budget.in_flight_seconds:g}s after the signal, or "
+                   f"waiting behind one that was; shutdown deadline "
+                   f"{budget.deadline_seconds:g}s)", err=True)
+        return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
+    if interrupted:
+        click.echo(f"citewatch run: stopped by Ctrl-C after line {s.lines}; every record "
+                   "read was written", err=True)
+        return EXIT_INTERRUPTED
+    return EXIT_JUDGE_FAILED if tally.all_failed else EXIT_OK
 
 
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
@@ -139,29 +144,32 @@ def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
 
 
 def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
-         stop: threading.Event, tally: JudgeTally) -> int | None:
+         signals: ShutdownSignals, quality: QualityTally, tally: JudgeTally
+         ) -> tuple[int, bool]:
     """Serve health and metrics (answering during start-up), say what runs, run it.
-    Returns an exit code to leave with at once (a thread still busy with an abandoned
-    record: 1 for a file, whose lines have no replay, 0 for Kafka; 2 when start-up gave up
-    on an unreachable source), else None."""
+    Returns the exit code and whether to leave at once: a thread is still busy with an
+    abandoned record, or start-up gave up on an unreachable source with a client
+    constructor perhaps still blocked in its thread."""
     server = _serve(registry, settings, runtime.ready, runtime.live)
     click.echo(mask_userinfo(_first_line(settings, server)), err=True)
     try:
-        result = runtime.run(stop)
+        result = runtime.run(signals.event)
     finally:
         server.close()
     if result.summary is not None:
-        return _file_outcome(settings, result.summary, tally, left_behind=result.left_behind)
+        return _file_outcome(settings, result.summary, quality, tally,
+                             left_behind=result.left_behind,
+                             interrupted=signals.interrupted), result.left_behind
     if result.gave_up is not None:
         click.echo(f"Error: {mask_userinfo(result.gave_up)}", err=True)
         # A client constructor may still be blocked in its thread (and kafka-python's own
         # threads with it): exit now rather than wait for them in teardown.
-        return EXIT_USAGE
-    if not result.started:
-        return None
-    # A service stopped by SIGTERM exits 0 whatever the judge did; the line says what it did.
-    _echo_judge(settings, tally)
-    return 0 if result.left_behind else None
+        return EXIT_USAGE, True
+    if result.started:
+        # A service stopped by SIGTERM exits 0 whatever the judge did; the line says what
+        # it did.
+        _echo_judge(settings, tally)
+    return EXIT_INTERRUPTED if signals.interrupted else EXIT_OK, result.left_behind
 
 
 @click.command("run")
@@ -207,13 +215,16 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
     record or dead letter is acknowledged); with --input, from a JSON Lines file or stdin
     with no Kafka at all (a file is followed as it grows unless --once). Metrics, /healthz
     and /readyz are served on the metrics port. A first line on stderr says what is read,
-    where metrics are served and which judge runs.
+    where metrics are served and which judge runs; with --input, a summary table ends the
+    run (what the judge did; each mean with its n, the number of traces that had a value,
+    or "not judged"; claims not judged and critical claims by reason; findings).
 
     Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
     input, or Kafka unreachable for kafka.startup_wait_seconds (30 s; --wait-for-kafka waits
     without end); 3 (with --input) the judge failed on every trace it was
-    asked about.
+    asked about; 130 stopped by Ctrl-C (SIGINT), like SIGTERM after finishing and writing
+    what was in flight.
 
     \b
     Examples:
@@ -233,6 +244,7 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
         raise CliError("input.output, input.dead_letters and input.once only apply with "
                        "input.path (--input); without it citewatch run reads Kafka")
     tally = JudgeTally()
+    quality = QualityTally()
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
     provider: Any = None
@@ -248,25 +260,17 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
                                   on_record=tally.add)
         _name_build(metrics, pipeline)
         runtime = build_runtime(settings, pipeline=pipeline, metrics=metrics, tracer=tracer,
-                                registry=registry, append=bool(append))
-        exit_now = _run(settings, runtime, registry, signals.event, tally)
+                                registry=registry, append=bool(append),
+                                on_written=quality.add)
+        code, at_once = _run(settings, runtime, registry, signals, quality, tally)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)
         if shutdown is not None:
             shutdown()  # flushes spans still queued for export
-    if exit_now is not None:
-        # A thread is still busy with an abandoned record. Everything else is closed and
-        # committed; skip the interpreter's teardown, which that thread would drag past the
-        # shutdown deadline.
-        _exit_now(exit_now)
-
-
-def _exit_now(code: int) -> None:
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
+    if at_once:
+        # Everything else is closed and committed; skip the interpreter's teardown, which a
+        # thread still busy with an abandoned record would drag past the shutdown deadline.
+        exit_now(code)
+    if code != EXIT_OK:
+        raise SystemExit(code)

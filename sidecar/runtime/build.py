@@ -13,12 +13,14 @@ import asyncio
 import logging
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO
 
 from opentelemetry.trace import Tracer
 from prometheus_client import CollectorRegistry
 
 from exporters.prometheus import CitewatchMetrics
+from schemas import EvaluationRecord
 from sidecar.config import Settings
 from sidecar.errors import ConfigError
 from sidecar.pipeline import Pipeline
@@ -213,11 +215,13 @@ def build_runtime(
     append: bool = False,
     source: TraceSource | None = None,
     sink: LineSink | None = None,
+    on_written: Callable[[EvaluationRecord], None] | None = None,
 ) -> Runtime:
     """The runtime the settings ask for. ``source`` and ``sink``, when given, are used
     instead of the configured ones (``sink`` defaults to ``input.output`` and
     ``input.dead_letters``, replaced unless ``append``); the review sink, when
-    ``review.*`` asks for one, counts on ``registry``. Raises :class:`ConfigError` for an
+    ``review.*`` asks for one, counts on ``registry``; ``on_written`` receives each record
+    a trace source's run wrote (the CLI's summary). Raises :class:`ConfigError` for an
     input that cannot be read or an output that cannot be written."""
     from sidecar.review.sink import review_sink
 
@@ -234,5 +238,5 @@ def build_runtime(
         streams.finish(finished=True)
         raise
     runner = FileRunner(settings=settings, pipeline=pipeline, metrics=metrics, source=source,
-                        sink=sink, review=review)
+                        sink=sink, review=review, on_written=on_written)
     return FileRuntime(runner, streams=streams)

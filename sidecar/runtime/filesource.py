@@ -14,11 +14,12 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
+from schemas import EvaluationRecord
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
@@ -110,6 +111,7 @@ class FileRunner:
         source: TraceSource,
         sink: LineSink,
         review: ReviewSink | None = None,
+        on_written: Callable[[EvaluationRecord], None] | None = None,
     ) -> None:
         self.settings = settings
         self.pipeline = pipeline
@@ -117,6 +119,7 @@ class FileRunner:
         self.source = source
         self.sink = sink
         self.review = review  # routed claims go to the review store beside the output
+        self.on_written = on_written  # every record written (not duplicates): the summary
         self.summary = FileSummary()
         self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
                                 on_slow=metrics.slow_record,
@@ -215,6 +218,8 @@ class FileRunner:
             self.review.take(record)
         self.records.emitted(record, emit_seconds=time.perf_counter() - started, new=True)
         self.summary.evaluated += 1
+        if self.on_written is not None:
+            self.on_written(record)
 
     def _dead_letter(self, bad: _Bad) -> None:
         self.summary.dead_lettered += 1

@@ -16,7 +16,10 @@ from typing import IO, Protocol
 
 from sidecar.runtime.ordered import IDLE
 
-__all__ = ["LineSource", "TraceSource"]
+__all__ = ["QUIET_SECONDS", "LineSource", "TraceSource"]
+
+QUIET_SECONDS = 0.5
+"""How long a pipe or terminal may keep the next line before the source says it is idle."""
 
 
 class TraceSource(Protocol):
@@ -33,7 +36,9 @@ class LineSource:
 
     With ``follow``, the end of the stream is not the end: the source yields IDLE, waits
     ``interval`` seconds and reads on; a line still being written (no newline yet) waits
-    for the rest.
+    for the rest. A pipe or terminal that stays quiet for :data:`QUIET_SECONDS` yields IDLE
+    once while the read goes on, so what finished meanwhile is written instead of waiting
+    for the next line.
     """
 
     def __init__(self, stream: IO[bytes], *, follow: bool = False,
@@ -54,8 +59,14 @@ class LineSource:
         partial = b""
         while not stop.is_set():
             # A pipe or terminal blocks in readline(); a regular file never does.
-            line = (await asyncio.to_thread(self.stream.readline) if self._blocking
-                    else self.stream.readline())
+            if self._blocking:
+                reading = asyncio.ensure_future(asyncio.to_thread(self.stream.readline))
+                done, _ = await asyncio.wait([reading], timeout=QUIET_SECONDS)
+                if not done:
+                    yield IDLE, b""
+                line = await reading
+            else:
+                line = self.stream.readline()
             if line:
                 if not line.endswith(b"\n") and self.follow:
                     partial += line  # the writer is mid-line: wait for the rest

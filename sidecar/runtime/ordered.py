@@ -67,27 +67,40 @@ async def evaluate_in_order(
     limit = concurrency + (backlog if backlog is not None else 8 * concurrency)
     window: deque[tuple[int, asyncio.Task[Outcome]]] = deque()
     running: set[asyncio.Task[Outcome]] = set()
+    # With ``stopping``, a full window is waited on in short steps, so a signal stops the
+    # reading at once instead of after the slowest record in flight.
+    poll = _STOP_POLL_SECONDS if stopping is not None else None
+
+    def stopped() -> bool:
+        return stopping is not None and stopping()
+
     async with contextlib.aclosing(records):
         async for position, value in records:
             if position == IDLE:
-                while window:
-                    await _write_ready(window, sink, wait=True)
-                running.clear()
+                while window and not stopped():
+                    await asyncio.wait([window[0][1]], timeout=poll)
+                    await _write_ready(window, sink, wait=False)
+                running = {task for task in running if not task.done()}
                 sink.flush()
+                if stopped():
+                    break
                 continue
             task = asyncio.ensure_future(start(position, value))
             window.append((position, task))
             running.add(task)
             await _write_ready(window, sink, wait=False)
-            while True:
+            while not stopped():
                 running = {task for task in running if not task.done()}
                 if len(running) >= concurrency:
-                    await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait(running, timeout=poll,
+                                       return_when=asyncio.FIRST_COMPLETED)
                 elif len(window) >= limit:
-                    await _write_ready(window, sink, wait=True)
+                    await asyncio.wait([window[0][1]], timeout=poll)
                 else:
                     break
                 await _write_ready(window, sink, wait=False)
+            if stopped():
+                break
     return await _finish(window, sink, finish_timeout, stopping)
 
 

@@ -43,7 +43,8 @@ class ShutdownBudget:
 
 
 class ShutdownSignals:
-    """Installs SIGTERM and SIGINT handlers (main thread only) that set :attr:`event`.
+    """Installs SIGTERM and SIGINT handlers (main thread only) that set :attr:`event`;
+    :attr:`received` is the first signal's number (None before one).
 
     A second signal ends the process immediately with 128 + the signal number, without
     committing anything: the records in flight are replayed on the next start.
@@ -51,13 +52,20 @@ class ShutdownSignals:
 
     def __init__(self, event: threading.Event | None = None) -> None:
         self.event = event if event is not None else threading.Event()
+        self.received: int | None = None
         self._previous: dict[int, Any] = {}
+
+    @property
+    def interrupted(self) -> bool:
+        """The first signal was SIGINT (Ctrl-C): the command exits 130 once stopped."""
+        return self.received == signal.SIGINT
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.event.is_set():
             os.write(2, b"citewatch: second signal, exiting now\n")
             os._exit(128 + signum)
         logger.info("signal %d received: stopping gracefully", signum)
+        self.received = signum
         self.event.set()
 
     def install(self) -> ShutdownSignals:

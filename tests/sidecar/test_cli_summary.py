@@ -1,0 +1,183 @@
+"""The summary table of `citewatch check` and `citewatch run --input`: the same quality rows
+in both, every mean with its n, "not judged" instead of a mean of nothing, claims not judged
+and critical claims by reason. Real runs of the CLI on the examples."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from schemas import EvaluationRecord
+from sidecar.cli._quality import QualityTally, summary_table
+from sidecar.cli._summary import JudgeTally
+from sidecar.config import Settings
+from sidecar.pipeline import Pipeline
+from tests.factories import make_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "traces.jsonl"
+QUALITY_FROM = "mean citation validity"
+
+# What the offline screen makes of the examples: validity of all 35 traces, the other means
+# over the 10 traces the screen judged a claim of, and its 28 abstentions.
+LEXICAL_QUALITY = {
+    "mean citation validity": ("0.8571", "35"),
+    "mean correctness": ("0.7500", "10"),
+    "mean completeness": ("0.7300", "10"),
+    "mean overall": ("0.7645", "10"),
+    "claims not judged": ("28", ""),
+    "not judged: abstained": ("28", ""),
+    "not judged: suspect": ("0", ""),
+    "not judged: unverified": ("0", ""),
+    "not judged: judge_failed": ("0", ""),
+    "not judged at importance 3": ("7", ""),
+    "critical unsupported claims": ("6", ""),
+    "critical: uncited": ("1", ""),
+    "critical: invalid_citation": ("2", ""),
+    "critical: judged_unsupported": ("1", ""),
+    "critical: quote_not_found": ("1", ""),
+    "critical: quote_in_injection": ("1", ""),
+    "critical claims left unjudged": ("0", ""),
+    "finding: citation_id_case": ("1", ""),
+    "finding: citation_mismatch": ("1", ""),
+    "finding: empty_source": ("2", ""),
+    "finding: fabricated_quote": ("1", ""),
+    "finding: injection_suspect": ("1", ""),
+    "finding: invalid_citation_claim": ("2", ""),
+    "finding: no_claims": ("2", ""),
+    "finding: no_markers": ("2", ""),
+    "finding: prescreen_flag": ("5", ""),
+    "finding: quote_unverifiable": ("1", ""),
+    "finding: uncited_claim": ("4", ""),
+    "finding: uncited_source": ("8", ""),
+    "finding: unknown_citation_id": ("6", ""),
+}
+
+
+def table_rows(text: str) -> dict[str, tuple[str, str]]:
+    """{measure: (value, n)} of the summary table printed in ``text``."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.split("│")[1:-1]]
+        if len(cells) == 3 and cells[0] != "measure":
+            rows[cells[0]] = (cells[1], cells[2])
+    return rows
+
+
+def quality_rows(text: str) -> dict[str, tuple[str, str]]:
+    """The table's rows from the first mean on: the part both commands share."""
+    rows = table_rows(text)
+    names = list(rows)
+    return {name: rows[name] for name in names[names.index(QUALITY_FROM):]}
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def citewatch(*args: str, env: dict[str, str] | None = None,
+              timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items()
+                if not k.startswith(("CITEWATCH_", "OPENAI_"))}
+    full_env.update({"PYTHONPATH": str(ROOT), "COLUMNS": "100", **(env or {})})
+    return subprocess.run([sys.executable, "-m", "sidecar.cli", *args], cwd=ROOT,
+                          env=full_env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, check=False)
+
+
+def test_check_prints_each_mean_with_its_n_and_the_claims_not_judged(tmp_path: Path) -> None:
+    result = citewatch("check", str(EXAMPLES), "--judge", "lexical",
+                       "--output", str(tmp_path / "o.jsonl"))
+    assert result.returncode == 0, result.stderr
+    rows = table_rows(result.stderr)
+    assert [rows[name] for name in ("lines read", "traces evaluated", "bad lines")] == [
+        ("35", ""), ("35", ""), ("0", "")]
+    assert quality_rows(result.stderr) == LEXICAL_QUALITY
+
+
+def test_run_once_prints_the_same_quality_table_as_check(tmp_path: Path) -> None:
+    result = citewatch("run", "--input", str(EXAMPLES), "--once", "--judge", "lexical",
+                       "--output", str(tmp_path / "o.jsonl"), "--metrics-port", "0",
+                       "--metrics-address", "127.0.0.1")
+    assert result.returncode == 0, result.stderr
+    rows = table_rows(result.stderr)
+    assert [rows[name] for name in ("lines read", "traces evaluated", "dead-lettered",
+                                    "duplicates", "judge requests ok")] == [
+        ("35", ""), ("35", ""), ("0", ""), ("0", ""), ("31", "")]
+    assert quality_rows(result.stderr) == LEXICAL_QUALITY
+
+
+def test_an_unreachable_judge_is_not_judged_never_a_mean_of_zero(tmp_path: Path) -> None:
+    # The screen in front of the LLM off: every judged figure depends on the dead endpoint.
+    result = citewatch("check", str(EXAMPLES), "--judge", "openai-chat", "--sample-rate", "1",
+                       "--output", str(tmp_path / "o.jsonl"),
+                       env={"OPENAI_API_KEY": "sk-test", "CITEWATCH_JUDGE_SCREEN": "false",
+                            "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"})
+    assert result.returncode == 3, result.stderr  # the judge failed on every call
+    rows = quality_rows(result.stderr)
+    assert {name: rows[name] for name in list(rows)[:4]} == {
+        "mean citation validity": ("0.8571", "35"),
+        "mean correctness": ("not judged", "0"),
+        "mean completeness": ("not judged", "0"),
+        "mean overall": ("not judged", "0"),
+    }
+    assert "0.0000" not in result.stderr
+    not_judged = int(rows["claims not judged"][0])
+    assert not_judged > 0 and rows["not judged: judge_failed"] == (str(not_judged), "")
+    assert int(rows["critical claims left unjudged"][0]) > 0
+
+
+def test_a_screen_verdict_beside_a_dead_judge_is_a_mean_of_one(tmp_path: Path) -> None:
+    # With the screen in front, it settles one trace alone (a date it sees contradicted):
+    # correctness 0 is then a figure of one trace, and the n says so.
+    result = citewatch("check", str(EXAMPLES), "--judge", "openai-chat", "--sample-rate", "1",
+                       "--output", str(tmp_path / "o.jsonl"),
+                       env={"OPENAI_API_KEY": "sk-test",
+                            "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"})
+    assert result.returncode == 3, result.stderr
+    rows = quality_rows(result.stderr)
+    assert rows["mean correctness"] == ("0.0000", "1")
+
+
+def _record(**claim_fields: object) -> EvaluationRecord:
+    record = asyncio.run(Pipeline(Settings()).evaluate(make_trace()))
+    claims = [c.model_copy(update=claim_fields) for c in record.claims]
+    return record.model_copy(update={"claims": claims})
+
+
+def _render(quality: QualityTally) -> dict[str, tuple[str, str]]:
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(summary_table("t", [("lines read", "2")], quality, JudgeTally()))
+    return table_rows(console.export_text())
+
+
+@pytest.mark.parametrize(("reason", "detail"), [
+    pytest.param("suspect", "number", id="suspect-number"),
+    pytest.param("unverified", "quote_incomplete", id="unverified-quote"),
+])
+def test_claims_not_judged_show_their_detail(reason: str, detail: str) -> None:
+    quality = QualityTally()
+    quality.add(_record(not_judged=reason, not_judged_detail=detail, importance=3,
+                        verdict=None, critical_reason=None))
+    quality.add(_record())
+    rows = _render(quality)
+    assert rows["claims not judged"] == ("1", "")
+    assert rows[f"not judged: {reason}"] == ("1", "")
+    assert rows[f"{reason}: {detail}"] == ("1", "")
+    assert rows["not judged at importance 3"] == ("1", "")
+
+
+def test_no_record_at_all_is_not_judged_everywhere() -> None:
+    rows = _render(QualityTally())
+    assert [rows[f"mean {m}"] for m in ("citation validity", "correctness", "completeness",
+                                        "overall")] == [("not judged", "0")] * 4
