@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import socket
 import subprocess
@@ -20,31 +21,34 @@ from sidecar.cli._quality import QualityTally, summary_table
 from sidecar.cli._summary import JudgeTally
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
-from tests.factories import make_trace
+from tests.factories import claim, make_trace, source, trace_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"
 QUALITY_FROM = "mean citation validity"
 
 # What the offline screen makes of the examples: validity of all 35 traces, the other means
-# over the 10 traces the screen judged a claim of, and its 28 abstentions.
+# over the 9 traces it judged a claim of, its 28 abstentions and the 2 conflicts it saw
+# (suspect: never scored or critical alone).
 LEXICAL_QUALITY = {
     "mean citation validity": ("0.8571", "35"),
-    "mean correctness": ("0.7500", "10"),
-    "mean completeness": ("0.7300", "10"),
-    "mean overall": ("0.7645", "10"),
-    "claims not judged": ("28", ""),
+    "mean correctness": ("0.8889", "9"),
+    "mean completeness": ("0.8778", "9"),
+    "mean overall": ("0.8844", "9"),
+    "claims not judged": ("30", ""),
     "not judged: abstained": ("28", ""),
-    "not judged: suspect": ("0", ""),
+    "not judged: suspect": ("2", ""),
+    "suspect: date": ("1", ""),
+    "suspect: other": ("1", ""),
     "not judged: unverified": ("0", ""),
     "not judged: judge_failed": ("0", ""),
-    "not judged at importance 3": ("7", ""),
-    "critical unsupported claims": ("6", ""),
+    "not judged at importance 3": ("9", ""),
+    "critical unsupported claims": ("4", ""),
     "critical: uncited": ("1", ""),
     "critical: invalid_citation": ("2", ""),
-    "critical: judged_unsupported": ("1", ""),
+    "critical: judged_unsupported": ("0", ""),
     "critical: quote_not_found": ("1", ""),
-    "critical: quote_in_injection": ("1", ""),
+    "critical: quote_in_injection": ("0", ""),
     "critical claims left unjudged": ("0", ""),
     "finding: citation_id_case": ("1", ""),
     "finding: citation_mismatch": ("1", ""),
@@ -137,16 +141,48 @@ def test_an_unreachable_judge_is_not_judged_never_a_mean_of_zero(tmp_path: Path)
     assert int(rows["critical claims left unjudged"][0]) > 0
 
 
-def test_a_screen_verdict_beside_a_dead_judge_is_a_mean_of_one(tmp_path: Path) -> None:
-    # With the screen in front, it settles one trace alone (a date it sees contradicted):
-    # correctness 0 is then a figure of one trace, and the n says so.
+def test_beside_a_dead_judge_each_mean_counts_the_traces_the_screen_settled(
+    tmp_path: Path,
+) -> None:
+    # With the screen in front, the claims it supports need no LLM: those traces have
+    # scores, the others none, and each n says how many had one.
+    out = tmp_path / "o.jsonl"
     result = citewatch("check", str(EXAMPLES), "--judge", "openai-chat", "--sample-rate", "1",
-                       "--output", str(tmp_path / "o.jsonl"),
+                       "--output", str(out),
                        env={"OPENAI_API_KEY": "sk-test",
                             "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"})
     assert result.returncode == 3, result.stderr
+    records = [EvaluationRecord.model_validate_json(line) for line in out.read_text().splitlines()]
+    expected = {}
+    for measure in ("correctness", "completeness", "overall"):
+        values = [v for r in records if (v := getattr(r.scores, measure)) is not None]
+        expected[f"mean {measure}"] = (f"{sum(values) / len(values):.4f}" if values
+                                       else "not judged", str(len(values)))
     rows = quality_rows(result.stderr)
-    assert rows["mean correctness"] == ("0.0000", "1")
+    assert {name: rows[name] for name in expected} == expected
+    assert 0 < int(rows["mean correctness"][1]) < len(records)
+
+
+def test_a_wrong_number_at_importance_3_shows_as_a_suspect_number(tmp_path: Path) -> None:
+    # 25 EUR where the cited source says 20, citing the wrong source: the screen alone
+    # does not page on it, and the summary shows it as a number conflict of importance 3.
+    traces = tmp_path / "fee.jsonl"
+    traces.write_text(json.dumps(trace_dict(
+        question="What is the change fee?",
+        answer="The change fee is 25 EUR per booking [S2].",
+        sources=[source("S1", "The change fee is 20 EUR per booking."),
+                 source("S2", "The change fee is 20 EUR per booking, payable online.")],
+        claims=[claim("c1", "The change fee is 25 EUR per booking.", ["S2"], 3)])) + "\n")
+    result = citewatch("check", str(traces), "--judge", "lexical",
+                       "--output", str(tmp_path / "o.jsonl"))
+    assert result.returncode == 0, result.stderr
+    rows = quality_rows(result.stderr)
+    assert {name: rows[name] for name in (
+        "claims not judged", "not judged: suspect", "suspect: number",
+        "not judged at importance 3", "mean correctness")} == {
+        "claims not judged": ("1", ""), "not judged: suspect": ("1", ""),
+        "suspect: number": ("1", ""), "not judged at importance 3": ("1", ""),
+        "mean correctness": ("not judged", "0")}
 
 
 def _record(**claim_fields: object) -> EvaluationRecord:
