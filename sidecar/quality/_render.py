@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sidecar.quality._stats import Estimate
 from sidecar.quality._svg import ChartPoint, ChartSeries, esc, html_page, line_chart_svg
-from sidecar.quality.report import AppSection, WeeklyReport
+from sidecar.quality.report import AppSection, CriticalItem, WeeklyReport
 
 __all__ = ["weekly_html", "weekly_markdown"]
 
@@ -65,14 +65,31 @@ def _daily_rows(section: AppSection) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _seen(item: CriticalItem) -> str:
+    first = item.first_day or item.day
+    return item.day.isoformat() if first == item.day else f"{first} to {item.day}"
+
+
 def _critical_rows(section: AppSection) -> list[list[str]]:
-    return [[item.day.isoformat(), item.trace_id, item.claim_id, item.reason,
+    return [[_seen(item), str(item.traces), item.trace_id, item.claim_id, item.reason,
              item.verdict or "not judged", item.text, ", ".join(item.citation_ids) or "none",
              item.verdict_reason or "", item.evidence or ""] for item in section.critical]
 
 
-_CRITICAL_HEAD = ["day", "trace", "claim", "reason", "verdict", "claim text (redacted)",
-                  "cited IDs", "judge's reason", "evidence"]
+def _critical_line(section: AppSection) -> str:
+    counts = ", ".join(f"{k}: {v}" for k, v in section.critical_counts.items()) or "none"
+    claims = len(section.critical)
+    listed = (f"; {claims} distinct claim(s) listed, each once with the traces that made it"
+              if claims else "")
+    return f"{section.critical_total} in total ({counts}){listed}"
+
+
+_CRITICAL_HEAD = ["seen", "traces", "latest trace", "claim", "reason", "verdict",
+                  "claim text (redacted)", "cited IDs", "judge's reason", "evidence"]
+_SOURCES_TITLE = "Source IDs most often cited by unsupported claims"
+_SOURCES_NOTE = ("IDs as the traces give them: a per-trace ID such as S1 names no document "
+                 "unless the application gives each document one stable ID.")
+_SOURCES_HEAD = ["source ID", "unsupported claims citing it"]
 _OVERVIEW_HEAD = ["app", "metric", "last week", "this week", "change"]
 _JUDGE_HEAD = ["scope", "judge/model", "calls", "error rate", "input tokens", "output tokens",
                "outcomes"]
@@ -99,14 +116,12 @@ def weekly_markdown(report: WeeklyReport) -> str:
         head, rows = _daily_rows(section)
         lines += ["### Per day", ""] + _md_table(head, rows)
         lines += ["### Critical unsupported claims (this week)", ""]
-        counts = ", ".join(f"{k}: {v}" for k, v in section.critical_counts.items()) or "none"
-        lines += [f"{section.critical_total} in total ({counts}).", ""]
+        lines += [f"{_critical_line(section)}.", ""]
         if section.critical:
             lines += _md_table(_CRITICAL_HEAD, _critical_rows(section))
         if section.top_sources:
-            lines += ["### Sources most often cited by unsupported claims", ""]
-            lines += _md_table(["source ID", "unsupported claims citing it"],
-                               [[s, str(n)] for s, n in section.top_sources])
+            lines += [f"### {_SOURCES_TITLE}", "", _SOURCES_NOTE, ""]
+            lines += _md_table(_SOURCES_HEAD, [[s, str(n)] for s, n in section.top_sources])
     lines += ["## Judge cost and errors (this week)", ""]
     lines += (_md_table(_JUDGE_HEAD, _judge_rows(report)) if report.judge
               else ["No judge calls recorded.", ""])
@@ -151,15 +166,16 @@ def weekly_html(report: WeeklyReport) -> str:
         head, rows = _daily_rows(section)
         body += ["<details><summary>Per day, with counts</summary>",
                  _html_table(head, rows), "</details>"]
-        counts = ", ".join(f"{k}: {v}" for k, v in section.critical_counts.items()) or "none"
+        # Red only for what needs looking at: none is no risk.
+        css = ' class="risk"' if section.critical_total else ""
         body += ["<h3>Critical unsupported claims (this week)</h3>",
-                 f'<p class="risk">{section.critical_total} in total ({esc(counts)})</p>']
+                 f"<p{css}>{esc(_critical_line(section))}</p>"]
         if section.critical:
             body.append(_html_table(_CRITICAL_HEAD, _critical_rows(section), numeric_from=99))
         if section.top_sources:
-            body += ["<h3>Sources most often cited by unsupported claims</h3>",
-                     _html_table(["source ID", "unsupported claims citing it"],
-                                 [[s, str(n)] for s, n in section.top_sources])]
+            body += [f"<h3>{esc(_SOURCES_TITLE)}</h3>",
+                     f'<p class="muted">{esc(_SOURCES_NOTE)}</p>',
+                     _html_table(_SOURCES_HEAD, [[s, str(n)] for s, n in section.top_sources])]
     body.append("<h2>Judge cost and errors (this week)</h2>")
     body.append(_html_table(_JUDGE_HEAD, _judge_rows(report), numeric_from=2)
                 if report.judge else "<p>No judge calls recorded.</p>")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, timedelta
 
 from schemas import EvaluationRecord
@@ -35,8 +35,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CRITICAL_ORDER = ("judged_unsupported", "quote_not_found", "invalid_citation", "uncited")
-"""Critical reasons, most telling first: the order the top list is sorted in."""
+CRITICAL_ORDER: tuple[str, ...] = ("judged_unsupported", "quote_not_found",
+                                   "quote_in_injection", "invalid_citation", "uncited")
+"""Critical reasons, most telling first: the order the top list is sorted in (every
+``CriticalReason``)."""
 
 _TEXT_LIMIT = 300
 
@@ -51,7 +53,10 @@ class DayFigure:
 
 @dataclass(frozen=True, slots=True)
 class CriticalItem:
-    """One critical claim left without support. ``text`` is the redacted claim text."""
+    """One critical claim left without support, listed once however many traces made it
+    (the same redacted text for the same reason): ``traces`` of them from ``first_day`` to
+    ``day``; the trace, claim, cited IDs, verdict, reason and evidence are the latest
+    trace's. ``text`` is the redacted claim text."""
 
     trace_id: str
     claim_id: str
@@ -62,6 +67,8 @@ class CriticalItem:
     reason: str
     verdict_reason: str | None
     evidence: str | None
+    traces: int = 1
+    first_day: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +129,7 @@ class _AppData:
 
     def __init__(self) -> None:
         self.values: dict[str, dict[date, list[float]]] = {}
-        self.critical: list[tuple[int, float, CriticalItem]] = []
+        self.critical: dict[tuple[str, str], _CriticalGroup] = {}
         self.critical_counts: Counter[str] = Counter()
         self.sources: Counter[str] = Counter()
         self.judges: set[str] = set()
@@ -130,6 +137,31 @@ class _AppData:
 
     def add(self, metric: str, day: date, value: float) -> None:
         self.values.setdefault(metric, {}).setdefault(day, []).append(value)
+
+
+@dataclass
+class _CriticalGroup:
+    """The traces that made one critical claim: how many, the first day, the latest one."""
+
+    latest: CriticalItem
+    stamp: float
+    first_day: date
+    traces: int = 1
+
+    def add(self, item: CriticalItem, stamp: float) -> None:
+        self.traces += 1
+        self.first_day = min(self.first_day, item.day)
+        if stamp > self.stamp:
+            self.latest, self.stamp = item, stamp
+
+    def item(self) -> CriticalItem:
+        return replace(self.latest, traces=self.traces, first_day=self.first_day)
+
+
+def _claim_key(reason: str, text: str) -> tuple[str, str]:
+    """One critical claim whatever trace made it: its reason and its redacted text, with
+    case and spacing ignored."""
+    return reason, " ".join(text.split()).casefold()
 
 
 class _JudgeData:
@@ -199,7 +231,6 @@ def weekly_from_records(
             if claim.critical_reason is None:
                 continue
             data.critical_counts[claim.critical_reason] += 1
-            rank = CRITICAL_ORDER.index(claim.critical_reason)
             item = CriticalItem(
                 trace_id=record.trace_id, claim_id=claim.claim_id, day=day,
                 text=_clip(claim.text), citation_ids=tuple(claim.citation_ids),
@@ -207,7 +238,13 @@ def weekly_from_records(
                 verdict_reason=_clip(claim.verdict_reason) if claim.verdict_reason else None,
                 evidence=_clip(claim.evidence_quote) if claim.evidence_quote else None,
             )
-            data.critical.append((rank, -record.trace_timestamp.timestamp(), item))
+            stamp = record.trace_timestamp.timestamp()
+            key = _claim_key(claim.critical_reason, claim.text)
+            group = data.critical.get(key)
+            if group is None:
+                data.critical[key] = _CriticalGroup(item, stamp, day)
+            else:
+                group.add(item, stamp)
     if outside:
         logger.info("%d records fall outside the two weeks ending %s", outside, end)
     report = WeeklyReport(end=end, source="evaluation records")
@@ -242,10 +279,16 @@ def _section(app: str, data: _AppData, end: date, top: int) -> AppSection:
     section.critical_counts = {r: data.critical_counts[r] for r in CRITICAL_ORDER
                                if data.critical_counts[r]}
     section.critical_total = sum(data.critical_counts.values())
-    section.critical = [item for _, _, item in sorted(data.critical,
-                                                      key=lambda c: (c[0], c[1]))[:top]]
+    # Most telling reason first, then the claims most traces made, then the latest.
+    groups = sorted(data.critical.values(),
+                    key=lambda g: (_rank(g.latest.reason), -g.traces, -g.stamp))
+    section.critical = [group.item() for group in groups[:top]]
     section.top_sources = data.sources.most_common(top)
     return section
+
+
+def _rank(reason: str) -> int:
+    return CRITICAL_ORDER.index(reason) if reason in CRITICAL_ORDER else len(CRITICAL_ORDER)
 
 
 def _metric_order(metric: str) -> tuple[int, str]:

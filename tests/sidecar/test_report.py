@@ -24,7 +24,7 @@ from sidecar.cli import cli
 from sidecar.quality._io import read_records, record_files
 from sidecar.quality._prometheus import PrometheusClient, PrometheusError, weekly_from_prometheus
 from sidecar.quality._render import weekly_html, weekly_markdown
-from sidecar.quality.report import WeeklyReport, weekly_from_records
+from sidecar.quality.report import CRITICAL_ORDER, WeeklyReport, weekly_from_records
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 WEEK_DIR = FIXTURES / "evaluations" / "week"
@@ -81,7 +81,12 @@ def test_critical_claims_sources_and_judge_cost(
         reasons = Counter(c.critical_reason for r in mine for c in r.claims if c.critical_reason)
         assert section.critical_counts == dict(reasons)
         assert section.critical_total == sum(reasons.values())
-        assert len(section.critical) == min(5, section.critical_total)
+        # Each claim once, with the traces that made it (the same text for the same reason).
+        claims = Counter((c.critical_reason, c.text) for r in mine for c in r.claims
+                         if c.critical_reason)
+        assert [(i.reason, i.text, i.traces) for i in section.critical] == sorted(
+            ((reason, text, n) for (reason, text), n in claims.items()),
+            key=lambda c: (CRITICAL_ORDER.index(c[0]), -c[2]))[:5]
         assert all(item.reason == "judged_unsupported" for item in section.critical[:1])
         sources = Counter(i for r in mine for c in r.claims if c.verdict == "unsupported"
                           for i in c.citation_ids)
@@ -103,6 +108,47 @@ def test_priority_sample_stays_out_of_population_figures(
     for before, after in zip(base.apps, mixed.apps, strict=True):
         assert after.weeks["correctness"] == before.weeks["correctness"]
         assert after.weeks["validity"][0].n >= before.weeks["validity"][0].n
+
+
+def test_a_claim_many_traces_made_is_listed_once_with_their_count(
+        records: list[EvaluationRecord]) -> None:
+    record = next(r for r in records if any(c.critical_reason for c in r.claims))
+    copies = [record.model_copy(update={
+        "trace_id": f"{i:032x}",
+        "trace_timestamp": record.trace_timestamp.replace(hour=i),
+        "claims": [c.model_copy(update={"text": "  " + c.text.upper()}) if i == 3 else c
+                   for c in record.claims]}) for i in range(1, 11)]
+    [section] = weekly_from_records(copies).apps
+    [item] = section.critical
+    assert (item.traces, item.trace_id, item.first_day, item.day) == (
+        10, f"{10:032x}", record.trace_timestamp.date(), record.trace_timestamp.date())
+    assert section.critical_total == 10
+    page = weekly_markdown(weekly_from_records(copies))
+    assert page.count(f"| {10:032x} |") == 1 and f"{1:032x}" not in page
+
+
+def test_every_critical_reason_has_a_rank() -> None:
+    from typing import get_args
+
+    from schemas import CriticalReason
+
+    assert sorted(CRITICAL_ORDER) == sorted(get_args(CriticalReason))
+
+
+def test_a_quote_in_injection_claim_is_listed(records: list[EvaluationRecord]) -> None:
+    record = next(r for r in records if any(c.critical_reason for c in r.claims))
+    claims = [c.model_copy(update={"critical_reason": "quote_in_injection"})
+              if c.critical_reason else c for c in record.claims]
+    [section] = weekly_from_records([record.model_copy(update={"claims": claims})]).apps
+    assert [item.reason for item in section.critical] == ["quote_in_injection"]
+
+
+def test_no_critical_claim_is_not_styled_as_a_risk(records: list[EvaluationRecord]) -> None:
+    calm = [r for r in records if not any(c.critical_reason for c in r.claims)]
+    risky = next(r for r in records if any(c.critical_reason for c in r.claims))
+    assert '<p class="risk">0 in total' not in weekly_html(weekly_from_records(calm))
+    assert "<p>0 in total (none)</p>" in weekly_html(weekly_from_records(calm))
+    assert '<p class="risk">1 in total' in weekly_html(weekly_from_records([risky]))
 
 
 def test_claim_text_is_escaped_in_html(records: list[EvaluationRecord]) -> None:
