@@ -55,6 +55,7 @@ from sidecar.config import JudgeSettings, SamplingSettings
 from sidecar.errors import JudgeError
 from sidecar.judge.backend import JudgeBackend, JudgeCallError
 from sidecar.judge.cache import VerdictCache
+from sidecar.judge.coverage import quote_context, quote_gap
 from sidecar.judge.lexical import SCREEN_JUDGE, ScreenFn, screen_verdict
 from sidecar.judge.observer import JudgeObserver, NullObserver
 from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_key
@@ -119,9 +120,15 @@ class _Prior:
     cached: int = 0
     screened: int = 0
     screen_said: dict[str, ScreenOutcome] = field(default_factory=dict)
-    rejudged: dict[str, tuple[VerdictLabel, VerdictLabel | None]] = field(
-        default_factory=dict)
+    importance: dict[str, int] = field(default_factory=dict)
+    rejudged: dict[str, VerdictLabel | None] = field(default_factory=dict)
     withheld: dict[str, Withheld] = field(default_factory=dict)
+    withdrawn: dict[str, VerdictLabel] = field(default_factory=dict)
+    """The LLM's verdicts on the withheld claims (the claims' paths keep them)."""
+
+    def withhold(self, claim_id: str, verdict: ClaimVerdict, why: Withheld) -> None:
+        self.withheld[claim_id] = why
+        self.withdrawn[claim_id] = verdict.verdict
 
 
 class JudgeStageImpl:
@@ -219,7 +226,7 @@ class JudgeStageImpl:
         importance = {item.claim.id: item.claim.importance for item in to_judge}
         verdicts: dict[str, ClaimVerdict] = {}
         pending: list[tuple[ClaimRequest, str]] = []
-        prior = _Prior()
+        prior = _Prior(importance=importance)
         index = PassageIndex()
         for claim in packet.claims:
             if self._prescreen:
@@ -330,6 +337,8 @@ class JudgeStageImpl:
         verdicts.update(checked)
         if exposed:
             await self._rejudge(trace, request, verdicts, exposed, prior, usage)
+        if self._resolved_by == "llm":
+            self._check_coverage(trace, request, verdicts, prior)
         logger.debug("judged trace %s: %d claims, %d cached, %d screened, %d abstained",
                      trace.trace_id, len(verdicts), cached, screened, len(abstained))
         run = self._run("ok", usage=usage, latency=self._clock() - started,
@@ -354,11 +363,34 @@ class JudgeStageImpl:
         for claim_id in plan.asked:
             first = verdicts[claim_id]
             again = second.get(claim_id)
-            prior.rejudged[claim_id] = (first.verdict,
-                                        again.verdict if again is not None else None)
+            prior.rejudged[claim_id] = again.verdict if again is not None else None
             if not second_opinion_holds(first, again):
                 del verdicts[claim_id]
-                prior.withheld[claim_id] = ("unverified", "injection_influenced")
+                prior.withhold(claim_id, first, ("unverified", "injection_influenced"))
+
+    def _check_coverage(
+        self,
+        trace: Trace,
+        request: JudgePacket,
+        verdicts: dict[str, ClaimVerdict],
+        prior: _Prior,
+    ) -> None:
+        """Withhold an LLM "supported" on an importance-3 claim whose evidence quote's
+        sentence the screen finds lacking part of the claim (:mod:`coverage`)."""
+        for claim in request.claims:
+            verdict = verdicts.get(claim.claim_id)
+            if (verdict is None or verdict.verdict != "supported"
+                    or verdict.resolved_by != "llm"
+                    or prior.importance.get(claim.claim_id) != 3):
+                continue
+            context = quote_context(verdict.evidence_quote, claim.passages)
+            found = self._screen(claim.text, [context])
+            gap = quote_gap(found.verdict, found.reason)
+            if gap is not None:
+                logger.debug("trace %s claim %s: supported withheld: %s", trace.trace_id,
+                             claim.claim_id, gap)
+                del verdicts[claim.claim_id]
+                prior.withhold(claim.claim_id, verdict, ("unverified", "quote_incomplete"))
 
     async def _second_call(
         self, trace: Trace, packet: JudgePacket, usage: _Usage
@@ -432,7 +464,7 @@ class JudgeStageImpl:
             abstained=tuple(abstained),
             misattributed=misattributed,
             withheld=withheld,
-            paths=_paths(packet, verdicts, screen_said, prior.rejudged,
+            paths=_paths(packet, verdicts, screen_said, prior,
                          llm_judged=self._resolved_by == "llm"),
         )
 
@@ -631,7 +663,7 @@ def _paths(
     packet: JudgePacket,
     verdicts: Mapping[str, ClaimVerdict],
     screen_said: Mapping[str, ScreenOutcome],
-    rejudged: Mapping[str, tuple[VerdictLabel, VerdictLabel | None]],
+    prior: _Prior,
     *,
     llm_judged: bool,
 ) -> dict[str, ClaimPath]:
@@ -645,10 +677,9 @@ def _paths(
         verdict = verdicts.get(claim_id)
         llm = (verdict.verdict if llm_judged and verdict is not None
                and verdict.resolved_by != "screen" else None)
-        second: VerdictLabel | None = None
-        if claim_id in rejudged:
-            # The first verdict, also when the second opinion withheld it.
-            llm, second = rejudged[claim_id]
+        if claim_id in prior.withdrawn:
+            llm = prior.withdrawn[claim_id]  # the LLM's verdict, withheld all the same
+        second = prior.rejudged.get(claim_id)
         if screen is None and llm is None:
             continue
         said = [v for v in (_SCREEN_AS_VERDICT.get(screen or ""), llm, second) if v]

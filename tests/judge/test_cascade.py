@@ -148,10 +148,13 @@ def test_the_cascade_follows_the_class_of_each_screen_verdict(server: FakeOpenAI
         return ScreenVerdict("unsupported", "another quantity")
 
     record = _run(_stage_with(server, screen), trace())
-    # Neither partial nor unsupported is trusted by default: the LLM judges both, and its
-    # "supported" on c2 overrules the screen's suspicion: nothing is critical.
+    # Neither partial nor unsupported is trusted by default: the LLM judges both. Its
+    # "supported" on c1 stands; on c2 (importance 3) the screen, run on the claim against
+    # the quoted sentence, still sees a conflict: the verdict is withheld, not reversed.
     assert requested_claims(server) == [["c1", "c2"]]
-    assert resolved(record) == {"c1": ("supported", "llm"), "c2": ("supported", "llm")}
+    assert resolved(record) == {"c1": ("supported", "llm"), "c2": (None, None)}
+    [c2] = [c for c in record.claims if c.claim_id == "c2"]
+    assert (c2.not_judged, c2.not_judged_detail) == ("unverified", "quote_incomplete")
     paths = {c.claim_id: c.path for c in record.claims}
     assert paths["c1"] is not None and paths["c2"] is not None
     assert (paths["c1"].screen, paths["c1"].agreed) == ("partial", False)
