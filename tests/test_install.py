@@ -1,6 +1,7 @@
 """Installing citewatch: with the oldest Rust it declares (native/Cargo.toml's rust-version,
-whose Cargo.lock that toolchain must read), and scripts/install-system-deps getting cargo
-from the distribution when none is on PATH."""
+whose Cargo.lock that toolchain must read), from a wheel built once on a machine with Rust
+onto one with none, and scripts/install-system-deps getting cargo from the distribution
+when none is on PATH."""
 
 from __future__ import annotations
 
@@ -43,14 +44,8 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    # A copy of the tracked files, as a fresh clone has them.
     tree = tmp_path / "src"
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
-                           capture_output=True).stdout.decode().split("\0")
-    for name in filter(None, files):
-        if (ROOT / name).is_file():
-            (tree / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, tree / name)
+    _tracked_copy(tree)
     lock_before = (tree / "native" / "Cargo.lock").read_bytes()
     venv = tmp_path / "venv"
     # The venv sees the machine's packages (pydantic, kafka-python...) so only citewatch
@@ -82,6 +77,63 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
     assert smoke.returncode == 0, smoke.stderr[-4000:]
     where, good, bad = json.loads(smoke.stdout)
     assert (where.startswith(str(venv)), good, bad) == (True, True, False)
+
+
+def _tracked_copy(tree: Path) -> None:
+    """A copy of the tracked files, as a fresh clone has them."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, tree / name)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(1500)
+def test_a_wheel_built_once_installs_where_there_is_no_rust_at_all(tmp_path: Path) -> None:
+    cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
+    if not Path(cargo).is_file():
+        message = "no cargo to build the wheel with (scripts/install-system-deps --build)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    tree, dist = tmp_path / "src", tmp_path / "dist"
+    _tracked_copy(tree)
+    build_env = {**os.environ, "CARGO_TARGET_DIR": str(tmp_path / "target"),
+                 "PATH": os.pathsep.join([str(Path(cargo).parent), os.environ["PATH"]]),
+                 "CARGO_PROFILE_RELEASE_LTO": "off", "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",
+                 "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+                 "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                            "--wheel-dir", str(dist), str(tree)], env=build_env,
+                           capture_output=True, text=True, timeout=1400)
+    assert built.returncode == 0, built.stderr[-4000:]
+    [wheel] = dist.glob("citewatch-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True)
+    # No Rust anywhere on PATH, no ~/.cargo: the wheel carries the compiled engine.
+    env = {"PATH": os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"]),
+           "HOME": str(tmp_path / "home"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    assert shutil.which("cargo", path=env["PATH"]) is None
+    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                              "--no-deps", "--no-index", str(wheel)], env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr[-4000:]
+    smoke = subprocess.run(
+        [str(venv / "bin" / "citewatch"), "check", str(ROOT / "examples" / "traces.jsonl"),
+         "--output", str(tmp_path / "evaluations.jsonl")],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert smoke.returncode == 0, smoke.stderr[-4000:]
+    lines = (tmp_path / "evaluations.jsonl").read_text().splitlines()
+    assert len(lines) == sum(1 for line in (ROOT / "examples" / "traces.jsonl").read_text()
+                             .splitlines() if line.strip())
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c",
+         "import sidecar.redaction._native as n; print(n.__file__)"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert where.stdout.strip().startswith(str(venv)), where.stderr
 
 
 # -- scripts/install-system-deps --build, with apt-get and apt-cache faked on PATH -----------
