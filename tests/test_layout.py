@@ -78,7 +78,6 @@ OVER_MAX_LINES = frozenset({
     "sidecar/config.py",
     "sidecar/judge/_screen_text.py",
     "sidecar/judge/openai_backends.py",
-    "sidecar/judge/stage.py",
     "sidecar/quality/calibration.py",
     "sidecar/redaction/_redactor.py",
     "sidecar/review/store.py",
