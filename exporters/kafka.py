@@ -1,8 +1,9 @@
 """Kafka sinks: the evaluations topic and the dead-letter topic.
 
 Evaluation records are keyed by trace_id (a compacted topic keeps one per trace). Dead
-letters keep the source record's key, value and headers unchanged and add headers saying
-where the record came from and why it could not be evaluated. Both return the producer's
+letters carry the source record's key, value and headers (unchanged, or redacted when the
+runtime says so: the citewatch.dlt.payload header tells which) and add headers saying where
+the record came from and why it could not be evaluated. Both return the producer's
 future: the caller commits the source offset only once it has succeeded.
 """
 
@@ -70,6 +71,8 @@ class DeadLetter:
     error_class: str
     error_message: str
     reason: str
+    payload: str = "raw"
+    """How the key, value and headers are carried: raw (as read) or redacted."""
 
 
 def dead_letter_headers(letter: DeadLetter, *, group_id: str) -> list[tuple[str, bytes]]:
@@ -83,6 +86,7 @@ def dead_letter_headers(letter: DeadLetter, *, group_id: str) -> list[tuple[str,
         "error.class": letter.error_class,
         "error.reason": letter.reason,
         "error.message": letter.error_message[:MAX_ERROR_MESSAGE],
+        "payload": letter.payload,
     }
     kept = [(name, value if value is not None else b"") for name, value in letter.headers
             if not name.startswith(DLT_HEADER_PREFIX)]
@@ -122,7 +126,8 @@ class KafkaEmitter:
         )
 
     def send_dead_letter(self, letter: DeadLetter) -> Any:
-        """Produce the unchanged record to the dead-letter topic; returns the future."""
+        """Produce the record (as the letter carries it) to the dead-letter topic; returns
+        the future."""
         return self.producer.send(
             self.dead_letter_topic,
             value=letter.value,

@@ -39,6 +39,8 @@ __all__ = [
     "ChecksSettings",
     "ClaimsSettings",
     "CustomPattern",
+    "DeadLetterPayload",
+    "DeadLetterSettings",
     "DeriveMode",
     "GateSettings",
     "InputSettings",
@@ -526,6 +528,20 @@ class RedactionSettings(_Section):
         return self
 
 
+DeadLetterPayload = Literal["raw", "redacted"]
+
+
+class DeadLetterSettings(_Section):
+    """What a dead letter carries of the record that could not be evaluated."""
+
+    payload: DeadLetterPayload | None = None
+    """raw (the record's bytes as read) or redacted (its key, value and headers through the
+    redaction settings, as text when they do not parse). Unset, each sink has its default:
+    raw on the Kafka dead-letter topic, since the input topic holds the same bytes already
+    (give the topic the input's ACLs and no longer a retention); redacted in the
+    input.dead_letters file, which would otherwise be a new copy of raw text."""
+
+
 class GateSettings(_Section):
     """The release gate (`citewatch gate`)."""
 
@@ -599,6 +615,7 @@ class Settings(BaseSettings):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
+    dead_letters: DeadLetterSettings = Field(default_factory=DeadLetterSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     review: ReviewSettings = Field(default_factory=ReviewSettings)
 

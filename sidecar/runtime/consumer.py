@@ -33,6 +33,7 @@ from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.dead_letters import letter_content
 from sidecar.runtime.kafka_records import KafkaRecordHandler, WorkItem
 from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.records import RecordProcessor
@@ -161,7 +162,8 @@ class KafkaRunner:
         self.handler = KafkaRecordHandler(
             emitter=emitter, records=self.records, metrics=metrics, slow=self.slow,
             events=self.events, stopping=self._stopping, group_id=self.kafka.group_id,
-            tracer=tracer, review=review)
+            tracer=tracer, review=review,
+            letters=letter_content(settings, pipeline, sink="kafka"))
         self._last_commit = 0.0
         self._last_lag = 0.0
         self._last_poll = clock()

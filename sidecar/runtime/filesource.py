@@ -3,8 +3,8 @@ Lines file or stdin by default), no Kafka.
 
 The same pipeline and metrics as the Kafka runtime; evaluation records are written in input
 order to a :class:`LineSink`, bad records are counted and written with their position and
-reason as dead letters. The source decides when the run ends (a followed file never does;
-standard input ends when it closes).
+reason as dead letters (redacted unless dead_letters.payload says raw). The source decides
+when the run ends (a followed file never does; standard input ends when it closes).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from schemas import EvaluationRecord
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.dead_letters import letter_content
 from sidecar.runtime.guard import Failure, Skipped, where
 from sidecar.runtime.lines import TraceSource
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
@@ -58,7 +59,8 @@ class LineSink(Protocol):
         ...
 
     def dead_letter(self, letter: dict[str, Any]) -> None:
-        """Write one dead letter: position, reason, error class and message, the value."""
+        """Write one dead letter: position, reason, error class and message, payload (raw
+        or redacted) and the value."""
         ...
 
     def flush(self) -> None:
@@ -131,6 +133,7 @@ class FileRunner:
                                        dedup_max_bytes=settings.kafka.dedup_max_bytes)
         self.input_open = False
         self.heartbeat = Heartbeat()
+        self.letters = letter_content(settings, pipeline, sink="file")  # dead_letters.payload
         self._values: dict[int, bytes] = {}
 
     def ready(self) -> bool:
@@ -231,7 +234,8 @@ class FileRunner:
                 "reason": bad.failure.reason,
                 "error_class": bad.failure.error_class,
                 "error": bad.failure.message,
-                "value": bad.value.rstrip(b"\r\n").decode("utf-8", errors="replace"),
+                "payload": self.letters.payload,
+                "value": self.letters.text(bad.value),
             })
         except Exception as exc:  # a full disk must not end the run either; it is counted
             logger.error("dead letter of line %d not written (%s)", bad.number,

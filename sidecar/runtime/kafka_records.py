@@ -28,6 +28,7 @@ from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from exporters.tracing import consume_span, record_evaluation
 from schemas import EvaluationRecord, Trace
 from sidecar.judge.resilience import Backoff
+from sidecar.runtime.dead_letters import LetterContent
 from sidecar.runtime.guard import Evaluated, Failure, Skipped, where
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
@@ -69,7 +70,8 @@ class KafkaRecordHandler:
                  metrics: CitewatchMetrics, slow: SlowRecords,
                  events: queue.SimpleQueue[tuple[Any, ...]], stopping: threading.Event,
                  group_id: str, tracer: Tracer | None = None,
-                 backoff: Backoff | None = None, review: ReviewSink | None = None) -> None:
+                 backoff: Backoff | None = None, review: ReviewSink | None = None,
+                 letters: LetterContent | None = None) -> None:
         self.emitter = emitter
         self.records = records
         self.metrics = metrics
@@ -82,6 +84,7 @@ class KafkaRecordHandler:
         self.backoff = backoff or Backoff(base_seconds=SEND_BACKOFF_START,
                                           max_seconds=SEND_BACKOFF_MAX)
         self.review = review  # routed claims: stored, and produced before the commit
+        self.letters = letters or LetterContent("raw")  # dead_letters.payload
         self._inbox: LoopInbox | None = None  # made on the worker loop, at the first send
         self._finished_items: set[tuple[Hashable, int, int]] = set()  # worker loop only
         # Trace IDs in evaluation, with the copies waiting for each (worker loop only).
@@ -196,11 +199,13 @@ class KafkaRecordHandler:
 
     async def _dead_letter(self, item: WorkItem, failure: Failure,
                            app: str = UNKNOWN_APP) -> None:
+        letters = self.letters
         letter = DeadLetter(
             topic=item.topic, partition=item.partition, offset=item.offset,
-            timestamp=item.timestamp, key=item.key, value=item.value, headers=item.headers,
+            timestamp=item.timestamp, key=letters.key(item.key),
+            value=letters.value(item.value), headers=letters.headers(item.headers),
             error_class=failure.error_class, error_message=failure.message,
-            reason=failure.reason,
+            reason=failure.reason, payload=letters.payload,
         )
         refused = await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
         if refused is not None:
