@@ -1,19 +1,23 @@
 """The offline screen against human labels, next to the previous screen and baselines.
 
-    python -m bench.screen [--set all|hand|public] [--show-errors] [--timing]
+    python -m bench.screen [--set all|hand|public|broad] [--show-errors] [--timing]
 
-Two labelled sets: ``tests/fixtures/screen/labelled.jsonl`` (written by the project, by the
-rubric) and ``tests/fixtures/screen/public.jsonl`` (a sample of public human-labelled sets,
-with answers and responses written by models; see PUBLIC.md there). Each is split dev/test
-by document; rules are fitted on dev only. The public sets label only supported or not
-(fully) supported: there a partial verdict counts as right when people say not supported.
+Three labelled sets: ``tests/fixtures/screen/labelled.jsonl`` (written by the project, by
+the rubric), ``tests/fixtures/screen/public.jsonl`` (a sample of public human-labelled
+sets, with answers and responses written by models; see PUBLIC.md there) and
+``tests/fixtures/screen/broad.jsonl`` (samples of four more public sets: news summaries
+written by models, encyclopedic, scientific and contract text; see BROAD.md there). Each is
+split dev/test by document; rules are fitted on dev only. Sets that label only supported
+or not (fully) supported are marked ``binary``: there a partial verdict counts as right
+when people say not supported.
 For each split it prints, per judge: precision of each verdict class with its Wilson 95%
 interval, abstention, coverage, the confusion matrix (human x judge, with abstain) and
 Cohen's kappa on the answered pairs. The judges are the screen, the previous screen (the
 code of ``bench._screen_previous.BASE_COMMIT``, loaded from git into this process), the old
 lexical judge and a word-overlap baseline. It ends with the per-class precision on the
-public held-out split that the cascade's defaults follow, and (with ``--timing``) the per-
-claim time of the screen against lexical-v1 in this run.
+public held-out split that the cascade's defaults follow, then the held-out split of the
+broader set per source and class for the screen, the previous screen and word overlap, and
+(with ``--timing``) the per-claim time of the screen against lexical-v1 in this run.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from sidecar.quality._stats import cohen_kappa, wilson_interval
 FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures" / "screen"
 LABELLED = FIXTURES / "labelled.jsonl"
 PUBLIC = FIXTURES / "public.jsonl"
+BROAD = FIXTURES / "broad.jsonl"
 LABELS = ("supported", "partial", "unsupported")
 ABSTAIN = "abstain"
 
@@ -116,15 +121,29 @@ def report(name: str, f: Figures) -> list[str]:
     return lines
 
 
+PREVIOUS = f"previous screen ({BASE_COMMIT})"
+OVERLAP = "word overlap (>= 0.8 supported, < 0.3 unsupported, else abstain)"
+
+
 def judges() -> dict[str, Judge]:
     """The screen, the previous screen and the baselines, by name."""
     return {
         "screen": screen_judge,
-        f"previous screen ({BASE_COMMIT})": previous_screen(),
+        PREVIOUS: previous_screen(),
         "lexical-v1 (old offline judge)": lambda c, p: lexical_verdict(c, p),
-        "word overlap (>= 0.8 supported, < 0.3 unsupported, else abstain)":
-            overlap_judge(0.8, 0.3),
+        OVERLAP: overlap_judge(0.8, 0.3),
     }
+
+
+def held_out_table(found: dict[tuple[str, str], Figures]) -> list[str]:
+    """Markdown rows, per source and judge: abstention, coverage, precision per class."""
+    lines = ["| source | judge | n | abstained | coverage | supported | partial | unsupported |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (source, judge_name), f in found.items():
+        cells = [precision_text(*f.precision[label]) for label in LABELS]
+        lines.append(f"| {source} | {judge_name} | {f.n} | {f.abstention:.1%} | "
+                     f"{1 - f.abstention:.1%} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _groups(pairs: Sequence[dict[str, Any]], name: str) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -166,17 +185,18 @@ def _show_errors(pairs: Sequence[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("all", "hand", "public"), default="all")
+    parser.add_argument("--set", choices=("all", "hand", "public", "broad"), default="all")
     parser.add_argument("--show-errors", action="store_true",
                         help="list the screen's wrong answers on the dev splits only")
     parser.add_argument("--timing", action="store_true",
                         help="also time the screen per claim against lexical-v1")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    sets = {"hand": load(LABELLED), "public": load(PUBLIC)}
+    sets = {"hand": load(LABELLED), "public": load(PUBLIC), "broad": load(BROAD)}
     chosen = sets if args.set == "all" else {args.set: sets[args.set]}
     all_judges = judges()
     held_out: Figures | None = None
+    broad_held_out: dict[tuple[str, str], Figures] = {}
     for name, pairs in chosen.items():
         for title, group in _groups(pairs, name):
             print(f"{title}: {len(group)} pairs")
@@ -184,6 +204,10 @@ def main() -> None:
                 found = figures(group, judge)
                 if title == "public test" and judge_name == "screen":
                     held_out = found
+                if title.startswith("broad test") and judge_name in ("screen", PREVIOUS,
+                                                                      OVERLAP):
+                    source = title.removeprefix("broad test").removeprefix(" / ") or "all"
+                    broad_held_out[(source, judge_name)] = found
                 print("\n".join(report(judge_name, found)))
             print()
     if held_out is not None:
@@ -191,6 +215,9 @@ def main() -> None:
               "cascade's defaults follow (judge.screen_trusted_verdicts):")
         for label in LABELS:
             print(f"  {label:<11} {precision_text(*held_out.precision[label])}")
+    if broad_held_out:
+        print("\nthe broader set's held-out split (no text written by the project), per source:")
+        print("\n".join(held_out_table(broad_held_out)))
     if args.show_errors:
         for pairs in chosen.values():
             _show_errors(pairs)
