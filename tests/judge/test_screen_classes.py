@@ -256,3 +256,37 @@ def test_scope_and_dropped_conditions_do_not_support(claim: str, passage: str) -
 ])
 def test_unsure_abstains_rather_than_conflicts(claim: str, passage: str) -> None:
     assert verdict(claim, passage) != "unsupported"
+
+
+# -- a claim of several sentences ------------------------------------------------------------
+
+MULTI_PASSAGE = ("King was hospitalized for dehydration in May. He was inducted into the Rock "
+                 "and Roll Hall of Fame in 1987. He took his name from his radio days.")
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("King was hospitalized for dehydration. He was inducted into the Hall of Fame "
+                 "in 1990.", id="conflict-in-the-second-sentence"),
+    pytest.param("King was hospitalized for dehydration. He owned three radio stations in "
+                 "Memphis.", id="second-sentence-absent"),
+])
+def test_a_claim_of_several_sentences_is_never_partial_or_in_conflict(text: str) -> None:
+    found = screen_claim(text, [MULTI_PASSAGE])
+    assert found.verdict is None and "several sentences" in found.reason
+
+
+def test_a_claim_of_several_sentences_all_found_is_supported() -> None:
+    text = ("King was hospitalized for dehydration in May. He was inducted into the Rock and "
+            "Roll Hall of Fame in 1987.")
+    assert screen_claim(text, [MULTI_PASSAGE]).verdict == "supported"
+
+
+@pytest.mark.parametrize("text", [
+    "The U.S. plan costs 3.45 dollars, e.g. for Dr. Smith.",
+    "Refunds take 30 days; exchanges take 60 days.",
+    "Version 2.0 was released in 2021.",
+])
+def test_abbreviations_decimals_and_semicolons_are_one_sentence(text: str) -> None:
+    from sidecar.judge.screen import _sentence_count
+
+    assert _sentence_count(text) == 1
