@@ -77,7 +77,6 @@ OVER_MAX_LINES = frozenset({
     "exporters/prometheus.py",
     "sidecar/judge/_screen_text.py",
     "sidecar/judge/openai_backends.py",
-    "sidecar/quality/calibration.py",
     "sidecar/redaction/_redactor.py",
     "sidecar/review/store.py",
     "sidecar/runtime/consumer.py",

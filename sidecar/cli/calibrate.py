@@ -15,9 +15,8 @@ from sidecar.quality._calibration_render import (
     fmt_estimate,
 )
 from sidecar.quality._io import record_files
-from sidecar.quality.calibration import (
-    CalibrationReport,
-    calibrate,
+from sidecar.quality.calibration import CalibrationReport, calibrate
+from sidecar.quality.labels import (
     join_evaluations,
     load_evaluations,
     load_labels,

@@ -8,7 +8,8 @@ from typing import Any
 
 from sidecar.quality._stats import Estimate
 from sidecar.quality._svg import confusion_svg, esc, html_page
-from sidecar.quality.calibration import LABELS, CalibrationReport, GroupMetrics
+from sidecar.quality.calibration import CalibrationReport, GroupMetrics
+from sidecar.quality.labels import LABELS
 
 __all__ = ["calibration_html", "calibration_json", "calibration_markdown", "fmt_estimate"]
 

@@ -21,7 +21,7 @@ from schemas import Claim, EvaluationRecord, Generator, Source, Trace
 from sidecar.decode import DecodeLimits, decode_trace
 from sidecar.errors import TraceError
 from sidecar.pipeline import Pipeline
-from sidecar.quality.calibration import (
+from sidecar.quality.labels import (
     CalibrationError,
     HumanLabel,
     LabelPair,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sidecar.quality.calibration import UNKNOWN, CalibrationError, LabelPair, path_name
+from sidecar.quality.labels import UNKNOWN, CalibrationError, LabelPair, path_name
 from sidecar.review.errors import StoreError
 from sidecar.review.store import FinalLabel, ReviewStore
 

@@ -15,13 +15,11 @@ from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 from schemas import EvaluationRecord
 from sidecar.cli import cli
 from sidecar.quality._stats import cohen_kappa, mean_interval, wilson_interval
-from sidecar.quality.calibration import (
+from sidecar.quality.calibration import calibrate, compute_metrics, confusion_matrix
+from sidecar.quality.labels import (
     LABELS,
     CalibrationError,
     LabelPair,
-    calibrate,
-    compute_metrics,
-    confusion_matrix,
     join_evaluations,
     load_evaluations,
     load_labels,
@@ -294,7 +292,7 @@ def test_cli_calibrate_shows_abstentions_and_precision(tmp_path: Path) -> None:
 
 def test_agreement_is_reported_per_path() -> None:
     from schemas import ClaimResult
-    from sidecar.quality.calibration import path_slice
+    from sidecar.quality.labels import path_slice
 
     def result(**fields: object) -> ClaimResult:
         return ClaimResult.model_validate({

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from sidecar.cli import cli
 from sidecar.decode import DecodeLimits
 from sidecar.judge import LEXICAL_MODEL, RUBRIC_VERSION
-from sidecar.quality.calibration import CalibrationError, load_labels
+from sidecar.quality.labels import CalibrationError, load_labels
 from sidecar.quality.replay import load_traces, traces_from_labels
 
 REPLAY = Path(__file__).parents[1] / "fixtures" / "calibration" / "replay.jsonl"

@@ -16,7 +16,7 @@ from sidecar.checks.analysis import Analysis
 from sidecar.cli import cli
 from sidecar.config import Settings, load_settings
 from sidecar.pipeline import JudgeOutcome, Pipeline
-from sidecar.quality.calibration import load_labels
+from sidecar.quality.labels import load_labels
 from sidecar.quality.replay import traces_from_labels
 from sidecar.quality.stability import measure_stability
 from sidecar.scoring import ClaimVerdict
