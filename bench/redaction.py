@@ -16,7 +16,16 @@ to 1 MB of prose without a value and 1 MB of the corpus's texts one after anothe
 with personal data at the corpus's density) measured in the same rounds, and the time of
 each shape against each of them (1.0: a repeated trigger costs what that text does).
 
+Then the written-forms corpus (tests/fixtures/redaction/written_forms.jsonl: values as people
+write and disguise them, hard negatives of dates, ranges and section numbers): recall per
+class on each split, as tests/redaction/test_written_forms.py scores it. And the speed of
+Redactor.redact_text on the corpus's dev texts with the default settings, with a configured
+pattern (redaction.custom_patterns, matching in one text in ten) and with an allow-list
+(redaction.allow), in MB/s, each against the default (target: a configured pattern within
+1.2x).
+
     python bench/redaction.py [--rounds N] [--min-seconds S] [--trigger-mb MB] [--triggers-only]
+                              [--settings-only]
 
 The built-in detectors are the compiled engine (native/, built by `pip install -e .` or in
 place with cargo, see docs/redaction.md); citewatch's side measures it and the Python
@@ -44,6 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sidecar.config import RedactionSettings  # noqa: E402
 from sidecar.redaction import build_redactor  # noqa: E402
 from tests.redaction.corpus_eval import TypeScore, load_corpus, score  # noqa: E402
+from tests.redaction.test_written_forms import _lines as written_forms  # noqa: E402
+from tests.redaction.test_written_forms import class_scores  # noqa: E402
 
 Span = tuple[str, int, int]
 PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "CREDIT_CARD",
@@ -166,6 +177,49 @@ def trigger_table(*, rounds: int, size: int) -> None:
               f"{shape_s / ordinary_s:9.1f}x")
 
 
+def written_forms_table() -> None:
+    """Recall per class of the written-forms corpus, each split (clean share for the hard
+    negatives)."""
+    lines = written_forms()
+    by_split = {split: class_scores([line for line in lines if line["split"] == split])
+                for split in ("dev", "heldout")}
+    print("\nwritten forms: values redacted whole per class (negatives: texts left clean)")
+    print(f"  {'class':<38} {'dev':>13} {'held-out':>13}")
+    for name in sorted(by_split["dev"]):
+        cells = []
+        for split in ("dev", "heldout"):
+            ok, n = by_split[split].get(name, (0, 0))
+            cells.append(f"{ok:>4}/{n:<4} {ok / n if n else 0:.2f}")
+        print(f"  {name:<38} {cells[0]:>13} {cells[1]:>13}")
+
+
+CONFIGURED_PATTERN = {"name": "EMPLOYEE_ID", "pattern": r"\bemp-(\d{6})\b"}
+
+
+def settings_speed(*, rounds: int, min_seconds: float) -> None:
+    """redact_text's MB/s on the dev corpus under the default settings, with a configured
+    pattern and with an allow-list, taking turns; the ratio of each to the default."""
+    # One text in ten carries a value of the configured type, for every redactor alike.
+    texts = [line["text"] + (f" (emp-{100000 + i})" if i % 10 == 0 else "")
+             for i, line in enumerate(load_corpus("dev"))]
+    redactors = {
+        "default settings": build_redactor(RedactionSettings()),
+        "configured pattern": build_redactor(RedactionSettings(
+            custom_patterns=[CONFIGURED_PATTERN])),  # type: ignore[list-item]
+        "allow-list": build_redactor(RedactionSettings(allow=["support@example.com"])),
+    }
+    speed = throughputs({name: r.redact_text for name, r in redactors.items()}, texts,
+                        rounds=rounds, min_seconds=min_seconds)
+    print(f"\nredact_text on {len(texts)} dev texts (one in ten with an employee ID), best of "
+          f"{rounds} interleaved rounds; configured pattern {CONFIGURED_PATTERN['pattern']}")
+    base = speed["default settings"]
+    for name, mbs in speed.items():
+        print(f"  {name:<20} {mbs:8.2f} MB/s  {base / mbs:5.2f}x the default's time")
+    ratio = base / speed["configured pattern"]
+    print(f"configured pattern / default: {ratio:.2f}x (target: within 1.2x) "
+          f"{'ok' if ratio <= 1.2 else 'ABOVE TARGET'}")
+
+
 def table(name: str, scores: dict[str, TypeScore], types: Iterable[str]) -> None:
     print(f"\n{name}: precision / recall per type")
     for entity_type in types:
@@ -184,9 +238,15 @@ def main() -> None:
                         help="Size of each repeated-trigger text, in MB.")
     parser.add_argument("--triggers-only", action="store_true",
                         help="Only the repeated-trigger table (no corpus, no Presidio).")
+    parser.add_argument("--settings-only", action="store_true",
+                        help="Only the written-forms recall and the speed under settings.")
     args = parser.parse_args()
     if args.triggers_only:
         trigger_table(rounds=args.rounds, size=int(args.trigger_mb * 1e6))
+        return
+    if args.settings_only:
+        written_forms_table()
+        settings_speed(rounds=args.rounds, min_seconds=args.min_seconds)
         return
     lines = load_corpus("dev")
     heldout = load_corpus("heldout")
@@ -218,6 +278,8 @@ def main() -> None:
         print(f"  {name:<10} texts with PII {speed[name]:8.3f} MB/s   "
               f"hard negatives {clean_speed[name]:8.3f} MB/s")
     trigger_table(rounds=min(args.rounds, 3), size=int(args.trigger_mb * 1e6))
+    written_forms_table()
+    settings_speed(rounds=args.rounds, min_seconds=args.min_seconds)
     if "presidio" not in detectors:
         return
     ratio = speed["citewatch"] / speed["presidio"]

@@ -7,6 +7,7 @@
 //! Offsets are code points, as Python indexes a str.
 
 mod chars;
+mod custom;
 mod json;
 mod nationalid;
 mod normalize;
@@ -38,6 +39,8 @@ pub enum Ty {
     Ip,
     Secret,
     NationalId,
+    /// the n-th configured pattern (redaction.custom_patterns)
+    Custom(u8),
 }
 
 pub const TYPES: [Ty; 8] = [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret,
@@ -57,11 +60,16 @@ impl Ty {
             Ty::Ip => "IP_ADDRESS",
             Ty::Secret => "SECRET",
             Ty::NationalId => "NATIONAL_ID",
+            Ty::Custom(_) => "CUSTOM", // named by the detector's names
         }
     }
 
+    /// The type's place in the detector's names: the built-in types, then the configured.
     pub fn index(self) -> usize {
-        TYPES.iter().position(|&t| t == self).unwrap()
+        match self {
+            Ty::Custom(n) => N_TYPES + n as usize,
+            _ => TYPES.iter().position(|&t| t == self).unwrap(),
+        }
     }
 }
 
@@ -81,21 +89,34 @@ impl Ent {
 }
 
 /// The built-in detectors, configured: ``types`` (names of BUILTIN_TYPES), the country code
-/// of the phone region, whether obfuscated e-mail addresses count, and the class whose
-/// instances ``detect`` returns (a tuple subclass of type, start, end, key).
+/// of the phone region, whether obfuscated e-mail addresses count, the class whose
+/// instances ``detect`` returns (a tuple subclass of type, start, end, key), and
+/// ``patterns``: configured entity types, each a name and a regex in the regex crate's
+/// syntax (ValueError when one does not compile).
 #[pyclass(frozen, module = "sidecar.redaction._native")]
 struct Detector {
     engine: Engine,
     entity: Py<PyType>,
     names: Vec<Py<PyString>>,
+    type_names: Vec<String>,
+    custom: Vec<custom::Custom>,
 }
 
 #[pymethods]
 impl Detector {
     #[new]
-    #[pyo3(signature = (types, *, country_code, email_obfuscations, entity))]
+    #[pyo3(signature = (types, *, country_code, email_obfuscations, entity, patterns = Vec::new()))]
     fn new(py: Python<'_>, types: Vec<String>, country_code: u32, email_obfuscations: bool,
-           entity: Bound<'_, PyType>) -> PyResult<Self> {
+           entity: Bound<'_, PyType>, patterns: Vec<(String, String)>) -> PyResult<Self> {
+        if patterns.len() > usize::from(u8::MAX) {
+            return Err(pyo3::exceptions::PyValueError::new_err("at most 255 configured patterns"));
+        }
+        let mut custom = Vec::with_capacity(patterns.len());
+        for (name, pattern) in &patterns {
+            custom.push(custom::Custom::new(pattern).map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("pattern {name}: {e}"))
+            })?);
+        }
         let mut enabled = Vec::new();
         for name in &types {
             match TYPES.iter().find(|t| t.name() == name) {
@@ -107,11 +128,15 @@ impl Detector {
         if !entity.is_subclass(&tuple)? || entity.getattr("__slots__").is_err() {
             return Err(pyo3::exceptions::PyTypeError::new_err("entity must be a NamedTuple class"));
         }
-        let names = TYPES.iter().map(|t| PyString::intern(py, t.name()).unbind()).collect();
+        let type_names: Vec<String> = TYPES.iter().map(|t| t.name().to_owned())
+            .chain(patterns.into_iter().map(|(name, _)| name)).collect();
+        let names = type_names.iter().map(|t| PyString::intern(py, t).unbind()).collect();
         Ok(Detector {
             engine: Engine::new(&enabled, country_code, email_obfuscations),
             entity: entity.unbind(),
             names,
+            type_names,
+            custom,
         })
     }
 
@@ -147,9 +172,18 @@ impl Detector {
         guarded(|| self.find_str(py, s))
     }
 
-    /// The entities of ``s``, found on its folded form (normalize.rs) with offsets into
-    /// ``s``; an entity keyed by its own text is keyed by its folded text when that differs.
+    /// The entities of ``s``: the built-in types' (``builtin``) and the configured
+    /// patterns', found on ``s`` itself as RE2 finds them.
     fn find_str(&self, py: Python<'_>, s: &str) -> Vec<Ent> {
+        let mut found = self.builtin(py, s);
+        custom::find(&self.custom, s, &mut found);
+        found
+    }
+
+    /// The built-in types' entities of ``s``, found on its folded form (normalize.rs) with
+    /// offsets into ``s``; an entity keyed by its own text is keyed by its folded text when
+    /// that differs.
+    fn builtin(&self, py: Python<'_>, s: &str) -> Vec<Ent> {
         let Some(folded) = normalize::fold(s, &mut |c: char| nfkc(py, c)) else {
             return self.engine.detect(s, &mut |k: &str| casefold(py, k));
         };
@@ -226,7 +260,7 @@ impl Replacer {
     #[pyo3(signature = (detector, *, modes, default_mode, hmac_token))]
     fn new(detector: Py<Detector>, modes: std::collections::HashMap<String, String>,
            default_mode: &str, hmac_token: Option<PyObject>) -> PyResult<Self> {
-        let modes = replace::modes(&modes, default_mode)
+        let modes = replace::modes(&modes, default_mode, &detector.get().type_names)
             .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("unknown redaction mode"))?;
         if modes.contains(&replace::Mode::Hmac) && hmac_token.is_none() {
             return Err(pyo3::exceptions::PyValueError::new_err("the hmac mode needs hmac_token"));
@@ -246,7 +280,7 @@ impl Replacer {
                    numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>, with_entities: bool)
                    -> PyResult<PyObject> {
         let detector = self.detector.get();
-        let mut scope = replace::Scope::new(tokens, numbers, counts);
+        let mut scope = replace::Scope::new(tokens, numbers, counts, detector.names.len());
         let outcome = self.redact_one(py, text, &mut scope, with_entities);
         scope.flush(&detector.names)?;
         let Some((redacted, entities)) = outcome? else {
@@ -267,7 +301,7 @@ impl Replacer {
                         tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>,
                         counts: Bound<'py, PyDict>) -> PyResult<(Bound<'py, PyList>, usize)> {
         let detector = self.detector.get();
-        let mut scope = replace::Scope::new(tokens, numbers, counts);
+        let mut scope = replace::Scope::new(tokens, numbers, counts, detector.names.len());
         let out = PyList::empty(py);
         let mut failures = 0;
         let mut outcome = Ok(());

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use regex::Regex;
 
-use crate::{Ent, Ty, N_TYPES, TYPES};
+use crate::{Ent, Ty};
 
 /// At most this many passes over one text; a text still changing after them is withheld.
 pub const MAX_PASSES: usize = 16;
@@ -70,7 +70,7 @@ impl Offsets {
     }
 
     /// The code point offset of a byte offset at a character boundary.
-    fn char_of(&self, byte: usize) -> usize {
+    pub fn char_of(&self, byte: usize) -> usize {
         match &self.c2b {
             None => byte,
             Some(map) => map.partition_point(|&b| b < byte),
@@ -115,14 +115,17 @@ pub struct Scope<'py> {
     pub numbers: Bound<'py, PyDict>,
     pub counts: Bound<'py, PyDict>,
     /// tokens made or read during this call, by type then key
-    known: [HashMap<String, Py<PyString>>; N_TYPES],
-    counted: [usize; N_TYPES],
+    known: Vec<HashMap<String, Py<PyString>>>,
+    counted: Vec<usize>,
     failures: usize,
 }
 
 impl<'py> Scope<'py> {
-    pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>) -> Self {
-        Scope { tokens, numbers, counts, known: std::array::from_fn(|_| HashMap::new()), counted: [0; N_TYPES], failures: 0 }
+    /// A scope for ``types`` entity types (the detector's names, built-in and configured).
+    pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>,
+               types: usize) -> Self {
+        Scope { tokens, numbers, counts, known: (0..types).map(|_| HashMap::new()).collect(),
+                counted: vec![0; types], failures: 0 }
     }
 
     /// Adds what was counted to the scope's counts (each type's entities, and a withheld text).
@@ -136,7 +139,7 @@ impl<'py> Scope<'py> {
         if self.failures > 0 {
             add(&self.counts, PyString::new(py, "REDACTION_ERROR").as_any(), self.failures)?;
         }
-        self.counted = [0; N_TYPES];
+        self.counted.iter_mut().for_each(|n| *n = 0);
         self.failures = 0;
         Ok(())
     }
@@ -157,7 +160,7 @@ fn add(counter: &Bound<'_, PyDict>, key: &Bound<'_, PyAny>, n: usize) -> PyResul
 /// How each type's values are replaced, and the hmac token maker (a Python callable of the
 /// type and the key) when a type uses it.
 pub struct Replacement {
-    pub modes: [Mode; N_TYPES],
+    pub modes: Vec<Mode>,
     pub hmac: Option<PyObject>,
 }
 
@@ -186,7 +189,7 @@ impl Replacement {
                             None => 1,
                         };
                         scope.numbers.set_item(name, n)?;
-                        PyString::new(py, &format!("<{}_{}>", ty.name(), n))
+                        PyString::new(py, &format!("<{}_{}>", name.to_str()?, n))
                     }
                 };
                 scope.tokens.set_item(scope_key, &token)?;
@@ -299,13 +302,15 @@ fn next_origin(map: &[u32], entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
     next
 }
 
-/// The modes of every type from the Redactor's settings.
-pub fn modes(by_type: &HashMap<String, String>, default: &str) -> Option<[Mode; N_TYPES]> {
+/// The modes of every type (``names``: built-in, then configured) from the Redactor's
+/// settings.
+pub fn modes(by_type: &HashMap<String, String>, default: &str, names: &[String]) -> Option<Vec<Mode>> {
     let default = Mode::parse(default)?;
-    let mut modes = [default; N_TYPES];
+    let mut modes = vec![default; names.len()];
     for (name, mode) in by_type {
-        if let Some(i) = TYPES.iter().position(|t| t.name() == name) {
-            modes[i] = Mode::parse(mode)?;
+        let mode = Mode::parse(mode)?;
+        for (i, _) in names.iter().enumerate().filter(|(_, n)| *n == name) {
+            modes[i] = mode;
         }
     }
     Some(modes)

@@ -26,8 +26,9 @@ rules and the figures.
 
 Linear time: the built-in detectors are a compiled engine (sidecar.redaction._native, Rust,
 built from native/) whose patterns run on the regex crate's finite automata and whose rules
-read a bounded window around each candidate; configured patterns run on RE2. Either way
-every pattern applied to trace text runs in time linear in the text.
+read a bounded window around each candidate; configured patterns are checked by RE2 and run
+in the engine too (on RE2 beside it when the engine refuses one). Either way every pattern
+applied to trace text runs in time linear in the text.
 
 The NER slot: person names and postal addresses need a statistical model, which citewatch
 does not ship. Any object with a ``name`` and a ``detect(text) -> Iterable[Entity]`` method is

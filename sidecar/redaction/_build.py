@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import logging
+from functools import partial
 from typing import Any
 
 from sidecar._regex import compile_linear
@@ -13,6 +15,8 @@ from sidecar.redaction._redactor import Redactor
 from sidecar.redaction._scanner import PatternDetector
 
 __all__ = ["RegexDetector", "build_redactor", "load_detector"]
+
+logger = logging.getLogger(__name__)
 
 
 class RegexDetector:
@@ -57,10 +61,21 @@ def build_redactor(settings: RedactionSettings) -> Redactor:
     Raises ConfigError for a detector that cannot be loaded.
     """
     detectors: list[Detector] = []
-    if settings.types:
-        detectors.append(PatternDetector(settings.types, phone_region=settings.phone_region,
-                                         email_obfuscations=settings.email_obfuscations))
-    detectors.extend(RegexDetector(p.name, p.pattern) for p in settings.custom_patterns)
+    patterns = [(p.name, p.pattern) for p in settings.custom_patterns]
+    builtin = partial(PatternDetector, settings.types, phone_region=settings.phone_region,
+                      email_obfuscations=settings.email_obfuscations)
+    if settings.types or patterns:
+        try:
+            # Configured patterns run in the engine with the built-in types: a text stays
+            # there whole, whatever is configured.
+            detectors.append(builtin(patterns=patterns))
+            patterns = []
+        except (ValueError, TypeError) as exc:
+            logger.warning("redaction.custom_patterns run on RE2 beside the engine, slower "
+                           "(the engine refused them: %s)", str(exc).splitlines()[0])
+            if settings.types:
+                detectors.append(builtin())
+    detectors.extend(RegexDetector(name, pattern) for name, pattern in patterns)
     if settings.ner_detector:
         detectors.append(load_detector(settings.ner_detector))
     key = settings.hmac_key.get_secret_value().encode() if settings.hmac_key else None

@@ -7,10 +7,11 @@ from typing import Literal, overload
 from sidecar.redaction._base import Entity
 
 class Detector:
-    """The built-in detectors of ``types``; ``detect`` returns instances of ``entity``."""
+    """The built-in detectors of ``types`` and configured ``patterns`` (name, regex in the
+    regex crate's syntax); ``detect`` returns instances of ``entity``."""
 
     def __init__(self, types: Sequence[str], *, country_code: int, email_obfuscations: bool,
-                 entity: type[Entity]) -> None: ...
+                 entity: type[Entity], patterns: Sequence[tuple[str, str]] = ()) -> None: ...
     def detect(self, text: str) -> list[Entity]: ...
     def detect_kept(self, text: str) -> list[Entity]: ...
 
