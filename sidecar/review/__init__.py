@@ -3,6 +3,7 @@
 - :mod:`sidecar.review.routing` chooses the claims (flag routes and the audit slice) and
   builds their redacted packets;
 - :mod:`sidecar.review.store` keeps packets and immutable labels in one SQLite file;
+- :mod:`sidecar.review.labels` says what a label may be and how an item's labels settle;
 - :mod:`sidecar.review.sink` is the `citewatch run` side (store and review topic);
 - :mod:`sidecar.review.consume` reads the review topic into a store;
 - :mod:`sidecar.review.web` is the reviewers' page;

@@ -25,14 +25,21 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
-from schemas import FailureType, HumanLabelValue, ReviewItem, ReviewReason, VerdictLabel
+from schemas import ReviewItem, ReviewReason
 from sidecar.review._migrations import NewerStoreError, migrate
 from sidecar.review.errors import (
     FormTokenError,
-    LabelValueError,
     ReplayedFormError,
     StoreError,
     UnknownItemError,
+)
+from sidecar.review.labels import (
+    FinalLabel,
+    LabelRow,
+    answered,
+    checked_label,
+    latest_labels,
+    settled_label,
 )
 from sidecar.review.routing import PRIORITY
 
@@ -40,11 +47,8 @@ __all__ = ["AddResult", "FinalLabel", "LabelRow", "ReviewStore"]
 
 logger = logging.getLogger(__name__)
 
-_LABELS = frozenset(get_args(HumanLabelValue))
-_FAILURE_TYPES = frozenset(get_args(FailureType))
 FORM_TOKEN_SECONDS = 12 * 3600.0
 """How long a form of the page stays valid."""
-MAX_NOTE_CHARS = 2000
 
 
 @dataclass
@@ -55,31 +59,6 @@ class AddResult:
     duplicates: int = 0
     capped: int = 0
     capped_reasons: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class LabelRow:
-    """One label as written (never changed)."""
-
-    label_id: int
-    item_id: str
-    reviewer: str
-    label: HumanLabelValue
-    failure_type: str | None
-    note: str | None
-    adjudication: bool
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class FinalLabel:
-    """The label an item ends with: agreed by its reviewers, or decided by adjudication."""
-
-    item: ReviewItem
-    label: VerdictLabel
-    reviewers: tuple[str, ...]
-    failure_type: str | None
-    adjudicated: bool
 
 
 def _now() -> datetime:
@@ -272,20 +251,8 @@ class ReviewStore:
         one issued for another item or reviewer, or expired) or :class:`ReplayedFormError`
         (the token was already spent); nothing is written then.
         """
-        label = label.strip().lower()
-        if label not in _LABELS:
-            raise LabelValueError(f"label {label!r} is not one of "
-                                  f"{', '.join(sorted(_LABELS))}")
-        reviewer = reviewer.strip()
-        if not reviewer or len(reviewer) > 64:
-            raise LabelValueError("a reviewer name (1 to 64 characters) is required")
-        failure_type = (failure_type or "").strip() or None
-        if failure_type is not None and failure_type not in _FAILURE_TYPES:
-            raise LabelValueError(f"failure type {failure_type[:40]!r} is not one of "
-                                  f"{', '.join(sorted(_FAILURE_TYPES))}")
-        note = (note or "").strip() or None
-        if note is not None and len(note) > MAX_NOTE_CHARS:
-            raise LabelValueError(f"note longer than {MAX_NOTE_CHARS} characters")
+        label, reviewer, failure_type, note = checked_label(
+            label=label, reviewer=reviewer, failure_type=failure_type, note=note)
         when = now or _now()
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM items WHERE item_id = ?", (item_id,)).fetchone() is None:
@@ -331,36 +298,19 @@ class ReviewStore:
         return [LabelRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]),
                          datetime.fromisoformat(r[7])) for r in rows]
 
-    def _effective(self) -> dict[str, tuple[dict[str, LabelRow], LabelRow | None]]:
-        """Per labelled item: each reviewer's latest label, and the latest adjudication."""
-        found: dict[str, tuple[dict[str, LabelRow], LabelRow | None]] = {}
-        for row in self.labels():
-            reviewers, decided = found.get(row.item_id, ({}, None))
-            if row.adjudication:
-                decided = row
-            else:
-                reviewers[row.reviewer] = row
-            found[row.item_id] = (reviewers, decided)
-        return found
-
     def final_labels(self) -> list[FinalLabel]:
         """Items whose label is settled: adjudicated, or labelled alike by at least the
         required number of reviewers (skips do not count)."""
         out = []
-        for item_id, (reviewers, decided) in self._effective().items():
-            answered = {name: row for name, row in reviewers.items() if row.label != "skip"}
-            if decided is not None and decided.label != "skip":
-                final: LabelRow = decided
-            elif (decided is None and len(answered) >= self.reviewers
-                  and len({row.label for row in answered.values()}) == 1):
-                final = max(answered.values(), key=lambda row: row.label_id)
-            else:
+        for item_id, latest in latest_labels(self.labels()).items():
+            final = settled_label(latest, self.reviewers)
+            if final is None:
                 continue
             item = self.item(item_id)
             if item is None or final.label == "skip":
                 continue
             out.append(FinalLabel(item=item, label=final.label,
-                                  reviewers=tuple(sorted(answered)),
+                                  reviewers=tuple(sorted(answered(latest[0]))),
                                   failure_type=final.failure_type,
                                   adjudicated=final.adjudication))
         return out
@@ -368,22 +318,22 @@ class ReviewStore:
     def disagreements(self) -> list[tuple[ReviewItem, dict[str, LabelRow]]]:
         """Items whose reviewers' latest labels differ and that no one has adjudicated."""
         out = []
-        for item_id, (reviewers, decided) in sorted(self._effective().items()):
-            answered = {name: row for name, row in reviewers.items() if row.label != "skip"}
-            if decided is None and len({row.label for row in answered.values()}) > 1:
+        for item_id, (reviewers, decided) in sorted(latest_labels(self.labels()).items()):
+            given = answered(reviewers)
+            if decided is None and len({row.label for row in given.values()}) > 1:
                 item = self.item(item_id)
                 if item is not None:
-                    out.append((item, answered))
+                    out.append((item, given))
         return out
 
     def agreement(self) -> tuple[int, int]:
         """(items whose reviewers agree, items labelled by two or more reviewers)."""
         agree = total = 0
-        for reviewers, _ in self._effective().values():
-            answered = [row.label for row in reviewers.values() if row.label != "skip"]
-            if len(answered) >= 2:
+        for reviewers, _ in latest_labels(self.labels()).values():
+            given = [row.label for row in answered(reviewers).values()]
+            if len(given) >= 2:
                 total += 1
-                agree += len(set(answered)) == 1
+                agree += len(set(given)) == 1
         return agree, total
 
     def label_counts(self) -> dict[tuple[str, str], int]:
