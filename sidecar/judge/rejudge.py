@@ -1,12 +1,14 @@
 """A verdict a passage may have bought is judged again without the text that tried.
 
 A claim is *exposed* when its cited passages, the question or the claim itself carry text
-flagged as addressed to a model (:mod:`sidecar.checks.injection`). An LLM's "supported" or
-"partial" on an exposed claim is never taken on the judge's word: the claim goes out once
-more in a packet with every flagged span removed, and the first verdict stands only when the
-second one is the same. Otherwise, or when nothing is left to judge, or when the second call
-cannot be made, the claim is ``unverified`` (``injection_influenced``): not scored, not
-critical, a finding on the trace, and, at importance 3, a security event.
+flagged as addressed to a model (:mod:`sidecar.checks.injection`). An LLM's verdict on an
+exposed claim is never taken on the judge's word: not a "supported" a passage may have
+bought, and not an "unsupported" one may have ordered to make someone be paged. The claim
+goes out once more in a packet with every flagged span removed, and the first verdict
+stands only when the second one is the same. Otherwise, or when nothing is left to judge,
+or when the second call cannot be made, the claim is ``unverified``
+(``injection_influenced``): not scored, not critical, a finding on the trace, and, at
+importance 3, a security event.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from sidecar.scoring import ClaimVerdict
 
 __all__ = ["RejudgeRequest", "exposed_claims", "rejudge_request", "second_opinion_holds"]
 
-_TRUSTED_ON_WORD: frozenset[VerdictLabel] = frozenset({"supported", "partial"})
+_JUDGED_AGAIN: frozenset[VerdictLabel] = frozenset({"supported", "partial", "unsupported"})
 
 
 def _cut(text: str) -> str:
@@ -59,14 +61,14 @@ def rejudge_request(
     exposed: frozenset[str],
 ) -> RejudgeRequest:
     """The packet that judges again, without flagged spans, each exposed claim the LLM
-    called supported or partial."""
+    judged."""
     claims: list[ClaimRequest] = []
     asked: set[str] = set()
     nothing_left: set[str] = set()
     for claim in packet.claims:
         verdict = verdicts.get(claim.claim_id)
         if (claim.claim_id not in exposed or verdict is None or verdict.resolved_by != "llm"
-                or verdict.verdict not in _TRUSTED_ON_WORD):
+                or verdict.verdict not in _JUDGED_AGAIN):
             continue
         asked.add(claim.claim_id)
         text = _cut(claim.text)

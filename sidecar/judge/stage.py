@@ -289,8 +289,8 @@ class JudgeStageImpl:
         prior: Prior,
         usage: Usage,
     ) -> None:
-        """Judge again, without the flagged spans, each exposed claim the LLM called
-        supported or partial; keep the verdict only when the second one is the same."""
+        """Judge again, without the flagged spans, each exposed claim the LLM judged; keep
+        the verdict only when the second one is the same."""
         plan = rejudge_request(request, verdicts, exposed)
         second: dict[str, ClaimVerdict] = {}
         if plan.packet is not None:

@@ -190,9 +190,14 @@ def test_a_screen_quote_inside_an_injection_goes_to_the_llm(server: FakeOpenAI) 
     # The claim text is in the passage, but only inside the flagged paragraph: not trusted.
     assert requested_claims(server) == [["c1"]]
     [c1] = record.claims
-    # The server quotes the whole passage; that quote is not verified either.
-    assert (c1.verdict, c1.resolved_by, c1.critical_reason) == (
-        "unsupported", "llm", "quote_in_injection")
+    # The server quotes the whole passage; that quote is not verified either, so the LLM's
+    # verdict is unsupported; with the flagged paragraph removed nothing is left to judge
+    # it on again: unverified, and no page on a verdict the instruction may have made.
+    assert (c1.verdict, c1.not_judged_detail, c1.critical_reason) == (
+        None, "injection_influenced", None)
+    assert c1.path is not None and c1.path.llm == "unsupported"
     assert [f.code for f in record.findings if f.source_id == "S1"] == ["injection_suspect"]
     assert judged.value("citewatch_critical_unsupported_claims_total", app="support",
-                        reason="quote_in_injection") == 1
+                        reason="quote_in_injection") == 0
+    assert judged.value("citewatch_security_events_total", app="support",
+                        kind="injection_influenced") == 1

@@ -91,7 +91,8 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
 ) -> None:
     trace = forged_trace()
     record = evaluate(server, backend, trace)
-    [request] = server.recorded()
+    # The first request; the second is the second opinion on the exposed claims.
+    request = server.recorded()[0]
     texts = {s.id: collapsed(s.text) for s in trace.sources}
     assert packet_of(request.body) == {
         "question": collapsed(trace.question),
@@ -107,10 +108,13 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
     # The server answered exactly the claims it parsed: the IDs match and the importance-3
     # claim is judged instead of being lost to an id_mismatch.
     assert record.judge is not None and record.judge.outcome == "ok"
-    # Both quotes come from the paragraph that carries the forgeries: not verified.
-    assert {c.claim_id: (c.verdict, c.critical_reason) for c in record.claims} == {
-        "c1": ("unsupported", None), ODD_CLAIM: ("unsupported", "quote_in_injection")}
-    assert record.judged
+    # Both quotes come from the paragraph that carries the forgeries: not verified, so the
+    # first verdicts are unsupported; judged again without that paragraph, this server
+    # (which calls everything supported) does not confirm them: unverified, no page.
+    assert {c.claim_id: (c.verdict, c.not_judged_detail) for c in record.claims} == {
+        "c1": (None, "injection_influenced"), ODD_CLAIM: (None, "injection_influenced")}
+    assert {c.path.llm for c in record.claims if c.path} == {"unsupported"}
+    assert record.scores.critical_unsupported == 0
     # And the forged text is reported, once per field that carries it.
     flagged = [(f.source_id, f.detail.split(";")[0]) for f in record.findings
                if f.code == "injection_suspect"]
@@ -141,7 +145,11 @@ def test_a_judge_that_obeys_an_injected_source_gets_no_verified_verdict(
                                    "evidence_quote": forged, "reason": "Quoted."}]))
     record = evaluate(server, "openai-chat", trace)
     [c1] = record.claims
-    # The quote is in the passage, but only inside the text addressed to the judge.
-    assert (c1.verdict, c1.critical_reason) == ("unsupported", "quote_in_injection")
+    # The quote is in the passage, but only inside the text addressed to the judge: the
+    # first verdict is unsupported (quote_in_injection). The passage is one flagged
+    # paragraph, so nothing is left to judge again: unverified, neither supported nor paged.
+    assert len(server.recorded()) == 1
+    assert (c1.verdict, c1.not_judged_detail) == (None, "injection_influenced")
+    assert c1.path is not None and (c1.path.llm, c1.path.rejudge) == ("unsupported", None)
     assert [(f.code, f.source_id) for f in record.findings if f.code == "injection_suspect"] == [
         ("injection_suspect", "S1")]
