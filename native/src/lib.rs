@@ -245,9 +245,10 @@ impl Detector {
 
 const RECENT_KEYS: usize = 8;
 
-/// A Redactor's replacement of values, for when the built-in detectors are its only ones and
-/// it has no allow-list: ``modes`` maps a type name to placeholder, hmac or drop
-/// (``default_mode`` otherwise); ``hmac_token(type, key)`` makes the token of the hmac mode.
+/// A Redactor's replacement of values, for when the built-in detectors are its only ones:
+/// ``modes`` maps a type name to placeholder, hmac or drop (``default_mode`` otherwise);
+/// ``hmac_token(type, key)`` makes the token of the hmac mode; ``allow`` is the allow-list,
+/// case-folded (a value whose text or key folds to one of them stays).
 #[pyclass(frozen, module = "sidecar.redaction._native")]
 struct Replacer {
     detector: Py<Detector>,
@@ -257,15 +258,16 @@ struct Replacer {
 #[pymethods]
 impl Replacer {
     #[new]
-    #[pyo3(signature = (detector, *, modes, default_mode, hmac_token))]
+    #[pyo3(signature = (detector, *, modes, default_mode, hmac_token, allow = Vec::new()))]
     fn new(detector: Py<Detector>, modes: std::collections::HashMap<String, String>,
-           default_mode: &str, hmac_token: Option<PyObject>) -> PyResult<Self> {
+           default_mode: &str, hmac_token: Option<PyObject>, allow: Vec<String>) -> PyResult<Self> {
         let modes = replace::modes(&modes, default_mode, &detector.get().type_names)
             .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("unknown redaction mode"))?;
         if modes.contains(&replace::Mode::Hmac) && hmac_token.is_none() {
             return Err(pyo3::exceptions::PyValueError::new_err("the hmac mode needs hmac_token"));
         }
-        Ok(Replacer { detector, replacement: replace::Replacement { modes, hmac: hmac_token } })
+        let allow = allow.into_iter().collect();
+        Ok(Replacer { detector, replacement: replace::Replacement { modes, hmac: hmac_token, allow } })
     }
 
     /// ``text`` with every detected value replaced, detection run again on the result until
@@ -342,7 +344,7 @@ impl Replacer {
         let detector = self.detector.get();
         let outcome = guarded(|| replace::redact(
             &self.replacement, scope, &detector.names, original, with_entities,
-            &mut |s: &str| Ok(detector.find_str(py, s))))??;
+            &mut |s: &str| Ok(detector.find_str(py, s)), &mut |k: &str| casefold(py, k)))??;
         Ok(Some(match outcome {
             replace::Redacted::Unchanged => (text.clone().into_any(), Vec::new()),
             replace::Redacted::Changed(s, found) => (PyString::new(py, &s).into_any(), found),

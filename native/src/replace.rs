@@ -1,14 +1,14 @@
 //! Redaction of a whole text in one call: the detectors' entities chosen as the Redactor
 //! chooses them, each replaced by its placeholder, hmac token or nothing, and detection run
-//! again on the result until it finds nothing (sidecar/redaction/_redactor.py holds the same
-//! rules in Python, for the configurations this does not cover: several detectors, an
-//! allow-list, a text with lone surrogates).
+//! again on the result until it finds nothing, an allow-list's values passed over
+//! (sidecar/redaction/_redactor.py holds the same rules in Python, for what this does not
+//! cover: several detectors, a text with lone surrogates).
 //!
 //! The trace's scope stays the Redactor's: the same Python dicts of tokens, numbers and
 //! counts, read and written here, so a value keeps its placeholder across the texts of a
 //! trace whichever way each text went.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use pyo3::prelude::*;
@@ -89,7 +89,14 @@ fn protected(s: &str, offsets: &Offsets) -> Vec<(usize, usize)> {
 /// The entities a Redactor keeps: earliest, then longest, on the same span a validated type
 /// before SECRET (ties in the detectors' order); none overlapping one kept before it, none
 /// overlapping a placeholder, none empty. In text order.
-pub fn keep(mut found: Vec<Ent>, protected: &[(usize, usize)]) -> Vec<Ent> {
+pub fn keep(found: Vec<Ent>, protected: &[(usize, usize)]) -> Vec<Ent> {
+    keep_unless(found, protected, &mut |_| false)
+}
+
+/// ``keep``, passing over the entities ``allowed`` says stay (an allow-list's values), which
+/// then hide nothing after them.
+pub fn keep_unless(mut found: Vec<Ent>, protected: &[(usize, usize)],
+                   allowed: &mut dyn FnMut(&Ent) -> bool) -> Vec<Ent> {
     found.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end), e.ty == Ty::Secret));
     let mut last_end = 0;
     let mut shield = 0;
@@ -101,6 +108,9 @@ pub fn keep(mut found: Vec<Ent>, protected: &[(usize, usize)]) -> Vec<Ent> {
             shield += 1;
         }
         if shield < protected.len() && protected[shield].0 < e.end {
+            return false;
+        }
+        if allowed(e) {
             return false;
         }
         last_end = e.end;
@@ -162,6 +172,8 @@ fn add(counter: &Bound<'_, PyDict>, key: &Bound<'_, PyAny>, n: usize) -> PyResul
 pub struct Replacement {
     pub modes: Vec<Mode>,
     pub hmac: Option<PyObject>,
+    /// the allow-list, case-folded: a value whose text or key folds to one of these stays
+    pub allow: HashSet<String>,
 }
 
 impl Replacement {
@@ -239,14 +251,37 @@ pub enum Redacted {
     Failed,
 }
 
-/// Redacts ``original``; ``find`` gives the detectors' entities of a text (they may overlap).
+impl Replacement {
+    /// The entities of ``s`` the Redactor keeps, the allow-list's values passed over
+    /// (``casefold``: str.casefold).
+    fn keep(&self, found: Vec<Ent>, s: &str, casefold: &mut dyn FnMut(&str) -> String) -> Vec<Ent> {
+        let offsets = Offsets::new(s);
+        let shield = protected(s, &offsets);
+        if self.allow.is_empty() || found.is_empty() {
+            return keep(found, &shield);
+        }
+        let allow = &self.allow;
+        keep_unless(found, &shield, &mut |e: &Ent| {
+            let raw = &s[offsets.byte(e.start)..offsets.byte(e.end)];
+            let folded = |k: &str, casefold: &mut dyn FnMut(&str) -> String| {
+                if k.is_ascii() { k.to_ascii_lowercase() } else { casefold(k) }
+            };
+            allow.contains(&folded(raw, casefold))
+                || allow.contains(&folded(e.key.as_deref().unwrap_or(raw), casefold))
+        })
+    }
+}
+
+/// Redacts ``original``; ``find`` gives the detectors' entities of a text (they may overlap),
+/// ``casefold`` str.casefold (for the allow-list).
 pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[Py<PyString>],
                    original: &str, with_entities: bool,
-                   find: &mut dyn FnMut(&str) -> PyResult<Vec<Ent>>) -> PyResult<Redacted> {
+                   find: &mut dyn FnMut(&str) -> PyResult<Vec<Ent>>,
+                   casefold: &mut dyn FnMut(&str) -> String) -> PyResult<Redacted> {
     if original.len() >= INSIDE_TOKEN as usize {
         return Err(pyo3::exceptions::PyValueError::new_err("text too long to redact (4 GB or more)"));
     }
-    let first = keep(find(original)?, &protected(original, &Offsets::new(original)));
+    let first = replacement.keep(find(original)?, original, casefold);
     if first.is_empty() {
         return Ok(Redacted::Unchanged);
     }
@@ -256,8 +291,7 @@ pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[P
     let mut origin: Option<Vec<u32>> = None;
     let mut all = if with_entities { first.clone() } else { Vec::new() };
     for _ in 0..MAX_PASSES {
-        let offsets = Offsets::new(&current);
-        let more = keep(find(&current)?, &protected(&current, &offsets));
+        let more = replacement.keep(find(&current)?, &current, casefold);
         if more.is_empty() {
             all.sort_by_key(|e| e.start);
             return Ok(Redacted::Changed(current, all));

@@ -16,10 +16,12 @@ class Detector:
     def detect_kept(self, text: str) -> list[Entity]: ...
 
 class Replacer:
-    """Whole-text redaction with ``detector`` alone and no allow-list (see native/src/lib.rs)."""
+    """Whole-text redaction with ``detector`` alone, ``allow`` case-folded (see
+    native/src/lib.rs)."""
 
     def __init__(self, detector: Detector, *, modes: Mapping[str, str], default_mode: str,
-                 hmac_token: Callable[[str, str], str] | None) -> None: ...
+                 hmac_token: Callable[[str, str], str] | None,
+                 allow: Sequence[str] = ()) -> None: ...
     @overload
     def redact(self, text: str, tokens: dict[tuple[str, str], str], numbers: Counter[str],
                counts: Counter[str], with_entities: Literal[False] = False) -> str | None: ...

@@ -117,16 +117,22 @@ class Redactor:
         self._native_of: Detector | None = self.detectors[0] if self.detectors else None
         self._native: Callable[[str], list[Entity]] | None = getattr(
             self._native_of, "detect_kept", None)
-        # ... and when there is no allow-list either, whole texts are redacted there, passes
-        # and replacements included, in the same scope (see _native_replacer).
+        # ... and whole texts are redacted there, passes, replacements and the allow-list
+        # included, in the same scope (see _native_replacer).
         engine = getattr(self._native_of, "engine", None)
         self._replacer: Replacer | None = None
-        if isinstance(engine, NativeDetector) and not self.allow:
+        if isinstance(engine, NativeDetector):
             # The token maker holds the key, not the Redactor: no reference cycle through
             # the compiled object, which the garbage collector cannot see into.
-            self._replacer = Replacer(
-                engine, modes=self.modes, default_mode=default_mode,
-                hmac_token=partial(_hmac_token, self._hmac_key) if uses_hmac else None)
+            allow = {"allow": sorted(self.allow)} if self.allow else {}
+            try:
+                self._replacer = Replacer(
+                    engine, modes=self.modes, default_mode=default_mode,
+                    hmac_token=partial(_hmac_token, self._hmac_key) if uses_hmac else None,
+                    **allow)
+            except TypeError:  # an engine built before it took an allow-list: Python rules
+                logger.warning("the redaction engine takes no allow-list; texts take the "
+                               "Python path (rebuild native/)")
         self.detector_errors = 0
 
     def __repr__(self) -> str:  # never show the key

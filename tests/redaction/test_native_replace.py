@@ -1,5 +1,6 @@
-"""The engine's whole-text redaction (passes and replacements in native code) against the
-Redactor's Python rules, which decide when there are several detectors or an allow-list.
+"""The engine's whole-text redaction (passes, replacements, configured patterns and the
+allow-list in native code) against the Redactor's Python rules, which decide when there are
+several detectors.
 
 Both ways must give the same texts, entities, placeholder numbering and counts on every
 input: the Python rules are the reference, and a Redactor switches between the two per
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemas import Trace
-from sidecar.redaction import PatternDetector, Redactor, Scope
+from sidecar.redaction import PatternDetector, Redactor, RegexDetector, Scope
 from tests.factories import make_trace
 from tests.redaction._negatives import negative_phrase
 from tests.redaction.build_corpus import GENERATORS
@@ -34,16 +35,39 @@ MODES: list[dict[str, Any]] = [
 PLACEHOLDERS = ["<EMAIL_1>", "<PHONE_12>", "<REDACTED>", "<SECRET_0123456789abcdef>", "<", ""]
 
 
-def _pair(**kwargs: Any) -> tuple[Redactor, Redactor]:
-    """The same configuration twice: the engine's way, and the Python rules alone."""
-    native = Redactor([PatternDetector()], **kwargs)
-    python = Redactor([PatternDetector()], **kwargs)
+def _allowed() -> list[str]:
+    """Values of the corpus's first texts, as an allow-list writes them (another case)."""
+    detector = PatternDetector()
+    values = []
+    for line in load_corpus("dev")[:60]:
+        text = line["text"]
+        values += [text[e.start:e.end].swapcase() for e in detector.detect_kept(text)[:1]]
+    return values
+
+
+ALLOW: list[dict[str, Any]] = [
+    {"allow": _allowed()},
+    {"allow": _allowed(), "default_mode": "hmac", "hmac_key": b"k" * 32},
+]
+PATTERNS = [("EMPLOYEE_ID", r"\bemp-(\d{6})\b"), ("DIGITS", r"\d{5,}"), ("AT", r"\w+@")]
+
+
+def _pair(patterns: list[tuple[str, str]] | None = None,
+          **kwargs: Any) -> tuple[Redactor, Redactor]:
+    """The same configuration twice: the engine's way, and the Python rules alone (with
+    ``patterns``, the configured patterns in the engine, and on RE2 beside it)."""
+    native = Redactor([PatternDetector(patterns=patterns or ())], **kwargs)
+    python = Redactor([PatternDetector(), *(RegexDetector(name, pattern)
+                                            for name, pattern in patterns or ())], **kwargs)
     assert native._replacer is not None
     python._replacer = None
     return native, python
 
 
-PAIRS = [_pair(**kwargs) for kwargs in MODES]
+# RE2 cannot read a text with lone surrogates (its detector fails, the text is withheld),
+# where the engine reads each as U+FFFD: the traces test leaves such texts out for these.
+PATTERN_PAIRS = [_pair(PATTERNS, **kwargs) for kwargs in (MODES[0], MODES[3], ALLOW[0])]
+PAIRS = [_pair(**kwargs) for kwargs in MODES + ALLOW] + PATTERN_PAIRS
 
 
 def _same_text(native: Redactor, python: Redactor, texts: list[str]) -> None:
@@ -113,8 +137,9 @@ def test_traces_give_the_same_results_both_ways() -> None:
         "call 555-201-7731", "<PHONE_1> and 555-201-7731", "bad \ud800 then anna@example.com",
         "nothing here"]
     traces = [_trace(rng, values) for _ in range(150)]
+    readable = [_trace(rng, [v for v in values if "\ud800" not in v]) for _ in range(150)]
     for native, python in PAIRS:
-        for trace in traces:
+        for trace in readable if (native, python) in PATTERN_PAIRS else traces:
             assert native.redact(trace) == python.redact(trace)
 
 
