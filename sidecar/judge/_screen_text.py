@@ -1,37 +1,24 @@
 """Text preparation for the offline screen: tokens, lemmas, concepts, quantities, scopes.
 
-One pass over the text, in time linear in its length: one non-backtracking tokenising
-pattern, dictionary look-ups, and a bounded look-ahead (at most five tokens) for phrases and
+One pass over the text's words (:mod:`sidecar.judge._screen_words`), in time linear in its
+length: dictionary look-ups and a bounded look-ahead (at most five tokens) for phrases and
 number runs. Each token keeps its character offsets in the original text, so an evidence
 quote is always a verbatim slice of the passage as given.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import NamedTuple
-
-from lemminflect import getAllLemmas
 
 from sidecar.judge import _lexicon as lx
 from sidecar.judge._screen_numbers import is_year, number_at
+from sidecar.judge._screen_words import SENTENCE_END as _SENTENCE_END
+from sidecar.judge._screen_words import Word, phrase_at, read_words
+from sidecar.judge._screen_words import unit as _unit
 
 __all__ = ["Prepared", "Quantity", "Token", "prepare"]
 
-# Each alternative is a run of one character class with an optional separator step that
-# must be followed by more of the class: no two ways to match one string, so no
-# backtracking blow-up on hostile text.
-_TOKEN = re.compile(
-    r"\d+(?:[.,]\d+)*"            # 12, 1,200, 1.5
-    r"|[^\W\d_]+(?:['\u2019][^\W\d_]+)*"   # words, don't, o'clock
-    r"|[%$\u20ac\u00a3\u00a5\u00b5]"     # % $ euro pound yen micro
-    r"|[.!?;,:\n]"
-)
-_SENTENCE_END = frozenset(".!?;\n")
 _BREAK = frozenset(",:") | {"but"}
 _NEG_SCOPE = 4      # tokens a negation cue reaches
 _HEDGE_SCOPE = 5    # tokens a hedge reaches
@@ -109,95 +96,9 @@ class Prepared:
         return set(self.index)
 
 
-@lru_cache(maxsize=65536)
-def lemma(word: str) -> str:
-    """One canonical lemma: the verb reading first, then noun, adjective, adverb."""
-    found = getAllLemmas(word)
-    for pos in ("VERB", "NOUN", "ADJ", "ADV", "AUX"):
-        if pos in found and found[pos]:
-            return str(found[pos][0])
-    if len(word) > 3 and word.endswith("s") and word[:-1] in lx.UNITS:
-        return word[:-1]
-    return word
-
-
-def _raw_tokens(text: str) -> Iterator[tuple[str, int, int]]:
-    for match in _TOKEN.finditer(text):
-        raw = unicodedata.normalize("NFKC", match.group()).casefold().replace("\u2019", "'")
-        yield raw, match.start(), match.end()
-
-
-_RETHINK = frozenset({"may", "used", "yes"}) | lx.NEGATIONS
-
-
-class _Raw(NamedTuple):
-    word: str
-    lem: str
-    start: int
-    end: int
-
-
-def _words(text: str) -> list[_Raw]:
-    out: list[_Raw] = []
-    for raw, start, end in _raw_tokens(text):
-        if raw == ";" and text[max(0, start - 8):start].rstrip().endswith("("):
-            raw = ","       # "Henry (; born 1977)": an empty pronunciation, not a sentence end
-        if raw.endswith("n't") or raw == "cannot":
-            out.append(_Raw(raw, "not", start, end))
-        elif raw[0].isalpha():
-            out.append(_Raw(raw, lemma(raw), start, end))
-        else:
-            out.append(_Raw(raw, raw, start, end))
-    for i, word in enumerate(out):
-        if word.word not in _RETHINK and word.lem not in _RETHINK:
-            continue
-        nxt = out[i + 1].word if i + 1 < len(out) else ""
-        prev = out[i - 1] if i else None
-        first = prev is None or prev.word in _SENTENCE_END
-        if word.word in ("yes", "no") and first and nxt in (",", ".", "!", ";", ":"):
-            # "No, the museum is open": an answer to a question, not a negation
-            out[i] = word._replace(word="ANSWER", lem="ANSWER")
-        elif word.lem in lx.NEGATIONS and not first and text[word.start].isupper():
-            # a capitalised "Never" or "No" inside a sentence starts a title
-            out[i] = word._replace(word="TITLE_WORD", lem="TITLE_WORD")
-        elif word.word == "may" and (nxt[:1].isdigit() or (prev and prev.word[:1].isdigit())):
-            # "in May 2020", "3 May": the month, not the hedge
-            out[i] = word._replace(word="may_month", lem="may_month")
-        elif word.word == "used" and nxt == "to" and (prev is None or prev.lem != "be"):
-            # "used to fly free" marks a past state; "is used to compute" does not
-            out[i] = word._replace(word="used_to", lem="STALE")
-    return out
-
-
-_PHRASE_LENGTHS: dict[str, tuple[int, ...]] = {}
-for _key in lx.PHRASES:
-    _PHRASE_LENGTHS[_key[0]] = tuple(sorted({*_PHRASE_LENGTHS.get(_key[0], ()), len(_key)},
-                                            reverse=True))
-del _key
-
-
-def _phrase_at(words: list[_Raw], i: int) -> tuple[int, tuple[str, ...]] | None:
-    lengths = _PHRASE_LENGTHS.get(words[i].lem, ()) + _PHRASE_LENGTHS.get(words[i].word, ())
-    for length in sorted(set(lengths), reverse=True):
-        if i + length > len(words):
-            continue
-        key = tuple(w.lem for w in words[i:i + length])
-        found = lx.PHRASES.get(key)
-        if found is None:
-            key = tuple(w.word for w in words[i:i + length])
-            found = lx.PHRASES.get(key)
-        if found is not None:
-            return length, found
-    return None
-
-
-def _unit(word: _Raw) -> tuple[str, float] | None:
-    return lx.UNITS.get(word.word) or lx.UNITS.get(word.lem)
-
-
 def prepare(text: str) -> Prepared:
     """Tokens, sentences, content index and quantities of ``text``."""
-    words = _words(text)
+    words = read_words(text)
     plain = [w.word for w in words]
     tokens: list[Token] = []
     quantities: list[Quantity] = []
@@ -248,7 +149,7 @@ def prepare(text: str) -> Prepared:
             pending_currency = ""
             continue
         pending_currency = ""
-        phrase = _phrase_at(words, i)
+        phrase = phrase_at(words, i)
         if phrase is not None:
             length, keys = phrase
             end = words[i + length - 1].end
@@ -308,7 +209,7 @@ def _kind(key: str, word: str = "") -> str:
     return "w"
 
 
-def _take_quantity(words: list[_Raw], i: int, number: tuple[float, int], currency: str,
+def _take_quantity(words: list[Word], i: int, number: tuple[float, int], currency: str,
                    tokens: list[Token], quantities: list[Quantity], sent: int) -> int:
     value, j = number
     start = words[i].start
