@@ -23,8 +23,8 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Tracer
 
@@ -34,6 +34,14 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dead_letters import letter_content
+from sidecar.runtime.kafka_events import (
+    Consumer,
+    Done,
+    RebalanceEvents,
+    Revoked,
+    RunnerEvents,
+    kafka_listener,
+)
 from sidecar.runtime.kafka_records import KafkaRecordHandler, WorkItem
 from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.records import RecordProcessor
@@ -60,59 +68,6 @@ RETRY_PAUSE_SECONDS = 1.0
 """Pause of the poll loop after a retriable Kafka error (broker restarting, unreachable)."""
 
 
-
-
-class Consumer(Protocol):
-    """The part of kafka-python's KafkaConsumer the runner uses (fakes implement it too)."""
-
-    def subscribe(self, topics: list[str], listener: Any = None) -> None: ...
-    def unsubscribe(self) -> None: ...
-    def poll(self, timeout_ms: int = 0, max_records: int | None = None) -> dict[Any, list[Any]]: ...
-    def commit(self, offsets: dict[Any, Any] | None = None) -> None: ...
-    def pause(self, *partitions: Any) -> None: ...
-    def resume(self, *partitions: Any) -> None: ...
-    def paused(self) -> set[Any]: ...
-    def seek(self, partition: Any, offset: int) -> None: ...
-    def assignment(self) -> set[Any]: ...
-    def end_offsets(self, partitions: list[Any], timeout_ms: int | None = None,
-                    ) -> dict[Any, int]: ...
-    def committed(self, partition: Any, timeout_ms: int | None = None) -> int | None: ...
-    def close(self, autocommit: bool = True) -> None: ...
-
-
-class RebalanceEvents:
-    """A kafka-python 3.x rebalance listener that only queues events.
-
-    Its methods run on the consumer's IO thread, which also drives heartbeats: they must
-    return at once and must not call the consumer (a blocking commit there would stall the
-    very loop that has to complete it). The poll thread applies the events: it drops the
-    in-flight work of revoked or lost partitions; their uncommitted records are replayed by
-    the next owner, which is what at-least-once means.
-    """
-
-    def __init__(self, events: queue.SimpleQueue[tuple[Any, ...]]) -> None:
-        self._events = events
-
-    def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
-        self._events.put(("revoked", frozenset(revoked)))
-
-    def on_partitions_lost(self, lost: Iterable[Any]) -> None:
-        self._events.put(("revoked", frozenset(lost)))
-
-    def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
-        self._events.put(("assigned", frozenset(assigned)))
-
-
-def kafka_listener(events: queue.SimpleQueue[tuple[Any, ...]]) -> RebalanceEvents:
-    """A :class:`RebalanceEvents` that kafka-python accepts (it checks the base class)."""
-    from kafka import ConsumerRebalanceListener
-
-    class _Listener(RebalanceEvents, ConsumerRebalanceListener):  # type: ignore[misc]
-        pass
-
-    return _Listener(events)
-
-
 class KafkaRunner:
     """Consumes the input topic until ``stop`` is set, then shuts down within the deadline."""
 
@@ -125,7 +80,7 @@ class KafkaRunner:
         pipeline: Pipeline,
         metrics: CitewatchMetrics,
         offset_and_metadata: Callable[[int], Any] | None = None,
-        listener: Callable[[queue.SimpleQueue[tuple[Any, ...]]], Any] = RebalanceEvents,
+        listener: Callable[[RunnerEvents], Any] = RebalanceEvents,
         clock: Callable[[], float] = time.monotonic,
         tracer: Tracer | None = None,
         review: ReviewSink | None = None,
@@ -150,7 +105,7 @@ class KafkaRunner:
                                        dedup_window=self.kafka.dedup_window,
                                        dedup_max_bytes=self.kafka.dedup_max_bytes)
         self.worker = AsyncWorker()
-        self.events: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self.events: RunnerEvents = queue.SimpleQueue()
         self.assigned: set[Any] = set()
         self._resume_at: dict[Any, int] = {}  # first unfinished offset of revoked partitions
         self._paused = False
@@ -268,14 +223,12 @@ class KafkaRunner:
                 event = self.events.get_nowait()
             except queue.Empty:
                 return
-            kind = event[0]
-            if kind == "done":
-                _, tp, offset, epoch = event
-                self._release(tp, offset)
-                if self.tracker.finish(tp, offset, epoch):
+            if isinstance(event, Done):
+                self._release(event.tp, event.offset)
+                if self.tracker.finish(event.tp, event.offset, event.epoch):
                     self.finished += 1
-            elif kind == "revoked":
-                tps = event[1]
+            elif isinstance(event, Revoked):
+                tps = event.partitions
                 logger.info("partitions revoked: %s", sorted(map(str, tps)))
                 self.assigned -= tps
                 self._resume_at.update(self.tracker.drop(tps))
@@ -283,8 +236,8 @@ class KafkaRunner:
                     self._release(*key)
                 self._joining_since = self.clock()
                 self.worker.cancel(tps)
-            elif kind == "assigned":
-                self._assigned(event[1])
+            else:
+                self._assigned(event.partitions)
 
     def _assigned(self, tps: frozenset[Any]) -> None:
         logger.info("partitions assigned: %s", sorted(map(str, tps)))

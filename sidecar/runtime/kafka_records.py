@@ -14,7 +14,6 @@ import asyncio
 import dataclasses
 import functools
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
@@ -30,6 +29,7 @@ from schemas import EvaluationRecord, Trace
 from sidecar.judge.resilience import Backoff
 from sidecar.runtime.dead_letters import LetterContent
 from sidecar.runtime.guard import Evaluated, Failure, Skipped, where
+from sidecar.runtime.kafka_events import Done, RunnerEvents
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import LoopInbox, wait_kafka_future
@@ -68,7 +68,7 @@ class KafkaRecordHandler:
 
     def __init__(self, *, emitter: KafkaEmitter, records: RecordProcessor,
                  metrics: CitewatchMetrics, slow: SlowRecords,
-                 events: queue.SimpleQueue[tuple[Any, ...]], stopping: threading.Event,
+                 events: RunnerEvents, stopping: threading.Event,
                  group_id: str, tracer: Tracer | None = None,
                  backoff: Backoff | None = None, review: ReviewSink | None = None,
                  letters: LetterContent | None = None) -> None:
@@ -270,7 +270,7 @@ class KafkaRecordHandler:
 
     def _done(self, item: WorkItem) -> None:
         self._finished_items.add((item.tp, item.offset, item.epoch))
-        self.events.put(("done", item.tp, item.offset, item.epoch))
+        self.events.put(Done(item.tp, item.offset, item.epoch))
 
     def _is_done(self, item: WorkItem) -> bool:
         return (item.tp, item.offset, item.epoch) in self._finished_items
