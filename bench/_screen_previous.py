@@ -21,7 +21,7 @@ BASE_COMMIT = "33e8ab2"
 """The last commit of the screen before it was measured on public sets."""
 
 _MODULES = ("_lexicon", "_screen_numbers", "_screen_words", "_screen_text", "_screen_roles",
-            "_screen_clauses", "_screen_align", "screen")
+            "_screen_clauses", "_screen_window", "_screen_align", "screen")
 _ROOT = Path(__file__).parents[1]
 
 

@@ -10,10 +10,10 @@ from sidecar.judge._screen_clauses import Clause, split_clauses
 from sidecar.judge._screen_numbers import ranked_at
 from sidecar.judge._screen_roles import roles, verb_like
 from sidecar.judge._screen_text import Prepared, Quantity, Token
+from sidecar.judge._screen_window import Window, best_window, same_quantity
 
 __all__ = ["Clause", "ClauseResult", "judge_clause", "split_clauses"]
 
-_WINDOW = 3           # neighbouring sentences a clause may draw on
 _ALIGNED = 0.75       # share of a clause's other content that must be found to call a conflict
 _ABSENT = 1 / 3       # at most this share found: the clause is absent from the cited text
 _MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
@@ -28,15 +28,6 @@ class ClauseResult:
     quote: str = ""
 
 
-def _same_quantity(a: Quantity, b: Quantity) -> bool:
-    if a.dim != b.dim:
-        return False
-    if abs(a.value - b.value) > 1e-9 * max(1.0, abs(a.value)):
-        return False
-    # a bare count is the same one only when it counts the same thing (or neither says)
-    return a.dim != "" or a.heads == b.heads or bool(a.heads & b.heads)
-
-
 # months and days do not convert exactly, currencies not at all, but each is a rival
 _FAMILY = {"month": "time", "usd": "money", "eur": "money", "gbp": "money", "jpy": "money",
            "chf": "money"}
@@ -45,7 +36,7 @@ _MONTH_SECONDS = 30.4375 * 86400
 
 def _rival_quantity(a: Quantity, b: Quantity) -> bool:
     """``b`` states the same kind of quantity as ``a`` with another value."""
-    if _FAMILY.get(a.dim, a.dim) != _FAMILY.get(b.dim, b.dim) or _same_quantity(a, b):
+    if _FAMILY.get(a.dim, a.dim) != _FAMILY.get(b.dim, b.dim) or same_quantity(a, b):
         return False
     if a.dim != b.dim and _FAMILY.get(a.dim) == "time":
         # 26 weeks and six months are near enough that neither says the other is wrong
@@ -85,89 +76,15 @@ def _hits(clause: Clause, passage: Prepared, sents: range) -> _Hits:
     return hits
 
 
-_MAX_STARTS = 24      # sentences of one passage where a clause's window may start
-
-
-def _starts(clause: Clause, passage: Prepared) -> list[int]:
-    """Sentences holding a claimed word or quantity, the rarest words' first: a word found in
-    more sentences than the budget left is checked only in the sentences already chosen,
-    so a clause costs the same whatever the passage's size."""
-    starts: set[int] = set()
-    postings = sorted((passage.key_sents[u] for u in clause.units if u in passage.key_sents),
-                      key=len)
-    for found in postings:
-        if starts and len(starts) + len(found) > _MAX_STARTS:
-            break
-        starts.update(found[:_MAX_STARTS])
-    for cq in clause.quantities:
-        same = passage.by_value.get((cq.dim, cq.value), ())
-        starts.update(pq.sent for pq in same[:_MAX_STARTS] if _same_quantity(cq, pq))
-    return sorted(starts)
-
-
-@dataclass(slots=True)
-class _Window:
-    passage: Prepared
-    first: int
-    last: int
-    units: set[str]
-    qty: set[int]
-
-    @property
-    def score(self) -> int:
-        return len(self.units) + len(self.qty)
-
-    def sentences(self) -> range:
-        return range(self.first, self.last + 1)
-
-    def quote(self) -> str:
-        start = self.passage.sentences[self.first][0]
-        end = self.passage.sentences[self.last][1]
-        return self.passage.text[start:end]
-
-
-def _best_window(clause: Clause, passages: Sequence[Prepared]) -> tuple[_Window, _Hits] | None:
-    best: _Window | None = None
-    for passage in passages:
-        seen: dict[int, tuple[set[str], set[int]]] = {}
-        # the sentences where each claimed quantity is stated, from the passage's value index
-        qty_sents = [{pq.sent for pq in passage.by_value.get((cq.dim, cq.value), ())
-                      if _same_quantity(cq, pq)} for cq in clause.quantities]
-
-        def found_in(sent: int, passage: Prepared = passage,
-                     seen: dict[int, tuple[set[str], set[int]]] = seen,
-                     qty_sents: list[set[int]] = qty_sents) -> tuple[set[str], set[int]]:
-            if sent not in seen:
-                qty = {i for i, sents in enumerate(qty_sents) if sent in sents}
-                seen[sent] = (set(clause.units & passage.sent_keys[sent]), qty)
-            return seen[sent]
-
-        for first in _starts(clause, passage):
-            units: set[str] = set()
-            qty: set[int] = set()
-            for last in range(first, min(first + _WINDOW, len(passage.sentences))):
-                before = len(units) + len(qty)
-                more_units, more_qty = found_in(last)
-                units |= more_units
-                qty |= more_qty
-                if last > first and len(units) + len(qty) == before:
-                    continue    # a sentence that adds nothing does not widen the window
-                if best is None or len(units) + len(qty) > best.score:
-                    best = _Window(passage, first, last, set(units), set(qty))
-    if best is None:
-        return None
-    return best, _hits(clause, best.passage, best.sentences())
-
-
 def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
     """Where ``clause`` stands against ``passages``: found, conflict, absent or unsure."""
     total = len(clause.units) + len(clause.quantities)
     if total == 0:
         return ClauseResult("found", "found: nothing to match in this clause")
-    found = _best_window(clause, passages)
-    if found is None:
+    window = best_window(clause, passages)
+    if window is None:
         return ClauseResult("absent", "abstained: content not found in the cited text")
-    window, hits = found
+    hits = _hits(clause, window.passage, window.sentences())
     share = window.score / total
     conflict = _conflict(clause, window, hits, total)
     if conflict:
@@ -183,16 +100,16 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
     return ClauseResult("unsure", "abstained: content only partly found, no conflict detected")
 
 
-def _window_tokens(window: _Window) -> list[tuple[int, Token]]:
+def _window_tokens(window: Window) -> list[tuple[int, Token]]:
     return window.passage.tokens_of(window.first, window.last)
 
 
-def _matched_span(clause: Clause, window: _Window) -> list[tuple[int, Token]]:
+def _matched_span(clause: Clause, window: Window) -> list[tuple[int, Token]]:
     """The window's tokens from the first to the last of its clauses (split at commas,
     conjunctions and conditions) that hold a claimed word or quantity: a negation or an
     opposite elsewhere in the window belongs to another statement."""
     claimed_at = {pq.start for pq in _window_quantities(window)
-                  if any(_same_quantity(cq, pq) for cq in clause.quantities)}
+                  if any(same_quantity(cq, pq) for cq in clause.quantities)}
     tokens = _window_tokens(window)
     pieces: list[list[tuple[int, Token]]] = [[]]
     for item in tokens:
@@ -209,7 +126,7 @@ def _matched_span(clause: Clause, window: _Window) -> list[tuple[int, Token]]:
     return [item for piece in pieces[hit[0]:hit[-1] + 1] for item in piece]
 
 
-def _unbound(clause: Clause, window: _Window) -> str:
+def _unbound(clause: Clause, window: Window) -> str:
     """Across sentences, the claim's subject and what it says of it must meet: each word of
     the subject shares a sentence with each word of the predicate, or the words may
     belong to something else ("Hot Rod is a food magazine" against a food magazine, then
@@ -225,11 +142,11 @@ def _unbound(clause: Clause, window: _Window) -> str:
     return ""
 
 
-def _window_quantities(window: _Window) -> list[Quantity]:
+def _window_quantities(window: Window) -> list[Quantity]:
     return [q for s in window.sentences() for q in window.passage.sent_quantities[s]]
 
 
-def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
+def _conflict(clause: Clause, window: Window, hits: _Hits, total: int) -> str:
     """The conflict code and explanation, or "" when the aligned text does not conflict."""
     if total < 2:
         return ""
@@ -275,7 +192,7 @@ def _conflict(clause: Clause, window: _Window, hits: _Hits, total: int) -> str:
         # a comparator on the matched number that is the opposite of the claim's
         for cq in clause.quantities:
             for pq in _window_quantities(window):
-                if _same_quantity(cq, pq) and cq.qualifier and \
+                if same_quantity(cq, pq) and cq.qualifier and \
                         pq.qualifier in lx.ANTONYMS.get(cq.qualifier, ()):
                     return "conflict_number: the cited text bounds the number the other way"
     return ""
@@ -286,7 +203,7 @@ def _opposite_in_claim(clause: Clause, unit: str) -> bool:
     return any(a in clause.units for a in lx.ANTONYMS.get(unit, ()))
 
 
-def _blocked(clause: Clause, window: _Window) -> str:
+def _blocked(clause: Clause, window: Window) -> str:
     """Why a clause whose content is all found still cannot be called supported."""
     tokens = _window_tokens(window)
     if not clause.hedged:
@@ -320,7 +237,7 @@ def _blocked(clause: Clause, window: _Window) -> str:
             return "abstained: the cited text attaches a condition the claim leaves out"
     for cq in clause.quantities:
         in_window = _window_quantities(window)
-        matches = [pq for pq in in_window if _same_quantity(cq, pq)]
+        matches = [pq for pq in in_window if same_quantity(cq, pq)]
         if matches and all(pq.qualifier != cq.qualifier for pq in matches):
             return "abstained: the cited text qualifies the number differently"
         rivals = [pq for pq in in_window if _rival_quantity(cq, pq)]
@@ -330,7 +247,7 @@ def _blocked(clause: Clause, window: _Window) -> str:
     return ""
 
 
-def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
+def _near(clause: Clause, window: Window, quantity: Quantity) -> int:
     """How many of the clause's content keys share the quantity's own clause of the text."""
     tokens = window.passage.tokens
     pos = window.passage.token_at.get(quantity.start)
@@ -349,6 +266,6 @@ def _near(clause: Clause, window: _Window, quantity: Quantity) -> int:
     return len(keys & clause.units)
 
 
-def _roles(clause: Clause, window: _Window, *, anchor: str, opposite: bool) -> str:
+def _roles(clause: Clause, window: Window, *, anchor: str, opposite: bool) -> str:
     return roles(clause.tokens, clause.units, window.passage, window.sentences(),
                  anchor=anchor, opposite=opposite)

@@ -107,6 +107,9 @@ def prepare(text: str) -> Prepared:
     pending_currency = ""
     i = 0
     n = len(words)
+    # equal sets of keys held once: number-dense text repeats a few (heads of quantities,
+    # sentences of the same words), and fewer live objects mean fewer full collections
+    shared: dict[frozenset[str], frozenset[str]] = {}
 
     def add(key: str, kind: str, start: int, end: int) -> None:
         nonlocal sent_start
@@ -145,7 +148,8 @@ def prepare(text: str) -> Prepared:
         if number is not None:
             if sent_start is None:
                 sent_start = w.start
-            i = _take_quantity(words, i, number, pending_currency, tokens, quantities, sent)
+            i = _take_quantity(words, i, number, pending_currency, tokens, quantities, sent,
+                               shared)
             pending_currency = ""
             continue
         pending_currency = ""
@@ -191,7 +195,8 @@ def prepare(text: str) -> Prepared:
             sent_quantities[q.sent].append(q)
         by_value.setdefault((q.dim, q.value), []).append(q)
     return Prepared(text, tokens, sentences, index, quantities, first_of, token_at,
-                    [frozenset(k) for k in sent_keys], [frozenset(k) for k in sent_plain],
+                    [_one(frozenset(k), shared) for k in sent_keys],
+                    [_one(frozenset(k), shared) for k in sent_plain],
                     key_sents, sent_quantities, by_value)
 
 
@@ -209,8 +214,14 @@ def _kind(key: str, word: str = "") -> str:
     return "w"
 
 
+def _one(keys: frozenset[str], shared: dict[frozenset[str], frozenset[str]]) -> frozenset[str]:
+    """``keys``, or the equal set already in ``shared``."""
+    return shared.setdefault(keys, keys)
+
+
 def _take_quantity(words: list[Word], i: int, number: tuple[float, int], currency: str,
-                   tokens: list[Token], quantities: list[Quantity], sent: int) -> int:
+                   tokens: list[Token], quantities: list[Quantity], sent: int,
+                   shared: dict[frozenset[str], frozenset[str]]) -> int:
     value, j = number
     start = words[i].start
     dim = ""
@@ -250,8 +261,8 @@ def _take_quantity(words: list[Word], i: int, number: tuple[float, int], currenc
         k += 1
     for w in words[i:j]:
         tokens.append(Token("#", "q", w.start, w.end, sent))
-    quantities.append(Quantity(round(value, 9), dim, frozenset(heads), "", sent, start,
-                               words[j - 1].end))
+    quantities.append(Quantity(round(value, 9), dim, _one(frozenset(heads), shared), "", sent,
+                               start, words[j - 1].end))
     return j
 
 
