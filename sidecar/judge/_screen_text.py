@@ -337,7 +337,8 @@ def _with_qualifiers(quantities: list[Quantity], tokens: list[Token]) -> list[Qu
                     break
                 back -= 1
                 steps += 1
-        out.append(q._replace(qualifier=qualifier))
+        # quantities are made without a qualifier: a new one only for those that have one
+        out.append(q._replace(qualifier=qualifier) if qualifier != q.qualifier else q)
     return out
 
 
