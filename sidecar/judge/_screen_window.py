@@ -123,23 +123,33 @@ class _Found:
             same = passage.by_value.get((cq.dim, cq.value))
             if not same:
                 continue
-            # the index's dimension and value make it the same quantity, unless it is a
-            # bare count, which must count the same thing
-            bare = not cq.dim
-            starts.update(pq.sent for pq in same[:_MAX_STARTS] if not bare or same_quantity(cq, pq))
-            if len(same) > _LISTED:
+            many = len(same) > _LISTED
+            read = same[:_MAX_STARTS] if many else same
+            if cq.dim:
+                # the index's dimension and value make it the same quantity
+                sents = [pq.sent for pq in read]
+                starts.update(sents[:_MAX_STARTS])
+            else:
+                # a bare count is the same one only when it counts the same thing
+                sents = []
+                for n, pq in enumerate(read):
+                    if same_quantity(cq, pq):
+                        sents.append(pq.sent)
+                        if n < _MAX_STARTS:
+                            starts.add(pq.sent)
+            if many:
                 self._wanted.setdefault((cq.dim, cq.value), []).append(i)
                 self.possible += 1
                 continue
-            sents = [pq.sent for pq in same if not bare or same_quantity(cq, pq)]
             self.possible += bool(sents)
             flag = 1 << (shift + i)
             for sent in sents:
                 listed[sent] = listed.get(sent, 0) | flag
         self.unlisted = sum(len(found) for found in self._wanted.values())
         """How many claimed quantities are matched sentence by sentence."""
-        count = len(passage.sentences)
-        self.starts = sorted(sent for sent in starts if sent < count)
+        self.starts = sorted(starts)
+        while self.starts and self.starts[-1] >= len(passage.sentences):
+            self.starts.pop()
         """Sentences holding a claimed word or quantity, in order."""
 
     def mask(self, sent: int) -> int:
