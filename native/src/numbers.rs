@@ -587,7 +587,7 @@ impl Numbers {
                           && (words::phone(nearest) || phone_word_after(t, end))) {
             return None;
         }
-        if !self.phone && !self.card && !(self.ssn && count == 9) {
+        if !(self.phone || self.card || self.ssn && count == 9) {
             return None;
         }
         // the digits as a string, made only for an entity's key

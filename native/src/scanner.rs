@@ -627,7 +627,7 @@ fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -> Option<En
     }
     let loose = caps.get_group_by_name("kvloose");
     // an XML element (<password>value</password>, over lines or not)
-    let element = loose.is_none() && t.sl(ke, start).iter().any(|&x| x == '>');
+    let element = loose.is_none() && t.sl(ke, start).contains(&'>');
     if element && (ks == 0 || t.c[ks - 1] != '<' || placeholder_name(key)) {
         return None;
     }

@@ -125,8 +125,8 @@ fn parse_v6(s: &str) -> Option<u128> {
         return None;
     }
     let mut skip: Option<usize> = None;
-    for i in 1..parts.len() - 1 {
-        if parts[i].is_empty() {
+    for (i, part) in parts.iter().enumerate().take(parts.len() - 1).skip(1) {
+        if part.is_empty() {
             if skip.is_some() {
                 return None;
             }
