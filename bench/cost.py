@@ -1,6 +1,6 @@
 """Cost per byte of the costliest records the limits accept, against a normal trace.
 
-    python -m bench.cost [--repeat 3]
+    python -m bench.cost [--repeat 3] [--shape numbers ...]
 
 Each record goes the whole way a record goes in `citewatch run` (decode and validate under
 the default limits, claims derived when it carries none, checks, redaction, the offline
@@ -223,6 +223,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--normal-traces", type=int, default=50)
+    parser.add_argument("--shape", action="append", choices=list(SHAPES),
+                        help="run only this shape (repeatable; default: all)")
     args = parser.parse_args()
     settings = load_settings(overrides={"judge.backend": "lexical", "sampling.rate": 1.0})
     pipeline = build_pipeline(settings)
@@ -232,6 +234,8 @@ def main() -> None:
     _cost(pipeline, limits, normal[:5], 1)  # warm the caches of lemmas and patterns
     worst = 0.0
     for name, make in SHAPES.items():
+        if args.shape and name not in args.shape:
+            continue
         trace = make()
         payload = _fit(trace, limits.max_bytes)
         shape = f"{len(trace['claims'])} claims, {len(trace['sources'])} sources"
