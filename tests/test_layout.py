@@ -95,3 +95,13 @@ def test_no_module_is_over_the_line_limit_beyond_the_listed_ones() -> None:
     over = {path for path, lines in counts.items() if lines > MAX_LINES} - GENERATED
     assert sorted(over - OVER_MAX_LINES) == [], "split the new long module along its seams"
     assert sorted(OVER_MAX_LINES - over) == [], "a listed module is short now: unlist it"
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    # A package's tests live in tests/<package>/; tests/sidecar keeps the modules at the
+    # top of sidecar (config, decode, pipeline, scoring) and nothing of a subpackage.
+    packages = {p.parent.name for p in ROOT.glob("sidecar/*/__init__.py")}
+    assert {p for p in packages if not (ROOT / "tests" / p).is_dir()} == set()
+    stray = [t.name for t in (ROOT / "tests" / "sidecar").glob("test_*.py")
+             if any(t.name.startswith(f"test_{name}") for name in packages)]
+    assert stray == []

@@ -24,7 +24,7 @@ from sidecar.runtime.consumer import KafkaRunner
 from sidecar.runtime.filesource import FileRunner, JsonLinesSink
 from sidecar.runtime.lines import LineSource
 from tests.factories import trace_dict
-from tests.sidecar.test_consumer import TOPIC, TP, FakeConsumer, FakeFuture, FakeProducer, _spin
+from tests.runtime.test_consumer import TOPIC, TP, FakeConsumer, FakeFuture, FakeProducer, _spin
 
 SECRET = "sk-live-secret-claim-text"
 
