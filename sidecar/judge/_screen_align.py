@@ -203,6 +203,12 @@ def _opposite_in_claim(clause: Clause, unit: str) -> bool:
     return any(a in clause.units for a in lx.ANTONYMS.get(unit, ()))
 
 
+def _negated(quantity: Quantity, negated_at: dict[int, bool]) -> bool:
+    """Whether a negation reaches the passage's statement of ``quantity``."""
+    return any(neg for start, neg in negated_at.items()
+               if quantity.start <= start < quantity.end)
+
+
 def _blocked(clause: Clause, window: Window) -> str:
     """Why a clause whose content is all found still cannot be called supported."""
     tokens = _window_tokens(window)
@@ -235,11 +241,18 @@ def _blocked(clause: Clause, window: Window) -> str:
         if any(k in lx.CONDITIONS and (k != "provide" or nxt == "that")
                for k, nxt in zip(keys, [*keys[1:], ""], strict=True)):
             return "abstained: the cited text attaches a condition the claim leaves out"
+    negated_at = {t.start: t.neg for _, t in tokens if t.kind == "q"}
     for cq in clause.quantities:
         in_window = _window_quantities(window)
         matches = [pq for pq in in_window if same_quantity(cq, pq)]
         if matches and all(pq.qualifier != cq.qualifier for pq in matches):
             return "abstained: the cited text qualifies the number differently"
+        claimed_negated = any(t.neg for t in clause.tokens
+                              if t.kind == "q" and cq.start <= t.start < cq.end)
+        if matches and all(_negated(pq, negated_at) != claimed_negated for pq in matches):
+            # "The fee is not 5 USD": the negation reaches only the number
+            return ("abstained: the cited text negates the number the claim states (or the "
+                    "reverse)")
         rivals = [pq for pq in in_window if _rival_quantity(cq, pq)]
         if rivals and max(_near(clause, window, q) for q in rivals) >= max(
                 _near(clause, window, q) for q in matches):

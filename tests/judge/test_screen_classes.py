@@ -290,3 +290,24 @@ def test_abbreviations_decimals_and_semicolons_are_one_sentence(text: str) -> No
     from sidecar.judge.screen import _sentence_count
 
     assert _sentence_count(text) == 1
+
+
+# -- a negation that reaches only the number -------------------------------------------------
+
+@pytest.mark.parametrize(("claim_text", "passage"), [
+    pytest.param("The annual fee is 5 USD.", "The annual fee is not 5 USD.", id="passage-negates"),
+    pytest.param("The annual fee is not 5 USD.", "The annual fee is 5 USD.", id="claim-negates"),
+    pytest.param("The fee is 5 USD.", "The fee is not 5 USD but 10 USD.", id="not-x-but-y"),
+])
+def test_a_negated_number_is_never_supported(claim_text: str, passage: str) -> None:
+    found = screen_claim(claim_text, [passage])
+    assert found.verdict is None and "negates the number" in found.reason
+
+
+@pytest.mark.parametrize(("claim_text", "passage"), [
+    pytest.param("The fee is not 5 USD.", "The fee is not 5 USD.", id="both-negate"),
+    pytest.param("Refunds take 30 days.", "Refunds take 30 days, not 60.", id="another-negated"),
+])
+def test_the_same_negation_or_another_numbers_keeps_support(claim_text: str,
+                                                            passage: str) -> None:
+    assert screen_claim(claim_text, [passage]).verdict == "supported"
