@@ -10,10 +10,8 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import click
@@ -25,6 +23,7 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import EvaluationRecord
 from sidecar.cli import cli
 from sidecar.config import load_settings
+from tests.cli._servers import not_found_server
 from tests.factories import claim, make_trace, source, trace_dict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,33 +132,10 @@ def test_gate_exit_1_is_a_regression_only(tmp_path: Path) -> None:
 # -- the judge's outcome in every summary ---------------------------------------------------
 
 
-class _NotFound(BaseHTTPRequestHandler):
-    """A server at the wrong base URL: every path is 404."""
-
-    def do_POST(self) -> None:  # noqa: N802 - the http.server hook's name
-        body = b'{"error": {"message": "not found"}}'
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Quiet."""
-
-
 @pytest.fixture
 def wrong_base_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/wrong"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with not_found_server("/wrong") as url:
+        yield url
 
 
 def _judge_env(base_url: str) -> dict[str, str]:

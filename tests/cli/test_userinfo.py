@@ -31,6 +31,7 @@ from sidecar.assembly import build_pipeline
 from sidecar.cli import cli
 from sidecar.config import Settings
 from sidecar.quality._prometheus import PrometheusClient, PrometheusError
+from tests.cli._servers import not_found_server
 from tests.judge.openai_server import FakeOpenAI, Status
 from tests.judge.traces import refund_trace
 
@@ -116,33 +117,10 @@ def test_config_validate_masks_the_credentials_of_a_refused_address() -> None:
 # -- the start-up and judge-failure lines, and log lines -------------------------------------
 
 
-class _NotFound(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self) -> None:
-        body = b'{"error": {"message": "not found"}}'
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Quiet."""
-
-
 @pytest.fixture
 def failing_judge() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with not_found_server("/v1") as url:
+        yield url
 
 
 def test_start_up_failure_and_log_lines_mask_the_judge_url(failing_judge: str,
