@@ -12,7 +12,7 @@ screen, the LLM and the second opinion said and whether they agree.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -150,8 +150,8 @@ def assemble_outcome(
     withheld: dict[str, Withheld] = dict(prior.withheld)
     screen_said = prior.screen_said
     if screen_only:
-        # Screen-only: every verdict is the screen's (a cache hit too), and its
-        # "unsupported" is a suspicion, not a verdict.
+        # Screen-only: every verdict is the screen's, and its "unsupported" is a
+        # suspicion, not a verdict.
         screen_said = dict.fromkeys(abstained, "abstained")
         for claim_id, verdict in list(verdicts.items()):
             if verdict.verdict == "unsupported":
@@ -160,7 +160,8 @@ def assemble_outcome(
                 screen_said[claim_id] = "suspect"
             else:
                 screen_said[claim_id] = verdict.verdict
-    misattributed = _misattributed(trace, packet, verdicts, withheld, find_support)
+    suspects = {claim_id for claim_id, (reason, _) in withheld.items() if reason == "suspect"}
+    misattributed = _misattributed(trace, packet, verdicts, suspects, find_support)
     return JudgeOutcome(
         verdicts if verdicts or (run is not None and run.outcome == "ok") else None,
         run,
@@ -176,7 +177,7 @@ def _misattributed(
     trace: Trace,
     packet: JudgePacket,
     verdicts: Mapping[str, ClaimVerdict],
-    suspect: Mapping[str, Withheld],
+    suspect: Collection[str],
     find_support: FindSupportFn,
 ) -> tuple[tuple[str, str], ...]:
     """(claim_id, source_id) for each claim its citation does not support (by the

@@ -99,3 +99,24 @@ def test_the_screen_backend_reports_misattribution_of_its_suspicions() -> None:
 def test_an_abstained_claim_is_not_reported() -> None:
     [record] = Judged(None).evaluate(trace())
     assert record.claims[0].not_judged == "abstained" and misattributed(record) == []
+
+
+def test_a_withheld_supported_is_not_reported_as_misattributed() -> None:
+    # The LLM called the critical claim supported, but its quote's sentence lacks part of
+    # the claim: the verdict is withheld (unverified), which says nothing against the
+    # citation, so no other source is put forward for it.
+
+    text = ("Refunds are accepted within 30 days of purchase when the customer holds a "
+            "premium membership card.")
+    with FakeOpenAI() as server:
+        server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
+                                       "evidence_quote": "Refunds are accepted within 30 days",
+                                       "reason": "Stated."}]))
+        [record] = Judged(server).evaluate(make_trace(
+            answer=f"{text} [S1]",
+            sources=[source("S1", "Refunds are accepted within 30 days of purchase."),
+                     source("S3", text)],
+            claims=[claim("c1", text, ["S1"], 3)]))
+    [c1] = record.claims
+    assert (c1.not_judged, c1.not_judged_detail) == ("unverified", "quote_incomplete")
+    assert misattributed(record) == []
