@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from schemas.evaluation import (
     EVALUATION_SCHEMA_VERSION,
+    CitedSource,
     ClaimPath,
     ClaimResult,
     ClaimStatus,
@@ -67,6 +68,7 @@ __all__ = [
     "TRACE_SCHEMA_VERSION",
     "Claim",
     "ClaimKind",
+    "CitedSource",
     "ClaimPath",
     "ClaimResult",
     "ClaimStatus",

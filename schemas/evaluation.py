@@ -11,6 +11,7 @@ from schemas.judge import VerdictLabel
 from schemas.trace import ClaimKind, Generator
 
 __all__ = [
+    "CitedSource",
     "ClaimPath",
     "ClaimResult",
     "ClaimStatus",
@@ -210,6 +211,17 @@ class Versions(BaseModel):
     rubric: str | None = None
 
 
+class CitedSource(BaseModel):
+    """A source some claim cites, by the document it comes from: its ID, title and URL as
+    redaction left them (the weekly report ranks documents by URL, else title)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source_id: str
+    title: str = ""
+    url: str | None = None
+
+
 class EvaluationRecord(BaseModel):
     """One evaluated trace, keyed by trace_id on the evaluations topic."""
 
@@ -231,4 +243,7 @@ class EvaluationRecord(BaseModel):
     skip_reason: str | None = Field(default=None, description="Why the judge did not run.")
     judge: JudgeRun | None = None
     redactions: dict[str, int] = Field(default_factory=dict, description="Counts per type.")
+    cited_sources: list[CitedSource] = Field(
+        default_factory=list, description="The cited sources that have a title or a URL, "
+        "redacted; the claims' citation_ids name them by source_id.")
     versions: Versions

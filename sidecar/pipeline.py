@@ -305,6 +305,7 @@ def build_record(
         "skip_reason": outcome.skip_reason,
         "judge": outcome.run,
         "redactions": dict(redactions),
+        "cited_sources": _cited_sources(trace),
         "versions": {
             "citewatch": __version__,
             "trace_schema": TRACE_SCHEMA_VERSION,
@@ -318,6 +319,13 @@ _validate_record: Callable[..., EvaluationRecord] = (
     EvaluationRecord.__pydantic_validator__.validate_python
 )
 """``EvaluationRecord.model_validate`` without the keyword arguments it does not need."""
+
+
+def _cited_sources(trace: Trace) -> list[dict[str, object]]:
+    """The (redacted) trace's cited sources that name a document, by title or URL."""
+    cited = {source_id for claim in trace.claims for source_id in claim.citation_ids}
+    return [{"source_id": s.id, "title": s.title, "url": s.url} for s in trace.sources
+            if s.id in cited and (s.title or s.url)]
 
 
 def _round(value: float | None) -> float | None:

@@ -86,10 +86,10 @@ def _critical_line(section: AppSection) -> str:
 
 _CRITICAL_HEAD = ["seen", "traces", "latest trace", "claim", "reason", "verdict",
                   "claim text (redacted)", "cited IDs", "judge's reason", "evidence"]
-_SOURCES_TITLE = "Source IDs most often cited by unsupported claims"
-_SOURCES_NOTE = ("IDs as the traces give them: a per-trace ID such as S1 names no document "
-                 "unless the application gives each document one stable ID.")
-_SOURCES_HEAD = ["source ID", "unsupported claims citing it"]
+_SOURCES_TITLE = "Sources most often cited by unsupported claims"
+_SOURCES_NOTE = ("Each source by its URL, else its title (both as redaction left them); a "
+                 "source with neither is shown by its ID, which may name no document.")
+_SOURCES_HEAD = ["source (URL or title)", "unsupported claims citing it"]
 _OVERVIEW_HEAD = ["app", "metric", "last week", "this week", "change"]
 _JUDGE_HEAD = ["scope", "judge/model", "calls", "error rate", "input tokens", "output tokens",
                "outcomes"]

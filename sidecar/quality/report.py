@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, timedelta
 
@@ -31,6 +31,7 @@ __all__ = [
     "WeeklyReport",
     "week_days",
     "weekly_from_records",
+    "source_document",
 ]
 
 logger = logging.getLogger(__name__)
@@ -224,10 +225,12 @@ def weekly_from_records(
             stats.outcomes[run.outcome] += 1
             stats.input_tokens += run.input_tokens
             stats.output_tokens += run.output_tokens
+        documents = {s.source_id: s.url or s.title for s in record.cited_sources}
         for claim in record.claims:
             if claim.verdict == "unsupported":
                 bad = set(claim.invalid_citation_ids)
-                data.sources.update(i for i in claim.citation_ids if i not in bad)
+                data.sources.update(source_document(i, documents)
+                                    for i in claim.citation_ids if i not in bad)
             if claim.critical_reason is None:
                 continue
             data.critical_counts[claim.critical_reason] += 1
@@ -285,6 +288,12 @@ def _section(app: str, data: _AppData, end: date, top: int) -> AppSection:
     section.critical = [group.item() for group in groups[:top]]
     section.top_sources = data.sources.most_common(top)
     return section
+
+
+def source_document(source_id: str, documents: Mapping[str, str]) -> str:
+    """How the report names a cited source: its URL, else its title, else its ID marked as
+    one (a per-trace ID such as S1 names no document)."""
+    return documents.get(source_id) or f"{source_id} (ID only)"
 
 
 def _rank(reason: str) -> int:

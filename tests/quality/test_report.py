@@ -19,12 +19,17 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from schemas import EvaluationRecord
+from schemas import CitedSource, EvaluationRecord
 from sidecar.cli import cli
 from sidecar.quality._io import read_records, record_files
 from sidecar.quality._prometheus import PrometheusClient, PrometheusError, weekly_from_prometheus
 from sidecar.quality._render import weekly_html, weekly_markdown
-from sidecar.quality.report import CRITICAL_ORDER, WeeklyReport, weekly_from_records
+from sidecar.quality.report import (
+    CRITICAL_ORDER,
+    WeeklyReport,
+    source_document,
+    weekly_from_records,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 WEEK_DIR = FIXTURES / "evaluations" / "week"
@@ -88,8 +93,10 @@ def test_critical_claims_sources_and_judge_cost(
             ((reason, text, n) for (reason, text), n in claims.items()),
             key=lambda c: (CRITICAL_ORDER.index(c[0]), -c[2]))[:5]
         assert all(item.reason == "judged_unsupported" for item in section.critical[:1])
-        sources = Counter(i for r in mine for c in r.claims if c.verdict == "unsupported"
-                          for i in c.citation_ids)
+        sources = Counter(
+            source_document(i, {s.source_id: s.url or s.title for s in r.cited_sources})
+            for r in mine for c in r.claims if c.verdict == "unsupported"
+            for i in c.citation_ids)
         assert section.top_sources == sources.most_common(5)
     costs = {c.scope: c for c in report.judge}
     for app, cost in costs.items():
@@ -344,3 +351,29 @@ def test_cli_report_counts_a_trace_written_twice_once(tmp_path: Path) -> None:
     # every figure is the same as from the records read once
     section = "## This week against last week"
     assert again_md.split(section)[1] == plain_md.split(section)[1]
+
+
+def test_sources_are_ranked_by_url_else_title_across_traces(
+        records: list[EvaluationRecord]) -> None:
+    # Two traces cite the same document under different per-trace IDs, a third one a
+    # document with a title only, a fourth one a source with neither.
+    base = next(r for r in records if any(c.status == "cited" for c in r.claims))
+    cited = next(c for c in base.claims if c.status == "cited")
+
+    def citing(trace_id: str, source_id: str, **source: str) -> EvaluationRecord:
+        claim = cited.model_copy(update={"verdict": "unsupported", "citation_ids": [source_id],
+                                         "invalid_citation_ids": []})
+        sources = [{"source_id": source_id, **source}] if source else []
+        return base.model_copy(update={
+            "trace_id": trace_id, "claims": [claim],
+            "cited_sources": [CitedSource.model_validate(s) for s in sources]})
+
+    url = "https://kb.example/refunds"
+    report = weekly_from_records([
+        citing("a" * 32, "S1", url=url, title="Refunds"),
+        citing("b" * 32, "S7", url=url),
+        citing("c" * 32, "S2", title="Shipping policy"),
+        citing("d" * 32, "S3"),
+    ], top=5)
+    [section] = report.apps
+    assert section.top_sources == [(url, 2), ("Shipping policy", 1), ("S3 (ID only)", 1)]
