@@ -206,7 +206,8 @@ _ABBREVIATION = re.compile(
 
 def _sentence_count(text: str) -> int:
     """How many sentences ``text`` holds (one when it has no inner sentence end)."""
-    return 1 + sum(1 for m in _CLAIM_SENTENCE_END.finditer(text.strip())
+    text = text.strip()
+    return 1 + sum(1 for m in _CLAIM_SENTENCE_END.finditer(text)
                    if not _ABBREVIATION.search(text[:m.start() + 1]))
 
 

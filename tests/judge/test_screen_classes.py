@@ -285,6 +285,7 @@ def test_a_claim_of_several_sentences_all_found_is_supported() -> None:
     "The U.S. plan costs 3.45 dollars, e.g. for Dr. Smith.",
     "Refunds take 30 days; exchanges take 60 days.",
     "Version 2.0 was released in 2021.",
+    "  He met Dr. Smith at the branch.",
 ])
 def test_abbreviations_decimals_and_semicolons_are_one_sentence(text: str) -> None:
     from sidecar.judge.screen import _sentence_count
