@@ -18,6 +18,7 @@ from schemas import (
     JudgeBackendName,
     SecurityEventKind,
     SuspectReason,
+    UnverifiedReason,
 )
 from schemas.vocabulary import JudgeErrorKind, SampledSkipReason
 
@@ -44,6 +45,7 @@ RATIO_BUCKETS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
 CRITICAL_REASONS: tuple[str, ...] = get_args(CriticalReason)
 SUSPECT_REASONS: tuple[str, ...] = get_args(SuspectReason)
 SECURITY_EVENT_KINDS: tuple[str, ...] = get_args(SecurityEventKind)
+UNVERIFIED_REASONS: tuple[str, ...] = get_args(UnverifiedReason)
 UNJUDGED_REASONS: tuple[str, ...] = (
     *get_args(JudgeErrorKind),
     *(reason for reason in get_args(SampledSkipReason) if reason not in get_args(JudgeErrorKind)),
@@ -144,6 +146,13 @@ class RecordMetrics:
             ["app", "reason"],
             registry=registry,
         )
+        self.claims_unverified = Counter(
+            "citewatch_claims_unverified",
+            "Cited claims whose verdict was withheld as untrustworthy (not judged, never "
+            "critical, routed to review), by importance and reason.",
+            ["app", "importance", "reason"],
+            registry=registry,
+        )
         self.security_events = Counter(
             "citewatch_security_events",
             "Importance-3 claims a security event touched, by kind (injection_influenced: "
@@ -177,6 +186,7 @@ class RecordMetrics:
         self._claim_verdicts = _Children(self.claim_verdicts)
         self._claims_abstained = _Children(self.claims_abstained)
         self._claims_suspect = _Children(self.claims_suspect)
+        self._claims_unverified = _Children(self.claims_unverified)
         self._security_events = _Children(self.security_events)
         self._critical_unsupported = _Children(self.critical_unsupported)
         self._critical_unjudged = _Children(self.critical_unjudged)
@@ -200,6 +210,9 @@ class RecordMetrics:
             self.claims_suspect.labels(app=app, reason=reason)
         for kind in SECURITY_EVENT_KINDS:
             self.security_events.labels(app=app, kind=kind)
+        for importance in ("1", "2", "3"):
+            for reason in UNVERIFIED_REASONS:
+                self.claims_unverified.labels(app=app, importance=importance, reason=reason)
         self.invalid_citation_ids.labels(app=app)
 
     def app_label(self, app: str, *, admit: bool = True) -> str:
@@ -240,10 +253,12 @@ class RecordMetrics:
                 self._claims_abstained(app, importance).inc()
             elif claim.not_judged == "suspect" and claim.not_judged_detail is not None:
                 self._claims_suspect(app, claim.not_judged_detail).inc()
-            elif (claim.not_judged_detail == "injection_influenced"
-                  and claim.importance == 3):
-                self._security_events(app, "injection_influenced").inc(
+            elif claim.not_judged == "unverified" and claim.not_judged_detail is not None:
+                self._claims_unverified(app, importance, claim.not_judged_detail).inc(
                     exemplar={"trace_id": record.trace_id})
+                if claim.not_judged_detail == "injection_influenced" and claim.importance == 3:
+                    self._security_events(app, "injection_influenced").inc(
+                        exemplar={"trace_id": record.trace_id})
             if claim.critical_reason is not None:
                 self._critical_unsupported(app, claim.critical_reason).inc(
                     exemplar={"trace_id": record.trace_id}

@@ -51,6 +51,17 @@ def test_a_critical_claim_the_quote_covers_in_part_is_unverified(server: FakeOpe
     assert c1.path is not None and c1.path.llm == "supported"
 
 
+def test_a_withheld_verdict_is_counted(server: FakeOpenAI) -> None:
+    server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
+                                   "evidence_quote": QUOTE, "reason": "Stated."}]))
+    text = "Refunds are accepted within 90 days of purchase."
+    judged = Judged(server)
+    judged.evaluate(make_trace(answer=f"{text} [S1]", sources=[source("S1", PASSAGE)],
+                               claims=[claim("c1", text, ["S1"], 3)]))
+    assert judged.value("citewatch_claims_unverified_total", app="support", importance="3",
+                        reason="quote_incomplete") == 1
+
+
 def test_a_critical_claim_whose_quote_conflicts_is_unverified(server: FakeOpenAI) -> None:
     c1 = judged_supported(server, "Refunds are accepted within 90 days of purchase.", 3)
     assert (c1.not_judged, c1.not_judged_detail) == ("unverified", "quote_incomplete")

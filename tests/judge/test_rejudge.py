@@ -138,6 +138,8 @@ def test_an_instruction_in_a_passage_cannot_buy_a_supported(
     assert FACT in passage["text"] and "struc" not in passage["text"].lower()
     assert judged.value("citewatch_security_events_total", app="support",
                         kind="injection_influenced") == 1
+    assert judged.value("citewatch_claims_unverified_total", app="support", importance="3",
+                        reason="injection_influenced") == 1
     assert record.scores.critical_unsupported == 0 and record.scores.correctness is None
 
 
