@@ -79,7 +79,7 @@ class _Server:
 def _server_process(latency: float) -> Iterator[_Server]:
     """The test server in its own process, so it does not share the client's GIL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.judge.openai_server", "--latency", str(latency)],
+        [sys.executable, "-m", "tests.support.openai_server", "--latency", str(latency)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:

@@ -2,7 +2,7 @@
 
     python -m bench.judge_cost [--traces 50] [--replies minimal|realistic]
 
-The same example traces go through the same counting server (tests/judge/openai_server.py;
+The same example traces go through the same counting server (tests/support/openai_server.py;
 one token rule for every client). citewatch sends one request per judged trace with only
 the passages each claim cites, after the offline screen has settled what it is sure of; it
 runs twice, with the screen (the default) and LLM only, and prints the share of cited claims
@@ -45,7 +45,7 @@ from bench._traces import make_trace
 from schemas import Trace
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
-from tests.judge.openai_server import (
+from tests.support.openai_server import (
     Action,
     FakeOpenAI,
     Recorded,

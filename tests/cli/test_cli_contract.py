@@ -23,8 +23,8 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import EvaluationRecord
 from sidecar.cli import cli
 from sidecar.config import load_settings
-from tests.cli._servers import not_found_server
 from tests.factories import claim, make_trace, source, trace_dict
+from tests.support.openai_server import FakeOpenAI, not_found
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"
@@ -134,8 +134,8 @@ def test_gate_exit_1_is_a_regression_only(tmp_path: Path) -> None:
 
 @pytest.fixture
 def wrong_base_url() -> Iterator[str]:
-    with not_found_server("/wrong") as url:
-        yield url
+    with FakeOpenAI(responder=not_found) as server:
+        yield server.url("/wrong")
 
 
 def _judge_env(base_url: str) -> dict[str, str]:

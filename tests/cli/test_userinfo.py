@@ -31,9 +31,8 @@ from sidecar.assembly import build_pipeline
 from sidecar.cli import cli
 from sidecar.config import Settings
 from sidecar.quality._prometheus import PrometheusClient, PrometheusError
-from tests.cli._servers import not_found_server
-from tests.judge.openai_server import FakeOpenAI, Status
 from tests.judge.traces import refund_trace
+from tests.support.openai_server import FakeOpenAI, Status, not_found
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"
@@ -119,8 +118,8 @@ def test_config_validate_masks_the_credentials_of_a_refused_address() -> None:
 
 @pytest.fixture
 def failing_judge() -> Iterator[str]:
-    with not_found_server("/v1") as url:
-        yield url
+    with FakeOpenAI(responder=not_found) as server:
+        yield server.base_url
 
 
 def test_start_up_failure_and_log_lines_mask_the_judge_url(failing_judge: str,

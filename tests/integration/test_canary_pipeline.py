@@ -20,8 +20,8 @@ import pytest
 
 from tests.factories import trace_dict
 from tests.integration._servers import free_port
-from tests.judge.openai_server import FakeOpenAI
 from tests.redaction._canary import canary_trace, leaks
+from tests.support.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.integration
 

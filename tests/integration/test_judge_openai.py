@@ -6,25 +6,19 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from prometheus_client import CollectorRegistry
 
-from exporters.prometheus import CitewatchMetrics
-from schemas import EvaluationRecord, Trace
-from sidecar.assembly import build_pipeline
-from sidecar.config import Settings
-from sidecar.judge import RUBRIC_VERSION, JudgeStageImpl, load_rubric
+from schemas import EvaluationRecord
+from sidecar.judge import RUBRIC_VERSION, load_rubric
 from sidecar.judge.openai_backends import JUDGE_SCHEMA
 from sidecar.judge.packet import unmark
-from sidecar.pipeline import Pipeline
-from tests.judge.openai_server import FakeOpenAI, Hang, Reply, Status, verdicts_reply
 from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace, trace_id
+from tests.support.judged import MODEL, Judged
+from tests.support.openai_server import FakeOpenAI, Hang, Reply, Status, verdicts_reply
 
 pytestmark = pytest.mark.integration
 
-MODEL = "judge-model-2026-01-01"
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."
 BACKENDS = [pytest.param("openai-responses", id="responses"),
@@ -35,35 +29,6 @@ BACKENDS = [pytest.param("openai-responses", id="responses"),
 def server() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as fake:
         yield fake
-
-
-class Judged:
-    """A pipeline with the judge against ``server``, and its metrics on a fresh registry."""
-
-    def __init__(self, server: FakeOpenAI, backend: str = "openai-responses",
-                 **judge: Any) -> None:
-        settings = Settings(
-            judge={"backend": backend, "base_url": server.base_url, "api_key": "test-key",
-                   "model": MODEL, "timeout_seconds": 2.0, "retry_base_seconds": 0.001,
-                   "retry_max_seconds": 2.0, "screen": False, **judge},
-            sampling={"rate": 1.0},
-        )
-        self.registry = CollectorRegistry()
-        self.metrics = CitewatchMetrics(registry=self.registry)
-        self.pipeline: Pipeline = build_pipeline(settings, judge_observer=self.metrics)
-        assert isinstance(self.pipeline.judge, JudgeStageImpl)
-        self.stage: JudgeStageImpl = self.pipeline.judge
-
-    def evaluate(self, *traces: Trace) -> list[EvaluationRecord]:
-        async def run() -> list[EvaluationRecord]:
-            try:
-                return [await self.pipeline.evaluate(t) for t in traces]
-            finally:
-                await self.stage.aclose(1.0)
-        return asyncio.run(run())
-
-    def value(self, name: str, **labels: str) -> float:
-        return self.registry.get_sample_value(name, labels) or 0.0
 
 
 def verdicts_of(record: EvaluationRecord) -> dict[str, tuple[str | None, str | None]]:
@@ -78,7 +43,7 @@ def test_correct_reply_is_scored(server: FakeOpenAI, backend: str) -> None:
         {"claim_id": "c2", "verdict": "partial", "evidence_quote": "returned to the original",
          "reason": "Half of it."},
     ]))
-    judged = Judged(server, backend)
+    judged = Judged.llm_only(server, backend)
     [record] = judged.evaluate(refund_trace())
     assert verdicts_of(record) == {"c1": ("supported", None), "c2": ("partial", None),
                                    "c3": (None, "uncited")}
@@ -110,7 +75,7 @@ def test_correct_reply_is_scored(server: FakeOpenAI, backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_packet_never_carries_uncited_sources_or_names(server: FakeOpenAI, backend: str) -> None:
-    judged = Judged(server, backend)
+    judged = Judged.llm_only(server, backend)
     judged.evaluate(refund_trace())
     [request] = server.recorded()
     sent = json.dumps(request.body)
@@ -131,7 +96,7 @@ def test_unverifiable_quote_becomes_unsupported(server: FakeOpenAI, quote: str,
         {"claim_id": "c1", "verdict": "supported", "evidence_quote": S1, "reason": "ok"},
         {"claim_id": "c2", "verdict": "supported", "evidence_quote": quote, "reason": "ok"},
     ]))
-    judged = Judged(server)
+    judged = Judged.llm_only(server)
     [record] = judged.evaluate(refund_trace())
     assert verdicts_of(record)["c2"] == ("unsupported", expected_reason)
     assert verdicts_of(record)["c1"] == ("supported", None)
@@ -148,7 +113,7 @@ def test_mismatched_claim_ids_are_a_judge_error(server: FakeOpenAI, ids: list[st
         {"claim_id": i, "verdict": "supported", "evidence_quote": S1, "reason": "ok"}
         for i in ids
     ]))
-    judged = Judged(server)
+    judged = Judged.llm_only(server)
     [record] = judged.evaluate(refund_trace())
     assert not record.judged and record.scores.correctness is None
     assert all(c.verdict is None for c in record.claims)
@@ -169,7 +134,7 @@ def test_mismatched_claim_ids_are_a_judge_error(server: FakeOpenAI, ids: list[st
 def test_unusable_replies_are_judge_errors(server: FakeOpenAI, backend: str, reply: Reply,
                                            kind: str) -> None:
     server.script(reply)
-    judged = Judged(server, backend)
+    judged = Judged.llm_only(server, backend)
     [record] = judged.evaluate(refund_trace())
     assert record.judge is not None and record.judge.outcome == kind
     assert not record.judged
@@ -190,7 +155,7 @@ def test_chat_replies_that_did_not_finish_are_judge_errors(server: FakeOpenAI,
     server.script(Reply(text=json.dumps({"verdicts": [
         {"claim_id": c, "verdict": "unsupported", "evidence_quote": "", "reason": "No."}
         for c in ("c1", "c2")]}), finish_reason=finish_reason))
-    judged = Judged(server, "openai-chat")
+    judged = Judged.llm_only(server, "openai-chat")
     [record] = judged.evaluate(refund_trace())
     assert record.judge is not None and record.judge.outcome == kind
     assert not record.judged
@@ -199,7 +164,7 @@ def test_chat_replies_that_did_not_finish_are_judge_errors(server: FakeOpenAI,
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_calls_share_one_connection_pool(server: FakeOpenAI, backend: str) -> None:
     server.latency = 0.1
-    judged = Judged(server, backend, concurrency=4, cache_size=0)
+    judged = Judged.llm_only(server, backend, concurrency=4, cache_size=0)
 
     async def run() -> list[EvaluationRecord]:
         try:
@@ -221,7 +186,7 @@ def test_calls_share_one_connection_pool(server: FakeOpenAI, backend: str) -> No
 
 def test_429_waits_for_retry_after(server: FakeOpenAI) -> None:
     server.script(Status(429, {"Retry-After": "1"}))
-    judged = Judged(server)
+    judged = Judged.llm_only(server)
     started = time.monotonic()
     [record] = judged.evaluate(refund_trace())
     elapsed = time.monotonic() - started
@@ -234,7 +199,7 @@ def test_429_waits_for_retry_after(server: FakeOpenAI) -> None:
 
 def test_500s_then_success(server: FakeOpenAI) -> None:
     server.script(Status(500), Status(502), Status(503))
-    judged = Judged(server)
+    judged = Judged.llm_only(server)
     [record] = judged.evaluate(refund_trace())
     assert record.judged and len(server.recorded()) == 4
     assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome="api_error") == 3
@@ -243,7 +208,7 @@ def test_500s_then_success(server: FakeOpenAI) -> None:
 
 def test_retries_are_bounded(server: FakeOpenAI) -> None:
     server.script(*[Status(500)] * 5)
-    judged = Judged(server, max_retries=2)
+    judged = Judged.llm_only(server, max_retries=2)
     [record] = judged.evaluate(refund_trace())
     assert record.judge is not None and record.judge.outcome == "api_error"
     assert len(server.recorded()) == 3
@@ -251,20 +216,20 @@ def test_retries_are_bounded(server: FakeOpenAI) -> None:
 
 def test_timeout_is_retried_then_reported(server: FakeOpenAI) -> None:
     server.script(Hang(10.0))
-    judged = Judged(server, timeout_seconds=0.3)
+    judged = Judged.llm_only(server, timeout_seconds=0.3)
     [record] = judged.evaluate(refund_trace())
     assert record.judged and len(server.recorded()) == 2
     assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome="timeout") == 1
 
     server.script(Hang(10.0))
-    judged = Judged(server, timeout_seconds=0.3, max_retries=0)
+    judged = Judged.llm_only(server, timeout_seconds=0.3, max_retries=0)
     [record] = judged.evaluate(refund_trace(trace_id=trace_id(5)))
     assert record.judge is not None and record.judge.outcome == "timeout"
 
 
 def test_outage_opens_the_breaker_and_checks_go_on(server: FakeOpenAI) -> None:
     server.script(*[Status(503)] * 4)
-    judged = Judged(server, max_retries=1, circuit_failures=2, circuit_reset_seconds=0.3)
+    judged = Judged.llm_only(server, max_retries=1, circuit_failures=2, circuit_reset_seconds=0.3)
     traces = [refund_trace(trace_id=trace_id(n)) for n in range(5)]
 
     async def run() -> tuple[list[EvaluationRecord], EvaluationRecord]:
@@ -289,7 +254,7 @@ def test_outage_opens_the_breaker_and_checks_go_on(server: FakeOpenAI) -> None:
 
 
 def test_repeated_trace_is_served_from_the_cache(server: FakeOpenAI) -> None:
-    judged = Judged(server)
+    judged = Judged.llm_only(server)
     overlapping = refund_trace(
         trace_id=trace_id(3),
         claims=[{"id": "x1", "text": "Pro plan refunds are available within 30 days.",
@@ -311,7 +276,7 @@ def test_repeated_trace_is_served_from_the_cache(server: FakeOpenAI) -> None:
 
 def test_in_flight_calls_are_bounded(server: FakeOpenAI) -> None:
     server.latency = 0.2
-    judged = Judged(server, concurrency=2)
+    judged = Judged.llm_only(server, concurrency=2)
     seen: list[tuple[int, int]] = []
 
     async def run() -> list[EvaluationRecord]:
@@ -332,7 +297,7 @@ def test_in_flight_calls_are_bounded(server: FakeOpenAI) -> None:
 
 def test_shutdown_deadline_abandons_hung_calls(server: FakeOpenAI) -> None:
     server.script(Hang(30.0))
-    judged = Judged(server, timeout_seconds=20.0)
+    judged = Judged.llm_only(server, timeout_seconds=20.0)
 
     async def run() -> EvaluationRecord:
         task = asyncio.ensure_future(judged.pipeline.evaluate(refund_trace()))

@@ -8,9 +8,10 @@ import json
 import pytest
 
 from sidecar.runtime.guard import serialise_record
-from tests.integration.test_judge_openai import BACKENDS, S1, Judged, verdicts_of
-from tests.judge.openai_server import FakeOpenAI, Reply, Status, verdicts_reply
+from tests.integration.test_judge_openai import BACKENDS, S1, verdicts_of
 from tests.judge.traces import refund_trace
+from tests.support.judged import Judged
+from tests.support.openai_server import FakeOpenAI, Reply, Status, verdicts_reply
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +42,7 @@ def _assert_judge_error(judged: Judged, kind: str) -> None:
 def test_a_60_mb_reply_is_a_judge_error_and_the_record_stays_small(backend: str) -> None:
     with FakeOpenAI() as server:
         server.script(_reply(reason="x" * (60 * 2**20)))
-        judged = Judged(server, backend, timeout_seconds=30.0)
+        judged = Judged.llm_only(server, backend, timeout_seconds=30.0)
         _assert_judge_error(judged, "reply_too_large")
         assert len(server.recorded()) == 1  # not retried
 
@@ -49,7 +50,7 @@ def test_a_60_mb_reply_is_a_judge_error_and_the_record_stays_small(backend: str)
 def test_a_reply_over_the_configured_size_is_refused() -> None:
     with FakeOpenAI() as server:
         server.script(_reply(reason="y" * 3000))
-        _assert_judge_error(Judged(server, max_reply_bytes=2048, max_reason_chars=10_000),
+        _assert_judge_error(Judged.llm_only(server, max_reply_bytes=2048, max_reason_chars=10_000),
                             "reply_too_large")
 
 
@@ -62,13 +63,13 @@ def test_a_reason_or_quote_over_its_limit_is_a_judge_error(reply: Reply,
                                                            limits: dict[str, int]) -> None:
     with FakeOpenAI() as server:
         server.script(reply)
-        _assert_judge_error(Judged(server, **limits), "reply_too_large")
+        _assert_judge_error(Judged.llm_only(server, **limits), "reply_too_large")
 
 
 def test_replies_within_the_limits_are_verdicts() -> None:
     with FakeOpenAI() as server:
         server.script(_reply(reason="r" * 2000))
-        [record] = Judged(server).evaluate(refund_trace())
+        [record] = Judged.llm_only(server).evaluate(refund_trace())
         verdicts = verdicts_of(record)
         assert (verdicts["c1"], verdicts["c2"]) == (("supported", None), ("supported", None))
 
@@ -80,7 +81,7 @@ def test_a_redirect_to_another_origin_is_not_followed(backend: str, status: int)
         path = "/responses" if backend == "openai-responses" else "/chat/completions"
         server.script(Status(status, {"Location": elsewhere.base_url + path}))
         elsewhere.script(_reply())
-        judged = Judged(server, backend)
+        judged = Judged.llm_only(server, backend)
         _assert_judge_error(judged, "redirect")
         assert elsewhere.recorded() == []  # the packet was never re-sent
         assert len(server.recorded()) == 1

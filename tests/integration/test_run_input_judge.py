@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration._servers import free_port
-from tests.judge.openai_server import FakeOpenAI
+from tests.support.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.integration
 

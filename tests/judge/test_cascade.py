@@ -17,8 +17,8 @@ from sidecar.judge import JudgeStageImpl, OpenAIChatBackend
 from sidecar.judge.screen import ScreenVerdict
 from sidecar.pipeline import Pipeline
 from tests.factories import claim, make_trace, source
-from tests.judge._judged import MODEL, Judged
-from tests.judge.openai_server import FakeOpenAI, Status, packet_of
+from tests.support.judged import MODEL, Judged
+from tests.support.openai_server import FakeOpenAI, Status, packet_of
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."

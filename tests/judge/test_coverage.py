@@ -12,8 +12,8 @@ from schemas import ClaimResult
 from sidecar.judge.coverage import quote_context
 from sidecar.judge.packet import Passage
 from tests.factories import claim, make_trace, source
-from tests.judge._judged import Judged
-from tests.judge.openai_server import FakeOpenAI, verdicts_reply
+from tests.support.judged import Judged
+from tests.support.openai_server import FakeOpenAI, verdicts_reply
 
 PASSAGE = ("Our refund policy changed in May. Refunds are accepted within 30 days of "
            "purchase. Shipping is free.")

@@ -13,8 +13,8 @@ from sidecar.judge import JudgeStageImpl, LexicalBackend
 from sidecar.judge.screen import ScreenVerdict
 from sidecar.pipeline import Pipeline
 from tests.factories import claim, make_trace, source
-from tests.judge._judged import Judged
-from tests.judge.openai_server import FakeOpenAI, verdicts_reply
+from tests.support.judged import Judged
+from tests.support.openai_server import FakeOpenAI, verdicts_reply
 
 S1 = "Approved refunds are returned to the original card."
 PAYOUT = "Refunds are paid out the same day by bank transfer."

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -10,10 +9,9 @@ from typing import Any
 import pytest
 
 from schemas import EvaluationRecord, Trace
-from sidecar.assembly import build_pipeline
-from sidecar.config import Settings
 from tests.factories import claim, make_trace, source
-from tests.judge.openai_server import Action, FakeOpenAI, Reply, packet_of, verdicts_reply
+from tests.support.judged import Judged
+from tests.support.openai_server import Action, FakeOpenAI, Reply, packet_of, verdicts_reply
 
 # Every kind of packet syntax: the old line headers, passage and claim lines, JSON fragments
 # that would close a string or a list, quotes, role markers and chat template tokens.
@@ -68,21 +66,8 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 def evaluate(server: FakeOpenAI, backend: str, trace: Trace) -> EvaluationRecord:
-    settings = Settings(
-        judge={"backend": backend, "base_url": server.base_url, "api_key": "test-key",
-               "model": "judge-model", "max_retries": 0, "screen": False},
-        sampling={"rate": 1.0},
-    )
-    pipeline = build_pipeline(settings)
-
-    async def run() -> EvaluationRecord:
-        try:
-            return await pipeline.evaluate(trace)
-        finally:
-            assert pipeline.judge is not None
-            await pipeline.judge.aclose(1.0)  # type: ignore[attr-defined]
-
-    return asyncio.run(run())
+    [record] = Judged(server, backend, screen=False).evaluate(trace)
+    return record
 
 
 @pytest.mark.parametrize("backend", ["openai-responses", "openai-chat"])

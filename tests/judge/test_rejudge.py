@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from schemas import EvaluationRecord
 from sidecar.cli import cli
 from tests.factories import claim, make_trace, source
-from tests.judge._judged import Judged
-from tests.judge.openai_server import Action, FakeOpenAI, Status, packet_of, verdicts_reply
+from tests.support.judged import Judged
+from tests.support.openai_server import Action, FakeOpenAI, Status, packet_of, verdicts_reply
 
 QUESTION = "How long do I have to ask for a refund?"
 FACT = "Refunds are accepted within 14 days of purchase."

@@ -10,8 +10,8 @@ import pytest
 
 from schemas import EvaluationRecord, Trace
 from tests.factories import claim, make_trace, source
-from tests.judge._judged import Judged
-from tests.judge.openai_server import Action, FakeOpenAI, Reply, Status, verdicts_reply
+from tests.support.judged import Judged
+from tests.support.openai_server import Action, FakeOpenAI, Reply, Status, verdicts_reply
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."

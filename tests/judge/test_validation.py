@@ -15,9 +15,9 @@ from sidecar.judge.validation import (
 )
 from sidecar.scoring import ClaimVerdict
 from tests.factories import claim, make_trace, source
-from tests.judge._judged import Judged
-from tests.judge.openai_server import FakeOpenAI, verdicts_reply
 from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace
+from tests.support.judged import Judged
+from tests.support.openai_server import FakeOpenAI, verdicts_reply
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 

@@ -27,6 +27,7 @@ __all__ = [
     "Recorded",
     "Reply",
     "Status",
+    "not_found",
     "packet_of",
     "parse_packet",
     "prompt_text",
@@ -183,6 +184,12 @@ def supported_everything(body: dict[str, Any]) -> Action:
     ])
 
 
+def not_found(body: dict[str, Any]) -> Action:
+    """404 for every request: a judge at the wrong address (serve it at any path with
+    :meth:`FakeOpenAI.url`)."""
+    return Status(404)
+
+
 def count_tokens(text: str) -> int:
     """Word and punctuation tokens: one rule for every client on this server."""
     return len(_TOKEN.findall(text))
@@ -236,8 +243,13 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
+        """The API's base URL, as clients are configured with it."""
+        return self.url("/v1")
+
+    def url(self, path: str) -> str:
+        """The server's address with ``path``: every path gets the same answers."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host}:{port}{path}"
 
     # -- scripting ---------------------------------------------------------------------------
 
@@ -370,7 +382,7 @@ class FakeOpenAI:
 
 
 def main() -> None:
-    """Serve until stdin closes: ``python -m tests.judge.openai_server --latency 0.5``.
+    """Serve until stdin closes: ``python -m tests.support.openai_server --latency 0.5``.
 
     Prints the base URL on the first line of stdout. Benchmarks run the server in its own
     process so its threads do not compete with the client for the interpreter lock.
