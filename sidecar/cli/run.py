@@ -55,7 +55,7 @@ _FLAG_SETTINGS = {
     "metrics_address": "metrics.address",
     "judge_backend": "judge.backend",
     "sample_rate": "sampling.rate",
-    "shutdown_deadline": "kafka.shutdown_deadline_seconds",
+    "shutdown_deadline": "runtime.shutdown_deadline_seconds",
     "input_format": "input.format",
     "wait_for_kafka": "kafka.wait_for_kafka",
 }
@@ -125,7 +125,7 @@ def _file_outcome(settings: Settings, summary: FileSummary, quality: QualityTall
     if cause is not None:
         click.echo(cause, err=True)
     if abandoned:
-        budget = ShutdownBudget(settings.kafka.shutdown_deadline_seconds)
+        budget = ShutdownBudget(settings.runtime.shutdown_deadline_seconds)
         click.echo(f"Error: stopped by a signal: {abandoned} line(s) read but not written "
                    f"(still in evaluation {budget.in_flight_seconds:g}s after the signal, or "
                    f"waiting behind one that was; shutdown deadline "

@@ -14,7 +14,8 @@ __all__ = ["KafkaSettings"]
 
 
 class KafkaSettings(Section):
-    """The Kafka source and sinks. Security options pass straight to kafka-python."""
+    """The Kafka source and sinks. Security options pass straight to kafka-python. What
+    every runtime shares (the shutdown deadline, the replay window) is in ``runtime.*``."""
 
     bootstrap_servers: str = "localhost:9092"
     """Comma-separated host:port list."""
@@ -48,13 +49,6 @@ class KafkaSettings(Section):
     holds several times its size once decoded, redacted and judged."""
     lag_interval_seconds: float = Field(default=20.0, ge=1.0, le=300.0)
     """How often consumer lag is sampled."""
-    shutdown_deadline_seconds: float = Field(default=20.0, gt=0.0)
-    """How long in-flight work may take to finish after SIGTERM."""
-    dedup_window: int = Field(default=100_000, ge=0)
-    """How many recent trace_ids are remembered so replays are not counted twice."""
-    dedup_max_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
-    """Bytes of the window of recent trace_ids (about 190 per id); the oldest are forgotten
-    beyond it or beyond dedup_window, whichever comes first."""
     auto_offset_reset: Literal["earliest", "latest"] = "earliest"
     """Where a new consumer group starts reading."""
     session_timeout_ms: int = Field(default=10_000, ge=1_000, le=300_000)

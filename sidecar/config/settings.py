@@ -16,6 +16,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from sidecar.config._renamed import Renames, RenamingSource
 from sidecar.config.checks import ChecksSettings
 from sidecar.config.claims import ClaimsSettings
 from sidecar.config.dead_letters import DeadLetterSettings
@@ -79,11 +80,16 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Highest first: flags (passed as init data by load_settings), environment, YAML file.
+        # Highest first: flags (passed as init data by load_settings), environment, YAML file;
+        # each gives the settings that moved (sidecar/config/_renamed.py) under either name.
+        renames = Renames()
+        sources = [RenamingSource(init_settings, renames, where="flags", overrides=True),
+                   RenamingSource(env_settings, renames, where="environment")]
         config_file = _CONFIG_FILE.get()
-        if config_file is None:
-            return (init_settings, env_settings)
-        return (init_settings, env_settings, _YamlFile(settings_cls, config_file))
+        if config_file is not None:
+            sources.append(RenamingSource(_YamlFile(settings_cls, config_file), renames,
+                                          where=f"config file {config_file}"))
+        return tuple(sources)
 
 
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("citewatch_config_file", default=None)

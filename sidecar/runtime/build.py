@@ -111,7 +111,7 @@ class FileRuntime:
                 if pipeline.judge is not None:
                     await pipeline.judge.aclose(_JUDGE_CLOSE_SECONDS)
 
-        budget = ShutdownBudget(self.runner.settings.kafka.shutdown_deadline_seconds)
+        budget = ShutdownBudget(self.runner.settings.runtime.shutdown_deadline_seconds)
         finished = False
         try:
             finished = run_until_deadline(lambda: asyncio.run(main()), stop=stop,

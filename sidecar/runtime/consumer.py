@@ -102,8 +102,8 @@ class KafkaRunner:
         self.records = RecordProcessor(pipeline=pipeline,
                                        limits=DecodeLimits.from_settings(settings),
                                        metrics=metrics, slow=self.slow,
-                                       dedup_window=self.kafka.dedup_window,
-                                       dedup_max_bytes=self.kafka.dedup_max_bytes)
+                                       dedup_window=settings.runtime.dedup_window,
+                                       dedup_max_bytes=settings.runtime.dedup_max_bytes)
         self.worker = AsyncWorker()
         self.events: RunnerEvents = queue.SimpleQueue()
         self.assigned: set[Any] = set()
@@ -333,10 +333,10 @@ class KafkaRunner:
 
     def shutdown(self) -> None:
         """Stop polling, let in-flight work finish, commit, flush and close, all within
-        ``kafka.shutdown_deadline_seconds``: a record still running then (a slow judge, a
+        ``runtime.shutdown_deadline_seconds``: a record still running then (a slow judge, a
         slow stage) is abandoned uncommitted and replayed by the next owner."""
         self._stopping.set()
-        total = self.kafka.shutdown_deadline_seconds
+        total = self.settings.runtime.shutdown_deadline_seconds
         deadline = self.clock() + total
         # Keep a share of the deadline for commit, flush, close and the process's own exit.
         reserve = min(5.0, total / 3)

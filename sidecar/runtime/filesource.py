@@ -129,8 +129,8 @@ class FileRunner:
         self.records = RecordProcessor(pipeline=pipeline,
                                        limits=DecodeLimits.from_settings(settings),
                                        metrics=metrics, slow=self.slow,
-                                       dedup_window=settings.kafka.dedup_window,
-                                       dedup_max_bytes=settings.kafka.dedup_max_bytes)
+                                       dedup_window=settings.runtime.dedup_window,
+                                       dedup_max_bytes=settings.runtime.dedup_max_bytes)
         self.input_open = False
         self.heartbeat = Heartbeat()
         self.letters = letter_content(settings, pipeline, sink="file")  # dead_letters.payload
@@ -154,7 +154,7 @@ class FileRunner:
         """
         self.input_open = True
         self.slow.start()
-        budget = ShutdownBudget(self.settings.kafka.shutdown_deadline_seconds)
+        budget = ShutdownBudget(self.settings.runtime.shutdown_deadline_seconds)
         self.heartbeat.attach(asyncio.get_running_loop())
         try:
             self.summary.abandoned += await evaluate_in_order(

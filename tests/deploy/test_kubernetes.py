@@ -369,7 +369,7 @@ def test_grace_period_outlasts_the_shutdown_deadline(
     pod = _one(rendered, "Deployment")["spec"]["template"]["spec"]
     # After the deadline, `citewatch run` still commits, flushes the producer (up to 5 s) and
     # closes the judge client (up to 5 s): the grace period covers all of it.
-    assert pod["terminationGracePeriodSeconds"] >= settings.kafka.shutdown_deadline_seconds + 10
+    assert pod["terminationGracePeriodSeconds"] >= settings.runtime.shutdown_deadline_seconds + 10
 
 
 def test_container_is_locked_down(rendered: list[Resource], container: Resource) -> None:

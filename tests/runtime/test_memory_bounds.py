@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sidecar.config import JudgeSettings, KafkaSettings, SamplingSettings
+from sidecar.config import JudgeSettings, RuntimeSettings, SamplingSettings
 from sidecar.judge.cache import VerdictCache
 from sidecar.scoring import ClaimVerdict
 
@@ -123,7 +123,7 @@ def test_dedup_window_holds_its_bytes() -> None:
 
 
 def test_dedup_window_at_its_defaults_fits_its_bytes() -> None:
-    settings = KafkaSettings()
+    settings = RuntimeSettings()
     result = _held(
         "from sidecar.runtime.dedup import RecentIds\n"
         f"window = RecentIds({settings.dedup_window}, max_bytes={settings.dedup_max_bytes})\n",
@@ -183,5 +183,5 @@ def test_default_bounds_fit_the_pod_memory_limit_with_headroom() -> None:
     limit_bytes = int(limit[:-2]) * MiB
     judge = JudgeSettings()
     tables = (judge.cache_max_bytes + judge.screen_cache_bytes
-              + SamplingSettings().generators_max_bytes + KafkaSettings().dedup_max_bytes)
+              + SamplingSettings().generators_max_bytes + RuntimeSettings().dedup_max_bytes)
     assert tables <= limit_bytes // 2, json.dumps({"tables": tables, "limit": limit_bytes})
