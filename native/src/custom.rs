@@ -29,7 +29,7 @@ impl Custom {
 pub fn find(patterns: &[Custom], s: &str, out: &mut Vec<Ent>) {
     let mut offsets: Option<Offsets> = None;
     for (n, custom) in patterns.iter().enumerate() {
-        let ty = Ty::Custom(n as u8);
+        let ty = Ty::Custom(n as u16);
         let mut push = |a: usize, b: usize, out: &mut Vec<Ent>| {
             if b > a {
                 let map = offsets.get_or_insert_with(|| Offsets::new(s));

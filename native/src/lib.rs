@@ -15,7 +15,9 @@ mod numbers;
 mod patterns;
 mod pytables;
 mod replace;
+mod replacer;
 mod scanner;
+mod types;
 mod validate;
 mod words;
 
@@ -25,68 +27,10 @@ use std::sync::Once;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
 pub use scanner::Engine;
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Ty {
-    Email,
-    Phone,
-    Card,
-    Iban,
-    Ssn,
-    Ip,
-    Secret,
-    NationalId,
-    /// the n-th configured pattern (redaction.custom_patterns)
-    Custom(u8),
-}
-
-pub const TYPES: [Ty; 8] = [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret,
-                            Ty::NationalId];
-
-/// How many entity types there are.
-pub const N_TYPES: usize = TYPES.len();
-
-impl Ty {
-    pub fn name(self) -> &'static str {
-        match self {
-            Ty::Email => "EMAIL",
-            Ty::Phone => "PHONE",
-            Ty::Card => "CREDIT_CARD",
-            Ty::Iban => "IBAN",
-            Ty::Ssn => "US_SSN",
-            Ty::Ip => "IP_ADDRESS",
-            Ty::Secret => "SECRET",
-            Ty::NationalId => "NATIONAL_ID",
-            Ty::Custom(_) => "CUSTOM", // named by the detector's names
-        }
-    }
-
-    /// The type's place in the detector's names: the built-in types, then the configured.
-    pub fn index(self) -> usize {
-        match self {
-            Ty::Custom(n) => N_TYPES + n as usize,
-            _ => TYPES.iter().position(|&t| t == self).unwrap(),
-        }
-    }
-}
-
-/// An entity: type, code point span, canonical key (None: the span's text).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ent {
-    pub ty: Ty,
-    pub start: usize,
-    pub end: usize,
-    pub key: Option<String>,
-}
-
-impl Ent {
-    pub fn new(ty: Ty, start: usize, end: usize, key: Option<String>) -> Self {
-        Ent { ty, start, end, key }
-    }
-}
+pub use types::{Ent, Ty, N_TYPES, TYPES};
 
 /// The built-in detectors, configured: ``types`` (names of BUILTIN_TYPES), the country code
 /// of the phone region, whether obfuscated e-mail addresses count, the class whose
@@ -94,11 +38,11 @@ impl Ent {
 /// ``patterns``: configured entity types, each a name and a regex in the regex crate's
 /// syntax (ValueError when one does not compile).
 #[pyclass(frozen, module = "sidecar.redaction._native")]
-struct Detector {
+pub(crate) struct Detector {
     engine: Engine,
     entity: Py<PyType>,
-    names: Vec<Py<PyString>>,
-    type_names: Vec<String>,
+    pub(crate) names: Vec<Py<PyString>>,
+    pub(crate) type_names: Vec<String>,
     custom: Vec<custom::Custom>,
 }
 
@@ -174,7 +118,7 @@ impl Detector {
 
     /// The entities of ``s``: the built-in types' (``builtin``) and the configured
     /// patterns', found on ``s`` itself as RE2 finds them.
-    fn find_str(&self, py: Python<'_>, s: &str) -> Vec<Ent> {
+    pub(crate) fn find_str(&self, py: Python<'_>, s: &str) -> Vec<Ent> {
         let mut found = self.builtin(py, s);
         custom::find(&self.custom, s, &mut found);
         found
@@ -203,7 +147,7 @@ impl Detector {
         }).collect()
     }
 
-    fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let entity = self.entity.bind(py);
         // The keys of the last few values, as str objects to share: a text that repeats a
@@ -244,114 +188,6 @@ impl Detector {
 }
 
 const RECENT_KEYS: usize = 8;
-
-/// A Redactor's replacement of values, for when the built-in detectors are its only ones:
-/// ``modes`` maps a type name to placeholder, hmac or drop (``default_mode`` otherwise);
-/// ``hmac_token(type, key)`` makes the token of the hmac mode; ``allow`` is the allow-list,
-/// case-folded (a value whose text or key folds to one of them stays).
-#[pyclass(frozen, module = "sidecar.redaction._native")]
-struct Replacer {
-    detector: Py<Detector>,
-    replacement: replace::Replacement,
-}
-
-#[pymethods]
-impl Replacer {
-    #[new]
-    #[pyo3(signature = (detector, *, modes, default_mode, hmac_token, allow = Vec::new()))]
-    fn new(detector: Py<Detector>, modes: std::collections::HashMap<String, String>,
-           default_mode: &str, hmac_token: Option<PyObject>, allow: Vec<String>) -> PyResult<Self> {
-        let modes = replace::modes(&modes, default_mode, &detector.get().type_names)
-            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("unknown redaction mode"))?;
-        if modes.contains(&replace::Mode::Hmac) && hmac_token.is_none() {
-            return Err(pyo3::exceptions::PyValueError::new_err("the hmac mode needs hmac_token"));
-        }
-        let allow = allow.into_iter().collect();
-        Ok(Replacer { detector, replacement: replace::Replacement { modes, hmac: hmac_token, allow } })
-    }
-
-    /// ``text`` with every detected value replaced, detection run again on the result until
-    /// it finds nothing; the Redactor's scope (``tokens``, ``numbers``, ``counts``) is read
-    /// and updated. Returns the text (the same object when nothing was found), with
-    /// ``with_entities`` a tuple of it and the entities replaced (offsets into ``text``, in
-    /// text order); "<REDACTED>" when the text still changed after 16 passes (counted as a
-    /// REDACTION_ERROR); None when the text holds lone surrogates (the Redactor's Python
-    /// rules then decide). Raises RuntimeError when the engine fails on the text.
-    #[pyo3(signature = (text, tokens, numbers, counts, with_entities = false))]
-    fn redact<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>, tokens: Bound<'py, PyDict>,
-                   numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>, with_entities: bool)
-                   -> PyResult<PyObject> {
-        let detector = self.detector.get();
-        let mut scope = replace::Scope::new(tokens, numbers, counts, detector.names.len());
-        let outcome = self.redact_one(py, text, &mut scope, with_entities);
-        scope.flush(&detector.names)?;
-        let Some((redacted, entities)) = outcome? else {
-            return Ok(py.None());
-        };
-        if !with_entities {
-            return Ok(redacted.unbind());
-        }
-        let found = detector.entities(py, entities)?.to_tuple();
-        Ok(PyTuple::new(py, [redacted, found.into_any()])?.into_any().unbind())
-    }
-
-    /// ``redact`` of each of ``texts`` in turn, in one scope, without the entities: a list of
-    /// the results and the number of texts the engine failed on (each withheld as
-    /// "<REDACTED>", counted as a REDACTION_ERROR). A text with lone surrogates ends the
-    /// list early with None: the Python rules take it, and the caller goes on after it.
-    fn redact_many<'py>(&self, py: Python<'py>, texts: Vec<Bound<'py, PyString>>,
-                        tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>,
-                        counts: Bound<'py, PyDict>) -> PyResult<(Bound<'py, PyList>, usize)> {
-        let detector = self.detector.get();
-        let mut scope = replace::Scope::new(tokens, numbers, counts, detector.names.len());
-        let out = PyList::empty(py);
-        let mut failures = 0;
-        let mut outcome = Ok(());
-        for text in &texts {
-            match self.redact_one(py, text, &mut scope, false) {
-                Ok(Some((redacted, _))) => out.append(redacted)?,
-                Ok(None) => {
-                    out.append(py.None())?;
-                    break;
-                }
-                Err(err) if err.is_instance_of::<PyRuntimeError>(py) => {
-                    failures += 1;
-                    scope.failed();
-                    out.append(FAILED)?;
-                }
-                Err(err) => {
-                    outcome = Err(err);
-                    break;
-                }
-            }
-        }
-        scope.flush(&detector.names)?;
-        outcome.map(|()| (out, failures))
-    }
-}
-
-const FAILED: &str = "<REDACTED>";
-
-impl Replacer {
-    /// One text redacted in ``scope``: the result (``text`` itself when unchanged) and, when
-    /// asked for, the entities; None for a text with lone surrogates.
-    fn redact_one<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>,
-                       scope: &mut replace::Scope<'py>, with_entities: bool)
-                       -> PyResult<Option<(Bound<'py, PyAny>, Vec<Ent>)>> {
-        let Ok(original) = text.to_str() else {
-            return Ok(None);
-        };
-        let detector = self.detector.get();
-        let outcome = guarded(|| replace::redact(
-            &self.replacement, scope, &detector.names, original, with_entities,
-            &mut |s: &str| Ok(detector.find_str(py, s)), &mut |k: &str| casefold(py, k)))??;
-        Ok(Some(match outcome {
-            replace::Redacted::Unchanged => (text.clone().into_any(), Vec::new()),
-            replace::Redacted::Changed(s, found) => (PyString::new(py, &s).into_any(), found),
-            replace::Redacted::Failed => (PyString::new(py, FAILED).into_any(), Vec::new()),
-        }))
-    }
-}
 
 /// An instance of the entity class (a NamedTuple: a tuple subclass without a __dict__) made
 /// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.
@@ -415,7 +251,7 @@ fn nfkc(py: Python<'_>, c: char) -> Option<String> {
 }
 
 /// str.casefold, for a key that is not ASCII (rare: Python's own tables decide).
-fn casefold(py: Python<'_>, key: &str) -> String {
+pub(crate) fn casefold(py: Python<'_>, key: &str) -> String {
     PyString::new(py, key)
         .call_method0("casefold")
         .and_then(|k| k.extract::<String>())
@@ -461,7 +297,7 @@ thread_local! {
 /// PanicException, a BaseException that `except Exception` does not catch, so one text
 /// could stop the service; a RuntimeError is caught by the Redactor, which withholds the
 /// text and counts the failure. The panic's message is not printed: it may quote the text.
-fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
+pub(crate) fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
     static QUIET: Once = Once::new();
     QUIET.call_once(|| {
         let previous = panic::take_hook();
@@ -486,7 +322,8 @@ fn _panic_in_engine() -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Detector>()?;
-    m.add_class::<Replacer>()?;
+    m.add_class::<replacer::Replacer>()?;
+    m.add("TYPES", PyTuple::new(m.py(), types::names())?)?;
     m.add_function(wrap_pyfunction!(_panic_in_engine, m)?)?;
     m.add_function(wrap_pyfunction!(luhn_valid, m)?)?;
     m.add_function(wrap_pyfunction!(iban_key, m)?)?;

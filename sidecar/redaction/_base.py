@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, get_args, runtime_checkable
 
-__all__ = ["BUILTIN_TYPES", "Detector", "Entity"]
+from schemas import RedactionType
+from sidecar.redaction import _native
 
-BUILTIN_TYPES: tuple[str, ...] = (
-    "EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET", "NATIONAL_ID",
-)
+__all__ = ["BUILTIN_TYPES", "Detector", "Entity", "check_types"]
+
+
+def check_types(engine: tuple[str, ...], declared: tuple[str, ...]) -> tuple[str, ...]:
+    """The engine's built-in types, when they are the record's ``RedactionType``; ImportError
+    naming the difference otherwise (an engine built from another native/)."""
+    if engine != declared:
+        raise ImportError(
+            f"the redaction engine's types {list(engine)} differ from schemas.RedactionType "
+            f"{list(declared)}: rebuild native/ or update schemas/evaluation.py")
+    return engine
+
+
+BUILTIN_TYPES: tuple[str, ...] = check_types(tuple(_native.TYPES), get_args(RedactionType))
+"""The built-in entity types, in the engine's order (native/src/types.rs holds the list)."""
 
 
 class Entity(NamedTuple):
