@@ -16,6 +16,7 @@ __all__ = [
     "FinalLabel",
     "LabelRow",
     "Latest",
+    "agreement",
     "answered",
     "checked_label",
     "latest_labels",
@@ -107,3 +108,15 @@ def settled_label(latest: Latest, required: int) -> LabelRow | None:
             and len({row.label for row in given.values()}) == 1):
         return max(given.values(), key=lambda row: row.label_id)
     return None
+
+
+def agreement(items: Iterable[Latest]) -> tuple[int, int]:
+    """(items whose reviewers agree, items labelled by two or more reviewers); skips do not
+    count."""
+    agree = total = 0
+    for reviewers, _ in items:
+        given = [row.label for row in answered(reviewers).values()]
+        if len(given) >= 2:
+            total += 1
+            agree += len(set(given)) == 1
+    return agree, total

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
@@ -26,16 +25,13 @@ from pathlib import Path
 from typing import Any, get_args
 
 from schemas import ReviewItem, ReviewReason
+from sidecar.review import _forms
 from sidecar.review._migrations import NewerStoreError, migrate
-from sidecar.review.errors import (
-    FormTokenError,
-    ReplayedFormError,
-    StoreError,
-    UnknownItemError,
-)
+from sidecar.review.errors import StoreError, UnknownItemError
 from sidecar.review.labels import (
     FinalLabel,
     LabelRow,
+    agreement,
     answered,
     checked_label,
     latest_labels,
@@ -46,10 +42,6 @@ from sidecar.review.routing import PRIORITY
 __all__ = ["AddResult", "FinalLabel", "LabelRow", "ReviewStore"]
 
 logger = logging.getLogger(__name__)
-
-FORM_TOKEN_SECONDS = 12 * 3600.0
-"""How long a form of the page stays valid."""
-
 
 @dataclass
 class AddResult:
@@ -234,12 +226,8 @@ class ReviewStore:
 
     def issue_form(self, item_id: str, reviewer: str, *, now: datetime | None = None) -> str:
         """A one-time token for one label form of ``reviewer`` on ``item_id``."""
-        token = secrets.token_urlsafe(24)
         with self._transaction() as db:
-            db.execute("INSERT INTO form_tokens (token, item_id, reviewer, issued_at) "
-                       "VALUES (?, ?, ?, ?)", (token, item_id, reviewer,
-                                               (now or _now()).isoformat()))
-        return token
+            return _forms.issue(db, item_id=item_id, reviewer=reviewer, now=now or _now())
 
     def add_label(self, *, item_id: str, reviewer: str, label: str, form_token: str | None,
                   failure_type: str | None = None, note: str | None = None,
@@ -258,7 +246,7 @@ class ReviewStore:
             if db.execute("SELECT 1 FROM items WHERE item_id = ?", (item_id,)).fetchone() is None:
                 raise UnknownItemError(f"no review item {item_id!r}")
             if form_token is not None:
-                self._spend(db, form_token, item_id=item_id, reviewer=reviewer, now=when)
+                _forms.spend(db, form_token, item_id=item_id, reviewer=reviewer, now=when)
             cursor = db.execute(
                 "INSERT INTO labels (item_id, reviewer, label, failure_type, note, "
                 "adjudication, created_at, form_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -268,23 +256,6 @@ class ReviewStore:
         assert label_id is not None
         logger.debug("label %d on item %s", label_id, item_id)
         return label_id
-
-    @staticmethod
-    def _spend(db: sqlite3.Connection, token: str, *, item_id: str, reviewer: str,
-               now: datetime) -> None:
-        row = db.execute("SELECT item_id, reviewer, issued_at, used_at FROM form_tokens "
-                         "WHERE token = ?", (token,)).fetchone()
-        if row is None:
-            raise FormTokenError("this form was not issued by this page (reload the item)")
-        if row[3] is not None:
-            raise ReplayedFormError("this form was already submitted; the label was not "
-                                    "written twice")
-        if row[0] != item_id or row[1] != reviewer:
-            raise FormTokenError("this form was issued for another item or reviewer")
-        issued = datetime.fromisoformat(row[2])
-        if now - issued > timedelta(seconds=FORM_TOKEN_SECONDS):
-            raise FormTokenError("this form has expired (reload the item)")
-        db.execute("UPDATE form_tokens SET used_at = ? WHERE token = ?", (now.isoformat(), token))
 
     def labels(self, item_id: str | None = None) -> list[LabelRow]:
         """Every label written (of one item, or all), oldest first."""
@@ -328,13 +299,7 @@ class ReviewStore:
 
     def agreement(self) -> tuple[int, int]:
         """(items whose reviewers agree, items labelled by two or more reviewers)."""
-        agree = total = 0
-        for reviewers, _ in latest_labels(self.labels()).values():
-            given = [row.label for row in answered(reviewers).values()]
-            if len(given) >= 2:
-                total += 1
-                agree += len(set(given)) == 1
-        return agree, total
+        return agreement(latest_labels(self.labels()).values())
 
     def label_counts(self) -> dict[tuple[str, str], int]:
         """(UTC day, label) -> labels written that day."""
