@@ -48,7 +48,6 @@ gives its threads no OS-level name).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import signal
@@ -61,24 +60,16 @@ import time
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
-    from kafka.admin import NewTopic
     from kafka.structs import OffsetAndMetadata
 
-
-def _kafka_local() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "kafka_local", ROOT / "scripts" / "kafka" / "kafka_local.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.support.kafka import create_topics, kafka_local, unique  # noqa: E402
 
 
 def trace(i: int, size: int = 6000) -> bytes:
@@ -106,10 +97,8 @@ def trace(i: int, size: int = 6000) -> bytes:
 
 
 def produce(bootstrap: str, topic: str, count: int, *, partitions: int = 4) -> None:
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-    admin.create_topics([NewTopic(topic, partitions, 1), NewTopic(topic + ".evals", 3, 1),
-                         NewTopic(topic + ".dlt", 3, 1)])
-    admin.close()
+    create_topics(bootstrap, [topic], partitions)
+    create_topics(bootstrap, [topic + ".evals", topic + ".dlt"], 3)
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20,
                              batch_size=262_144)
     for i in range(count):
@@ -418,13 +407,13 @@ def main() -> int:
     broker = None
     bootstrap = args.bootstrap
     if bootstrap is None:
-        broker = _kafka_local().LocalKafka(Path(tempfile.mkdtemp(prefix="bench-kafka-")))
+        broker = kafka_local().LocalKafka(Path(tempfile.mkdtemp(prefix="bench-kafka-")))
         bootstrap = broker.start()
     broker_pid = args.broker_pid
     if broker is not None and broker.process is not None:
         broker_pid = broker.process.pid
     try:
-        topic = f"bench-{uuid.uuid4().hex[:8]}"
+        topic = unique("bench")
         from kafka.record.util import crc32c_c
 
         # Record-batch CRCs dominate kafka-python's per-record cost unless the C crc32c

@@ -8,21 +8,13 @@ own pid at the end of the session. It needs Java 17+ and Maven (to fetch the bro
 from __future__ import annotations
 
 import shutil
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-# kafka-python 3.0 reads its protocol schemas with importlib.resources.read_text, deprecated
-# in Python 3.11; import it once here so filterwarnings=error does not fail collection.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import kafka  # noqa: F401
-    import kafka.admin  # noqa: F401
-
-from tests.integration._kafka import kafka_local  # noqa: E402
+from tests.support.kafka import kafka_local
 
 
 def _require_tools() -> None:

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.factories import trace_dict
-from tests.integration._servers import free_port
 from tests.redaction._canary import canary_trace, leaks
 from tests.support.openai_server import FakeOpenAI
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 

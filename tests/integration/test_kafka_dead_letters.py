@@ -11,18 +11,17 @@ import pytest
 from kafka import KafkaProducer
 
 from tests.factories import claim, trace_dict
-from tests.integration._kafka import (
+from tests.redaction._canary import RAW_VALUES, leaks
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     produce,
     read_topic,
+    run_topics,
     trace_bytes,
     trace_id,
-    unique,
     wait_until,
 )
-from tests.redaction._canary import RAW_VALUES, leaks
 
 pytestmark = pytest.mark.integration
 
@@ -45,9 +44,7 @@ VALUES = [p.values[0] for p in POISON]
 
 def test_poison_records_are_dead_lettered_with_headers(kafka_bootstrap: str,
                                                         tmp_path: Path) -> None:
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=1)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=1)
     values: list[bytes] = []
     keys: list[bytes] = []
     for n, value in enumerate(VALUES):
@@ -109,9 +106,7 @@ CANARY_POISON = [
 
 def test_redacted_dead_letters_carry_no_seeded_value(kafka_bootstrap: str,
                                                      tmp_path: Path) -> None:
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=1)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=1)
     producer = KafkaProducer(bootstrap_servers=kafka_bootstrap, acks="all")
     try:
         for n, poison in enumerate(CANARY_POISON):

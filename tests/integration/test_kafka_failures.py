@@ -10,25 +10,18 @@ from typing import Any
 
 import pytest
 
-from tests.integration._kafka import (
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     produce,
     read_topic,
+    run_topics,
     trace_bytes,
     trace_id,
-    unique,
     wait_until,
 )
 
 pytestmark = pytest.mark.integration
-
-
-def _topics(bootstrap: str) -> tuple[str, str, str, str]:
-    names = unique("traces"), unique("evals"), unique("dlt"), unique("group")
-    create_topics(bootstrap, names[:3], partitions=3)
-    return names
 
 
 def _caught_up(bootstrap: str, topic: str, group: str) -> bool:
@@ -43,7 +36,7 @@ def _finish(sidecar: Sidecar) -> None:
 
 def test_sigkill_three_times_then_a_clean_run_loses_nothing(kafka_bootstrap: str,
                                                             tmp_path: Path) -> None:
-    topic, evaluations, dlt, group = _topics(kafka_bootstrap)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=3)
     count = 10_000
     produce(kafka_bootstrap, topic, (trace_bytes(i, topic) for i in range(count)))
     rng = random.Random(7)
@@ -79,7 +72,7 @@ def test_sigkill_three_times_then_a_clean_run_loses_nothing(kafka_bootstrap: str
 
 def test_killing_one_of_two_members_moves_its_partitions(kafka_bootstrap: str,
                                                          tmp_path: Path) -> None:
-    topic, evaluations, dlt, group = _topics(kafka_bootstrap)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=3)
     count = 6000
     produce(kafka_bootstrap, topic, (trace_bytes(i, topic) for i in range(count)))
     common: dict[str, Any] = dict(topic=topic, group=group, evaluations=evaluations,
@@ -103,7 +96,7 @@ def test_killing_one_of_two_members_moves_its_partitions(kafka_bootstrap: str,
 
 def test_broker_restart_mid_run(fresh_broker: Any, tmp_path: Path) -> None:
     bootstrap = fresh_broker.bootstrap
-    topic, evaluations, dlt, group = _topics(bootstrap)
+    topic, evaluations, dlt, group = run_topics(bootstrap, partitions=3)
     count = 6000
     produce(bootstrap, topic, (trace_bytes(i, topic) for i in range(count)))
     sidecar = Sidecar(bootstrap, topic=topic, group=group, evaluations=evaluations,

@@ -15,12 +15,11 @@ from kafka import KafkaProducer
 
 from tests.factories import trace_dict
 from tests.hostile import EVALUATED, interleaved
-from tests.integration._kafka import (
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     read_topic,
-    unique,
+    run_topics,
     wait_until,
 )
 
@@ -46,9 +45,7 @@ def test_hostile_corpus_is_dead_lettered_with_reasons_and_every_partition_commit
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
     corpus = interleaved()
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=PARTITIONS)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=PARTITIONS)
     where = _produce(kafka_bootstrap, topic, [case.value for case in corpus])
     sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
                       dead_letters=dlt, extra=["--judge", "none"], log=tmp_path / "sidecar.log")
@@ -90,9 +87,7 @@ def test_sigterm_during_a_slow_record_exits_zero_within_the_deadline(
 ) -> None:
     import json
 
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=1)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=1)
     values = [json.dumps(trace_dict(trace_id=f"{i + 1:032x}", question=question)).encode()
               for i, question in enumerate(["fine", "SLOW-STAGE", "fine too"])]
 
@@ -137,9 +132,7 @@ def test_sigterm_while_the_broker_is_down_exits_zero_within_the_deadline(
     fresh_broker: Any, tmp_path: Path
 ) -> None:
     bootstrap = str(fresh_broker.bootstrap)
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(bootstrap, [topic, evaluations, dlt], partitions=1)
+    topic, evaluations, dlt, group = run_topics(bootstrap, partitions=1)
     sidecar = Sidecar(bootstrap, topic=topic, group=group, evaluations=evaluations,
                       dead_letters=dlt, extra=["--judge", "none", "--shutdown-deadline",
                                                str(DEADLINE)], log=tmp_path / "sidecar.log",

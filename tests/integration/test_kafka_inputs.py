@@ -11,13 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.inputs.payloads import openinference_spans, otlp_proto_record
-from tests.integration._kafka import (
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     produce,
     read_topic,
-    unique,
+    run_topics,
     wait_until,
 )
 
@@ -28,9 +27,7 @@ TRACES = 20
 
 def test_otlp_proto_records_are_evaluated_and_bad_ones_dead_lettered(
         kafka_bootstrap: str, tmp_path: Path) -> None:
-    topic, evaluations, dlt, group = (unique("spans"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=2)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=2, source="spans")
     span_sets = [openinference_spans() for _ in range(TRACES)]
     expected = {format(spans[0].context.trace_id, "032x") for spans in span_sets}
     bad = [otlp_proto_record(openinference_spans(traces=2)), b"\xff\xfe not protobuf"]

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._kafka import (
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     produce,
     read_topic,
+    run_topics,
     trace_bytes,
     trace_id,
-    unique,
     wait_until,
 )
 
@@ -29,9 +28,7 @@ REPLAYED = 200
 def test_ten_thousand_traces_each_evaluated_once_and_committed(
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=3)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=3)
     # The last REPLAYED records repeat earlier trace_ids, as a producer retry would.
     values = [trace_bytes(i) for i in range(TRACES)] + [trace_bytes(i) for i in range(REPLAYED)]
     produce(kafka_bootstrap, topic, values)

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._kafka import (
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     produce,
     read_topic,
+    run_topics,
     trace_bytes,
-    unique,
     wait_until,
 )
 
@@ -28,9 +27,7 @@ DEADLINE = 5.0
 def test_sigterm_exits_zero_within_deadline_with_offsets_committed(
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=3)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=3)
     total = produce(kafka_bootstrap, topic, (trace_bytes(i, topic) for i in range(6000)))
     sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
                       dead_letters=dlt, extra=["--shutdown-deadline", str(DEADLINE)],

@@ -25,15 +25,14 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from tests.inputs.payloads import record_rag_requests
-from tests.integration._kafka import (
+from tests.support.kafka import (
     Sidecar,
-    create_topics,
     offsets,
     read_topic,
-    unique,
+    run_topics,
     wait_until,
 )
-from tests.integration._servers import free_port
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 
@@ -67,9 +66,7 @@ def _config(bootstrap: str, topic: str, otlp_port: int) -> str:
 def test_spans_through_a_real_collector_are_evaluated_once_each(
         kafka_bootstrap: str, tmp_path: Path) -> None:
     binary = _collector_binary()
-    topic, evaluations, dlt, group = (unique("otlp"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=2)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=2, source="otlp")
     otlp_port = free_port()
     config = tmp_path / "otelcol.yaml"  # JSON is YAML
     config.write_text(_config(kafka_bootstrap, topic, otlp_port))

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 
 from schemas import EvaluationRecord, Trace
-from tests.integration._kafka import (
+from tests.support.kafka import (
     ROOT,
     Sidecar,
-    create_topics,
     offsets,
     read_topic,
-    unique,
+    run_topics,
     wait_until,
 )
 
@@ -32,9 +31,7 @@ PRODUCER = ROOT / "examples" / "producer.py"
 def test_producer_example_traces_are_evaluated_by_citewatch_run(
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    topic, evaluations, dlt, group = (unique("traces"), unique("evals"), unique("dlt"),
-                                      unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt], partitions=1)
+    topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=1)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OTEL_"))}
     produced = subprocess.run(
         [sys.executable, str(PRODUCER), "--bootstrap-servers", kafka_bootstrap,

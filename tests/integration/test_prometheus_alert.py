@@ -30,7 +30,7 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import Trace
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
-from tests.integration._servers import free_port, get_json, stop, wait_for
+from tests.support.servers import free_port, get_json, stop, wait_for
 
 pytestmark = pytest.mark.integration
 

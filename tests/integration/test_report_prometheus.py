@@ -39,7 +39,7 @@ from exporters.prometheus import RATIO_BUCKETS
 from sidecar.cli import cli
 from sidecar.quality._prometheus import PrometheusClient, weekly_from_prometheus
 from sidecar.quality.report import CRITICAL_ORDER, WeeklyReport, week_days
-from tests.integration._servers import free_port, get_json, stop, wait_for
+from tests.support.servers import free_port, get_json, stop, wait_for
 
 pytestmark = pytest.mark.integration
 

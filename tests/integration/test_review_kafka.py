@@ -21,10 +21,10 @@ from sidecar.decode import decode_trace
 from sidecar.review.sink import ReviewSink
 from sidecar.review.store import ReviewStore
 from tests.factories import claim, source, trace_dict
-from tests.integration._kafka import (
+from tests.support.kafka import (
     ROOT,
     Sidecar,
-    create_topics,
+    new_topics,
     offsets,
     produce,
     read_topic,
@@ -81,9 +81,9 @@ def _expected(traces: list[dict[str, Any]]) -> dict[str, Any]:
 def test_two_replicas_feed_one_store_through_the_review_topic(
     kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    topic, evaluations, dlt, review, group = (unique("traces"), unique("evals"),
-                                              unique("dlt"), unique("review"), unique("group"))
-    create_topics(kafka_bootstrap, [topic, evaluations, dlt, review], partitions=3)
+    topic, evaluations, dlt, review = new_topics(kafka_bootstrap, "traces", "evals", "dlt",
+                                                 "review", partitions=3)
+    group = unique("group")
     salt = unique("salt")
     traces = [_trace(i, salt) for i in range(TRACES)]
     expected = _expected(traces)

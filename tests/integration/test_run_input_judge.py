@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration._servers import free_port
 from tests.support.openai_server import FakeOpenAI
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration
 

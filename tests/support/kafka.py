@@ -1,4 +1,11 @@
-"""Helpers for tests against the local Kafka broker: topics, traces, the sidecar process."""
+"""The local Kafka broker for tests and benchmarks: starting it, topics, producing and
+reading, offsets, and `citewatch run` as a child process.
+
+Topics are set up in one way only: :func:`create_topics` (the names given, each ready with a
+leader for every partition before it returns) and, on top of it, :func:`new_topics` (names
+made unique per test) and :func:`run_topics` (the three topics and the group of one
+`citewatch run`). The broker itself is scripts/kafka/kafka_local.py (:func:`kafka_local`).
+"""
 
 from __future__ import annotations
 
@@ -11,17 +18,39 @@ import sys
 import time
 import urllib.request
 import uuid
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
-from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import NewTopic
-from kafka.errors import KafkaError
+# kafka-python 3.0 reads its protocol schemas with importlib.resources.read_text, deprecated
+# in Python 3.11: only the first import warns, and filterwarnings=error would fail on it.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
+    from kafka.errors import KafkaError
 
 from tests.factories import trace_dict
-from tests.integration._servers import free_port
+from tests.support.servers import free_port
+
+__all__ = [
+    "ROOT",
+    "Sidecar",
+    "Topics",
+    "create_topics",
+    "evaluated_ids",
+    "kafka_local",
+    "new_topics",
+    "offsets",
+    "produce",
+    "read_topic",
+    "run_topics",
+    "trace_bytes",
+    "trace_id",
+    "unique",
+    "wait_until",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,6 +67,7 @@ def kafka_local() -> ModuleType:
 
 
 def unique(prefix: str) -> str:
+    """A name starting with ``prefix`` that no other test or run uses."""
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
@@ -49,12 +79,46 @@ def trace_bytes(i: int, salt: str = "") -> bytes:
     return json.dumps(trace_dict(trace_id=trace_id(i, salt))).encode()
 
 
-def create_topics(bootstrap: str, names: Iterable[str], partitions: int = 3) -> None:
+def create_topics(bootstrap: str, names: Iterable[str], partitions: int = 3, *,
+                  timeout_seconds: float = 30.0) -> None:
+    """Create the topics ``names`` with ``partitions`` partitions each (one replica); return
+    once every partition of every one has a leader, so producers and consumers can use them
+    at once. Raises what kafka-python raises (an existing name, a timeout)."""
+    topics = list(names)
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
-        admin.create_topics([NewTopic(name, partitions, 1) for name in names])
+        admin.create_topics(
+            {name: {"num_partitions": partitions, "replication_factor": 1} for name in topics},
+            timeout_ms=int(timeout_seconds * 1000))
+        admin.wait_for_topics(topics, timeout_ms=int(timeout_seconds * 1000))
     finally:
         admin.close()
+
+
+def new_topics(bootstrap: str, *prefixes: str, partitions: int = 3) -> list[str]:
+    """One new topic per prefix, named uniquely (see :func:`unique`), created and ready."""
+    names = [unique(prefix) for prefix in prefixes]
+    create_topics(bootstrap, names, partitions)
+    return names
+
+
+class Topics(NamedTuple):
+    """What one `citewatch run` under test reads and writes, each name unique."""
+
+    source: str
+    """The topic of traces it consumes."""
+    evaluations: str
+    dead_letters: str
+    group: str
+    """Its consumer group (not a topic: nothing is created for it)."""
+
+
+def run_topics(bootstrap: str, *, partitions: int = 3, source: str = "traces") -> Topics:
+    """New source, evaluations and dead-letter topics (``partitions`` each) and a new group
+    name; ``source`` is the prefix of the source topic's name."""
+    topic, evaluations, dead_letters = new_topics(bootstrap, source, "evals", "dlt",
+                                                  partitions=partitions)
+    return Topics(topic, evaluations, dead_letters, unique("group"))
 
 
 def produce(bootstrap: str, topic: str, values: Iterable[bytes],
