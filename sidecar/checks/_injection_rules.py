@@ -21,6 +21,10 @@ from sidecar.checks._injection_syntax import CJK, G20, G30, G40, NEG, S, any_of
 
 __all__ = ["RULES"]
 
+# The tables below are laid out by hand, several entries a line grouped by class and
+# language, so a change reads as one line in a diff; the formatter leaves them as written.
+# fmt: off
+
 # Override: verb, scope, object ("ignore all previous instructions").
 _VERBS = any_of(
     r"ignor\w{0,6}", "disregard\\w{0,3}", "forget\\w{0,3}", "overrid\\w{0,3}",
