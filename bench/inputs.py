@@ -2,7 +2,7 @@
 
     python -m bench.inputs [--records 2000] [--rounds 7]
 
-For every format, records built with the SDKs' own models (tests/inputs/payloads.py) are
+For every format, records built with the SDKs' own models (tests/support/payloads.py) are
 decoded with ``input.format`` set (adapter, then validation under the usual limits); the
 baseline is ``decode_trace`` of the trace each record becomes, serialised as trace v1, in the
 same round. Prints microseconds per record (median of the rounds, process CPU time) and the
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 
 from sidecar.decode import DecodeLimits, decode_trace
-from tests.inputs.payloads import (
+from tests.support.payloads import (
     anthropic_record,
     chat_record,
     openinference_spans,

@@ -67,7 +67,7 @@ from sidecar.config import InputSettings, Settings
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.filesource import FileRunner, JsonLinesSink
 from sidecar.runtime.lines import LineSource
-from tests.judge.traces import refund_trace, trace_id
+from tests.support.traces import refund_trace, trace_id
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ each shape against each of them (1.0: a repeated trigger costs what that text do
 
 Then the written-forms corpus (tests/fixtures/redaction/written_forms.jsonl: values as people
 write and disguise them, hard negatives of dates, ranges and section numbers): recall per
-class on each split, as tests/redaction/test_written_forms.py scores it. And the speed of
+class on each split, as tests/support/redaction_corpus.py scores it. And the speed of
 Redactor.redact_text on the corpus's dev texts with the default settings, with a configured
 pattern (redaction.custom_patterns, matching in one text in ten) and with an allow-list
 (redaction.allow), in MB/s, each against the default (target: a configured pattern within
@@ -52,9 +52,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sidecar.config import RedactionSettings  # noqa: E402
 from sidecar.redaction import build_redactor  # noqa: E402
-from tests.redaction.corpus_eval import TypeScore, load_corpus, score  # noqa: E402
-from tests.redaction.test_written_forms import _lines as written_forms  # noqa: E402
-from tests.redaction.test_written_forms import class_scores  # noqa: E402
+from tests.support.redaction_corpus import (  # noqa: E402
+    TypeScore,
+    class_scores,
+    load_corpus,
+    score,
+    written_forms,
+)
 
 Span = tuple[str, int, int]
 PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "CREDIT_CARD",

@@ -12,7 +12,7 @@ import json
 import uuid
 from typing import Any, NamedTuple
 
-from tests.factories import claim, trace_dict
+from tests.support.factories import claim, trace_dict
 
 EVALUATED = "evaluated"
 

@@ -104,3 +104,41 @@ def test_the_tests_mirror_the_packages() -> None:
     stray = [t.name for t in (ROOT / "tests" / "sidecar").glob("test_*.py")
              if any(t.name.startswith(f"test_{name}") for name in packages)]
     assert stray == []
+
+
+NOT_MIRRORS = frozenset({"fixtures", "integration", "sidecar", "support"})
+"""The folders of tests/ that mirror no package: data, tests that need real servers, the
+modules at the top of sidecar, and the shared test and benchmark support."""
+
+
+def test_every_test_folder_mirrors_a_package_or_is_agreed() -> None:
+    packages = {p.parent.name for p in ROOT.glob("sidecar/*/__init__.py")}
+    mirrored = packages | {"schemas", "exporters", "deploy"}
+    folders = {p.name for p in (ROOT / "tests").iterdir()
+               if p.is_dir() and not p.name.startswith((".", "_"))}
+    assert sorted(folders - mirrored - NOT_MIRRORS) == []
+
+
+SUPPORT = "tests.support"
+"""The shared test and benchmark support: the one part of tests/ that bench/ may use."""
+
+
+def _module_names(path: Path) -> set[str]:
+    """Every module ``path`` imports, and every string in it that names a module of tests/
+    (``python -m tests.x`` in a child process's command line imports it too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    named = {node.value for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and node.value.startswith("tests.")
+             and node.value.replace(".", "").replace("_", "").isalnum()}
+    return _imports(path) | named
+
+
+def test_bench_uses_tests_only_through_the_support_package() -> None:
+    found = sorted(
+        f"{path.relative_to(ROOT).as_posix()} uses {name}"
+        for path in _modules("bench") for name in _module_names(path)
+        if (name == "tests" or name.startswith("tests."))
+        and name != SUPPORT and not name.startswith(SUPPORT + ".")
+    )
+    assert found == []

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from sidecar.checks import Finding, MarkerParser, analyse, default_checks
 from sidecar.checks.prescreen import numbers_in
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 
 
 def findings_of(**overrides: Any) -> list[Finding]:

@@ -14,7 +14,7 @@ from sidecar.assembly import build_pipeline
 from sidecar.checks import MarkerParser
 from sidecar.checks.derive import derive_claims, sentences
 from sidecar.config import load_settings
-from tests.factories import make_trace, source
+from tests.support.factories import make_trace, source
 
 PARSER = MarkerParser()
 

@@ -20,7 +20,7 @@ from sidecar.checks._citation_ids import FORMAT_CHARS
 from sidecar.checks.markers import IdResolver
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 
 
 def evaluate(answer: str, source_ids: list[str], **overrides: Any) -> EvaluationRecord:

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from schemas import EvaluationRecord
 from sidecar.cli import cli
-from tests.factories import claim, trace_dict, worked_example
+from tests.support.factories import claim, trace_dict, worked_example
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "traces.jsonl"
 

@@ -23,7 +23,7 @@ from exporters.prometheus import CitewatchMetrics
 from schemas import EvaluationRecord
 from sidecar.cli import cli
 from sidecar.config import load_settings
-from tests.factories import claim, make_trace, source, trace_dict
+from tests.support.factories import claim, make_trace, source, trace_dict
 from tests.support.openai_server import FakeOpenAI, not_found
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from schemas import EvaluationRecord
 from tests.cli.test_cli_summary import EXAMPLES, ROOT, citewatch, table_rows
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 from tests.support.openai_server import FakeOpenAI
 
 TERMINAL_HINT = ("citewatch check: reading traces from the terminal (standard input), one "

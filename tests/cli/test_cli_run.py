@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sidecar.cli import cli
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "traces.jsonl"
 

@@ -21,7 +21,7 @@ from sidecar.cli._quality import QualityTally, summary_table
 from sidecar.cli._summary import JudgeTally
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
-from tests.factories import claim, make_trace, source, trace_dict
+from tests.support.factories import claim, make_trace, source, trace_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -31,8 +31,8 @@ from sidecar.assembly import build_pipeline
 from sidecar.cli import cli
 from sidecar.config import Settings
 from sidecar.quality._prometheus import PrometheusClient, PrometheusError
-from tests.judge.traces import refund_trace
 from tests.support.openai_server import FakeOpenAI, Status, not_found
+from tests.support.traces import refund_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from schemas import EvaluationRecord
 from sidecar.cli import cli
 from sidecar.decode import DecodeLimits, decode_trace
-from tests.factories import trace_dict
-from tests.inputs.payloads import anthropic_record
+from tests.support.factories import trace_dict
+from tests.support.payloads import anthropic_record
 
 LIMITS = DecodeLimits(input_format="anthropic_messages")
 

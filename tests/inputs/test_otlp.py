@@ -9,7 +9,7 @@ import pytest
 
 from sidecar.decode import DecodeLimits, decode_trace
 from sidecar.errors import TraceError
-from tests.inputs.payloads import (
+from tests.support.payloads import (
     RETURNS_TEXT,
     WARRANTY_TEXT,
     WARRANTY_URL,

@@ -16,7 +16,7 @@ from schemas import EvaluationRecord, InputFormat
 from sidecar.cli import cli
 from sidecar.decode import DecodeLimits, decode_trace
 from sidecar.errors import TraceError
-from tests.inputs.payloads import (
+from tests.support.payloads import (
     anthropic_record,
     chat_record,
     openinference_spans,

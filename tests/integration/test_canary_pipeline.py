@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.factories import trace_dict
 from tests.redaction._canary import canary_trace, leaks
+from tests.support.factories import trace_dict
 from tests.support.openai_server import FakeOpenAI
 from tests.support.servers import free_port
 

@@ -13,9 +13,9 @@ from schemas import EvaluationRecord
 from sidecar.judge import RUBRIC_VERSION, load_rubric
 from sidecar.judge.openai_backends import JUDGE_SCHEMA
 from sidecar.judge.packet import unmark
-from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace, trace_id
 from tests.support.judged import MODEL, Judged
 from tests.support.openai_server import FakeOpenAI, Hang, Reply, Status, verdicts_reply
+from tests.support.traces import UNCITED_SECRET, packet_for, refund_trace, trace_id
 
 pytestmark = pytest.mark.integration
 

@@ -9,9 +9,9 @@ import pytest
 
 from sidecar.runtime.guard import serialise_record
 from tests.integration.test_judge_openai import BACKENDS, S1, verdicts_of
-from tests.judge.traces import refund_trace
 from tests.support.judged import Judged
 from tests.support.openai_server import FakeOpenAI, Reply, Status, verdicts_reply
+from tests.support.traces import refund_trace
 
 pytestmark = pytest.mark.integration
 

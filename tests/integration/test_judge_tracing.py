@@ -15,8 +15,8 @@ from exporters.tracing import consume_span, get_tracer, record_evaluation
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from sidecar.judge import JudgeStageImpl
-from tests.judge.traces import refund_trace
 from tests.support.openai_server import FakeOpenAI, Status, verdicts_reply
+from tests.support.traces import refund_trace
 
 pytestmark = pytest.mark.integration
 

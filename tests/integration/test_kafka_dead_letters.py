@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from kafka import KafkaProducer
 
-from tests.factories import claim, trace_dict
 from tests.redaction._canary import RAW_VALUES, leaks
+from tests.support.factories import claim, trace_dict
 from tests.support.kafka import (
     Sidecar,
     offsets,

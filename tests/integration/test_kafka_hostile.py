@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from kafka import KafkaProducer
 
-from tests.factories import trace_dict
 from tests.hostile import EVALUATED, interleaved
+from tests.support.factories import trace_dict
 from tests.support.kafka import (
     Sidecar,
     offsets,

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.inputs.payloads import openinference_spans, otlp_proto_record
 from tests.support.kafka import (
     Sidecar,
     offsets,
@@ -19,6 +18,7 @@ from tests.support.kafka import (
     run_topics,
     wait_until,
 )
+from tests.support.payloads import openinference_spans, otlp_proto_record
 
 pytestmark = pytest.mark.integration
 

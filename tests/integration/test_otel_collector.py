@@ -24,7 +24,6 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from tests.inputs.payloads import record_rag_requests
 from tests.support.kafka import (
     Sidecar,
     offsets,
@@ -32,6 +31,7 @@ from tests.support.kafka import (
     run_topics,
     wait_until,
 )
+from tests.support.payloads import record_rag_requests
 from tests.support.servers import free_port
 
 pytestmark = pytest.mark.integration

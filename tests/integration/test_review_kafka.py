@@ -20,7 +20,7 @@ from sidecar.config import load_settings
 from sidecar.decode import decode_trace
 from sidecar.review.sink import ReviewSink
 from sidecar.review.store import ReviewStore
-from tests.factories import claim, source, trace_dict
+from tests.support.factories import claim, source, trace_dict
 from tests.support.kafka import (
     ROOT,
     Sidecar,

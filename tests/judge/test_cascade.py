@@ -16,7 +16,7 @@ from sidecar.config import Settings
 from sidecar.judge import JudgeStageImpl, OpenAIChatBackend
 from sidecar.judge.screen import ScreenVerdict
 from sidecar.pipeline import Pipeline
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import MODEL, Judged
 from tests.support.openai_server import FakeOpenAI, Status, packet_of
 

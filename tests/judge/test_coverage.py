@@ -11,7 +11,7 @@ import pytest
 from schemas import ClaimResult
 from sidecar.judge.coverage import quote_context
 from sidecar.judge.packet import Passage
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import FakeOpenAI, verdicts_reply
 

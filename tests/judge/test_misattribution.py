@@ -12,7 +12,7 @@ from sidecar.config import Settings
 from sidecar.judge import JudgeStageImpl, LexicalBackend
 from sidecar.judge.screen import ScreenVerdict
 from sidecar.pipeline import Pipeline
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import FakeOpenAI, verdicts_reply
 

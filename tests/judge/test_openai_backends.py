@@ -16,7 +16,7 @@ from sidecar.judge.openai_backends import (
     OpenAIResponsesBackend,
 )
 from sidecar.judge.rubric import Rubric, load_rubric
-from tests.judge.traces import packet_for, refund_trace
+from tests.support.traces import packet_for, refund_trace
 
 VERDICT = {"claim_id": "c1", "verdict": "partial", "evidence_quote": "within 30 days",
            "reason": "Half of it."}

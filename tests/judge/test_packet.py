@@ -6,8 +6,8 @@ import pytest
 
 from sidecar.judge import ClaimRequest, JudgePacket, Passage, cache_key, quote_found
 from sidecar.judge.packet import unmark
-from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace
 from tests.support.openai_server import count_tokens, parse_packet
+from tests.support.traces import UNCITED_SECRET, packet_for, refund_trace
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."

@@ -29,7 +29,7 @@ from sidecar.judge import (
     resolve_backend_name,
 )
 from sidecar.pipeline import JudgeIdentity
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 
 def _judge_choices(*path: str) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from schemas import EvaluationRecord
 from sidecar.cli import cli
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import Action, FakeOpenAI, Status, packet_of, verdicts_reply
 

@@ -21,7 +21,7 @@ from sidecar.judge import (
     Rubric,
 )
 from sidecar.pipeline import JudgeOutcome
-from tests.judge.traces import analysed, refund_trace, trace_id
+from tests.support.traces import analysed, refund_trace, trace_id
 
 
 class Clock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 
 PASSAGE = "Refunds are accepted within 30 days of purchase. Shipping is free over 50 EUR."

@@ -17,7 +17,7 @@ from schemas import JudgeResult, JudgeVerdict, Trace
 from sidecar.config import JudgeSettings, SamplingSettings
 from sidecar.judge import BackendReply, JudgeCallError, JudgePacket, JudgeStageImpl, Rubric
 from sidecar.pipeline import JudgeIdentity, JudgeOutcome
-from tests.judge.traces import analysed, refund_trace, trace_id
+from tests.support.traces import analysed, refund_trace, trace_id
 
 RUBRIC = Rubric(version="r-test", text="Judge each claim against its passages.")
 MODEL = "fake-model"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from schemas import EvaluationRecord, Trace
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import Action, FakeOpenAI, Reply, Status, verdicts_reply
 

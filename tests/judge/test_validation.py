@@ -14,10 +14,10 @@ from sidecar.judge.validation import (
     quote_status,
 )
 from sidecar.scoring import ClaimVerdict
-from tests.factories import claim, make_trace, source
-from tests.judge.traces import UNCITED_SECRET, packet_for, refund_trace
+from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import FakeOpenAI, verdicts_reply
+from tests.support.traces import UNCITED_SECRET, packet_for, refund_trace
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 

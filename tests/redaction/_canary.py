@@ -7,7 +7,7 @@ Shared by the canary tests; extend RAW_VALUES when a type is added, and add a ca
 from __future__ import annotations
 
 from schemas import Trace
-from tests.factories import make_trace
+from tests.support.factories import make_trace
 
 __all__ = ["RAW_VALUES", "SEEDED", "canary_trace", "leaks"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sidecar.cli import cli
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 TEXT = "Mail anna@example.com, card 4111 1111 1111 1111."
 

@@ -11,7 +11,7 @@ import pytest
 
 from sidecar.config import RedactionSettings
 from sidecar.redaction import BUILTIN_TYPES, build_redactor
-from tests.redaction.corpus_eval import TypeScore, load_corpus, score
+from tests.support.redaction_corpus import TypeScore, load_corpus, score
 
 PRECISION_FLOOR = 0.95
 RECALL_FLOOR = 0.95

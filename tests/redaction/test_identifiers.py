@@ -10,8 +10,8 @@ from schemas import Trace
 from sidecar.config import load_settings
 from sidecar.pipeline import Pipeline
 from sidecar.redaction import PatternDetector, Redactor
-from tests.factories import make_trace
 from tests.redaction.test_pipeline import RecordingJudge
+from tests.support.factories import make_trace
 
 SEEDED = ("anna@example.com", "+1 415 555 2671", "536-22-1234")
 

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 from schemas import Trace
 from sidecar.redaction import PatternDetector, Redactor, RegexDetector, Scope
-from tests.factories import make_trace
 from tests.redaction._negatives import negative_phrase
 from tests.redaction.build_corpus import GENERATORS
-from tests.redaction.corpus_eval import load_corpus
 from tests.redaction.test_properties import ANY_TEXT, ENTITY_TYPES
+from tests.support.factories import make_trace
+from tests.support.redaction_corpus import load_corpus
 
 MODES: list[dict[str, Any]] = [
     {},

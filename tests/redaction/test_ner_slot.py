@@ -11,7 +11,7 @@ import pytest
 from sidecar.config import RedactionSettings, load_settings
 from sidecar.errors import ConfigError
 from sidecar.redaction import Entity, build_redactor
-from tests.factories import make_trace
+from tests.support.factories import make_trace
 
 
 class FakeNer:

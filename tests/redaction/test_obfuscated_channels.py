@@ -30,10 +30,10 @@ from sidecar.redaction import PLACEHOLDER, build_redactor
 from sidecar.runtime.guard import Evaluated
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
-from tests.factories import claim, source, trace_dict
 from tests.redaction._obfuscate import CLASSES, fold
 from tests.redaction.build_corpus import GENERATORS
 from tests.redaction.test_properties import _ambiguous
+from tests.support.factories import claim, source, trace_dict
 
 CLAIM = "My details are {v}, thanks."
 

@@ -10,7 +10,7 @@ from sidecar.checks import Analysis
 from sidecar.config import load_settings
 from sidecar.pipeline import JudgeOutcome, Pipeline
 from sidecar.redaction import PatternDetector, Redactor
-from tests.factories import make_trace
+from tests.support.factories import make_trace
 
 TRACE = make_trace(
     answer="Write to anna@example.com for refunds [S1].",

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sidecar.redaction import Entity, PatternDetector, Redactor
-from tests.factories import make_trace
 from tests.redaction.build_corpus import GENERATORS
+from tests.support.factories import make_trace
 
 REDACTOR = Redactor([PatternDetector()])
 HMAC_REDACTOR = Redactor([PatternDetector()], default_mode="hmac", hmac_key=b"k" * 32)

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from sidecar.redaction import Entity, PatternDetector, Redactor, RegexDetector, Scope, _native
-from tests.factories import make_trace
+from tests.support.factories import make_trace
 
 DETECTOR = PatternDetector()
 

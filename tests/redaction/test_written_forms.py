@@ -8,45 +8,17 @@ year ranges, section numbers) must produce no entity.
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from sidecar.config import RedactionSettings
 from sidecar.redaction import build_redactor
 from tests.redaction.build_written_forms import build
+from tests.support.redaction_corpus import class_scores
+from tests.support.redaction_corpus import written_forms as _lines
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "redaction" / "written_forms.jsonl"
 RECALL_FLOOR = 0.95
 CLEAN_FLOOR = 0.95
 REDACTOR = build_redactor(RedactionSettings())
-
-
-def _lines() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
-
-
-def class_scores(lines: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
-    """Per class: values redacted (or negatives left clean) and values (or negatives)."""
-    scores: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for line in lines:
-        text = line["text"]
-        entities = REDACTOR.detect(text) or []
-        covered = {i for e in entities for i in range(e.start, e.end)}
-        score = scores[line["class"]]
-        if not line["spans"]:
-            score[0] += not entities
-            score[1] += 1
-        for kind, start, end in line["spans"]:
-            whole = all(i in covered for i in range(start, end) if text[i].isalnum())
-            split = kind == "IBAN" and any(
-                e.type == "CREDIT_CARD" and e.start < end and e.end > start for e in entities)
-            score[0] += whole and not split
-            score[1] += 1
-    return {name: (ok, n) for name, (ok, n) in scores.items()}
 
 
 def test_the_fixture_is_what_the_writers_write() -> None:

@@ -22,7 +22,7 @@ from sidecar.review.routing import (
 )
 from sidecar.review.sink import ReviewSink
 from tests.exporters._records import record
-from tests.factories import claim, make_trace, source, trace_dict
+from tests.support.factories import claim, make_trace, source, trace_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -26,7 +26,7 @@ from sidecar.runtime import (
     build_runtime,
 )
 from sidecar.runtime.ordered import IDLE
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 with warnings.catch_warnings():  # kafka-python 3.0's import warns on Python 3.11
     warnings.simplefilter("ignore", DeprecationWarning)

@@ -21,7 +21,7 @@ from sidecar.config import Settings
 from sidecar.judge.resilience import Backoff
 from sidecar.pipeline import JudgeOutcome, Pipeline
 from sidecar.runtime.consumer import KafkaRunner
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 TOPIC = "rag.traces"
 

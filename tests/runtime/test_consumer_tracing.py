@@ -14,8 +14,8 @@ from exporters.tracing import get_tracer
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.consumer import KafkaRunner
-from tests.factories import trace_dict
 from tests.runtime.test_consumer import TOPIC, TP, FakeConsumer, FakeProducer, _spin, _trace
+from tests.support.factories import trace_dict
 
 PRODUCER_TRACE = "0af7651916cd43dd8448eb211c80319c"
 PRODUCER_SPAN = "b7ad6b7169203331"

@@ -17,8 +17,8 @@ from sidecar.pipeline import Pipeline
 from sidecar.redaction import build_redactor
 from sidecar.runtime import build_runtime
 from sidecar.runtime.dead_letters import LetterContent, letter_content
-from tests.factories import claim, trace_dict
 from tests.redaction._canary import leaks
+from tests.support.factories import claim, trace_dict
 
 REDACTED = LetterContent("redacted", build_redactor(Settings().redaction))
 

@@ -23,8 +23,8 @@ from sidecar.pipeline import Pipeline
 from sidecar.runtime.consumer import KafkaRunner
 from sidecar.runtime.filesource import FileRunner, JsonLinesSink
 from sidecar.runtime.lines import LineSource
-from tests.factories import trace_dict
 from tests.runtime.test_consumer import TOPIC, TP, FakeConsumer, FakeFuture, FakeProducer, _spin
+from tests.support.factories import trace_dict
 
 SECRET = "sk-live-secret-claim-text"
 

@@ -14,7 +14,7 @@ from exporters.prometheus import CitewatchMetrics
 from sidecar.assembly import build_pipeline
 from sidecar.config import Settings
 from sidecar.runtime import FileRuntime, FileSummary, build_runtime
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 
 class _NoKafka:

@@ -15,7 +15,7 @@ from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.filesource import FileRunner, FileSummary, JsonLinesSink
 from sidecar.runtime.lines import LineSource
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 
 def _line(i: int) -> bytes:

@@ -12,7 +12,7 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Admit, Evaluated, Failure, Skipped, evaluate_raw
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 SECRET = "sk-live-secret-claim-text"
 

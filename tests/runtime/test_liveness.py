@@ -23,8 +23,8 @@ from sidecar.pipeline import JudgeOutcome, Pipeline
 from sidecar.runtime.consumer import KafkaRunner
 from sidecar.runtime.filesource import FileRunner, JsonLinesSink
 from sidecar.runtime.lines import LineSource
-from tests.factories import trace_dict
 from tests.runtime.test_consumer import TOPIC, FakeConsumer, FakeProducer
+from tests.support.factories import trace_dict
 
 # Above the heartbeat's 1 s interval (a loop that turns freely is up to 1 s behind).
 STUCK_SECONDS = 1.5

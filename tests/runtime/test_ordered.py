@@ -10,7 +10,7 @@ from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Evaluated, Failure
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
-from tests.factories import make_trace
+from tests.support.factories import make_trace
 
 
 class ListSink:

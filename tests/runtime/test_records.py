@@ -15,7 +15,7 @@ from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Evaluated, Failure, Skipped
 from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 
 def _processor() -> tuple[RecordProcessor, CollectorRegistry, SlowRecords]:

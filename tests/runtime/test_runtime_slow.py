@@ -20,9 +20,9 @@ from sidecar.runtime.filesource import FileRunner, JsonLinesSink
 from sidecar.runtime.lines import LineSource
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.startup import build_until_stopped
-from tests.factories import trace_dict
 from tests.runtime.test_consumer import FakeConsumer, FakeProducer, GatedJudge
 from tests.runtime.test_failure_policy import _kafka_runner
+from tests.support.factories import trace_dict
 
 
 class Clock:

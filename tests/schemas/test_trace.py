@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from schemas import EvaluationRecord, Trace
 from schemas._jsonschema import SCHEMA_FILES, render
 from schemas.trace import Claim, Source
-from tests.factories import TRACE_ID, claim, make_trace, source, trace_dict
+from tests.support.factories import TRACE_ID, claim, make_trace, source, trace_dict
 
 
 def test_valid_trace_parses_with_defaults() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from sidecar.decode import decode_trace
 from sidecar.errors import TraceDecodeError, TraceError, TraceInvalidError
-from tests.factories import TRACE_ID, claim, trace_dict
+from tests.support.factories import TRACE_ID, claim, trace_dict
 
 
 def test_valid_bytes_decode() -> None:

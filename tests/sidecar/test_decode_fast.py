@@ -22,8 +22,8 @@ from sidecar.decode import (
     parse_trace_object,
 )
 from sidecar.errors import TraceError
-from tests.factories import claim, trace_dict
 from tests.hostile import EVALUATED, cases
+from tests.support.factories import claim, trace_dict
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

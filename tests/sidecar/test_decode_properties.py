@@ -18,7 +18,7 @@ from sidecar.errors import TraceError
 from sidecar.pipeline import Pipeline
 from sidecar.redaction import build_redactor
 from sidecar.runtime.guard import Evaluated, evaluate_guarded, serialise_record
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 
 SETTINGS = settings(max_examples=200, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

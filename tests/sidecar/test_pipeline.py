@@ -10,7 +10,7 @@ from sidecar.checks import Analysis, Finding, default_checks
 from sidecar.config import Settings
 from sidecar.pipeline import JudgeOutcome, Pipeline
 from sidecar.scoring import ClaimVerdict
-from tests.factories import worked_example
+from tests.support.factories import worked_example
 
 
 class _ExplodingCheck:

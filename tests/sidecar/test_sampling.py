@@ -6,8 +6,8 @@ import pytest
 
 from sidecar.config import SamplingSettings
 from sidecar.judge.sampling import Budget, Reservation, Sampler, hash_fraction
-from tests.factories import claim, make_trace, source
-from tests.judge.traces import analysed, refund_trace, trace_id
+from tests.support.factories import claim, make_trace, source
+from tests.support.traces import analysed, refund_trace, trace_id
 
 
 def ordinary(n: int, **overrides: Any) -> Any:

@@ -7,7 +7,7 @@ import pytest
 from sidecar.checks import MarkerParser, analyse
 from sidecar.config import ScoringSettings
 from sidecar.scoring import ClaimVerdict, CriticalClaim, ScoreResult, score
-from tests.factories import claim, make_trace, source, worked_example
+from tests.support.factories import claim, make_trace, source, worked_example
 
 SUPPORTED = ClaimVerdict("supported")
 PARTIAL = ClaimVerdict("partial")

@@ -11,7 +11,7 @@ import json
 from click.testing import CliRunner
 
 from sidecar.cli import cli
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 
 S1 = "Pro plan subscriptions renew every twelve months unless cancelled."
 S2 = ("Customers may request a refund within 30 days if the account used fewer than 100 API "

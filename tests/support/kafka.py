@@ -31,7 +31,7 @@ with warnings.catch_warnings():
     from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.errors import KafkaError
 
-from tests.factories import trace_dict
+from tests.support.factories import trace_dict
 from tests.support.servers import free_port
 
 __all__ = [

@@ -7,7 +7,7 @@ from typing import Any
 from schemas import Trace
 from sidecar.checks import Analysis, MarkerParser, analyse
 from sidecar.judge import JudgePacket, build_packet
-from tests.factories import claim, make_trace, source
+from tests.support.factories import claim, make_trace, source
 
 __all__ = ["UNCITED_SECRET", "analysed", "packet_for", "refund_trace", "trace_id"]
 
