@@ -185,7 +185,8 @@ def test_an_empty_parenthesis_after_a_name_does_not_end_the_sentence() -> None:
 
 @pytest.mark.parametrize(("claim", "passage"), [
     ("The festival begins on Friday.",
-     "The festival opens on Friday; from the sales it can be concluded that it will be busy."),
+     "The festival opens on Friday; from the sales it can be concluded "
+     "that it will be busy."),
     ("Jones trained at the Royal Academy.",
      "The Royal Academy-trained pianist Jones won the prize."),
     ("The firm hired Lee in 2015.", "Lee, a Yale-hired economist, joined the firm in 2015."),

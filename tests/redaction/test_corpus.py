@@ -39,8 +39,9 @@ def test_precision_and_recall_per_type_meet_the_floors(split: str) -> None:
     # The table is part of the test's purpose (see it with pytest -s).
     print(f"\n{split}: type          precision  recall    tp   fp   fn")  # noqa: T201
     for entity_type, s in scores.items():
-        print(f"{split}: {entity_type:<13} {s.precision:9.3f} {s.recall:7.3f} "  # noqa: T201
-              f"{s.tp:5d} {s.fp:4d} {s.fn:4d}")
+        row = (f"{split}: {entity_type:<13} {s.precision:9.3f} {s.recall:7.3f} "
+               f"{s.tp:5d} {s.fp:4d} {s.fn:4d}")
+        print(row)  # noqa: T201
     assert sorted(scores) == sorted(BUILTIN_TYPES)
     below = {t: (round(s.precision, 3), round(s.recall, 3)) for t, s in scores.items()
              if s.precision < PRECISION_FLOOR or s.recall < RECALL_FLOOR}

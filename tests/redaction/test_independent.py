@@ -86,9 +86,10 @@ def test_recall_and_precision_on_text_nobody_here_wrote(lines: list[dict[str, An
     precision = {k: 1 - stray[k] / detected[k] for k in detected}
     # The table is part of the test's purpose (see it with pytest -s).
     for kind in sorted(recall):
-        print(f"independent: {kind:<12} recall {recall[kind]:.3f} "  # noqa: T201
-              f"({found[kind]}/{found[kind] + missed[kind]})  "
-              f"precision {precision.get(kind, 1.0):.3f}")
+        row = (f"independent: {kind:<12} recall {recall[kind]:.3f} "
+               f"({found[kind]}/{found[kind] + missed[kind]})  "
+               f"precision {precision.get(kind, 1.0):.3f}")
+        print(row)  # noqa: T201
     low = {k: round(r, 3) for k, r in recall.items() if r < RECALL_FLOOR}
     assert low == {}, f"recall below {RECALL_FLOOR}: {low}"
     imprecise = {k: round(p, 3) for k, p in precision.items() if p < PRECISION_FLOOR}

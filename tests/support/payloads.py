@@ -150,6 +150,11 @@ def openinference_spans(*, traces: int = 1) -> list[Any]:
     return list(exporter.get_finished_spans())
 
 
+_RAG_ANSWER = ("The warranty lasts 24 months [warranty-2]. Returns cost nothing "
+               "for a year [returns-1].")
+"""The answer each recorded RAG request's LLM span carries."""
+
+
 def record_rag_requests(provider: TracerProvider, *, traces: int) -> list[str]:
     """Trace ``traces`` RAG requests with OpenInference attributes through ``provider``: a
     chain span with a retriever span (two documents) and an LLM span under it. Returns
@@ -179,9 +184,7 @@ def record_rag_requests(provider: TracerProvider, *, traces: int) -> list[str]:
                     "llm.input_messages.1.message.role": "user",
                     "llm.input_messages.1.message.content": "How long is the warranty?",
                     "llm.output_messages.0.message.role": "assistant",
-                    "llm.output_messages.0.message.content":
-                        "The warranty lasts 24 months [warranty-2]. Returns cost nothing "
-                        "for a year [returns-1]."}):
+                    "llm.output_messages.0.message.content": _RAG_ANSWER}):
                 pass
     return trace_ids
 
