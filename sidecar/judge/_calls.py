@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from schemas import ResolvedBy, Trace
+from schemas import JudgeRun, ResolvedBy, Trace
 from schemas.vocabulary import SampledSkipReason
 from sidecar.config import JudgeSettings
 from sidecar.errors import JudgeError
@@ -26,6 +26,7 @@ from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric
 from sidecar.judge.sampling import Budget, Reservation
 from sidecar.judge.validation import QuoteRule, validate_reply
+from sidecar.pipeline import JudgeIdentity
 from sidecar.scoring import ClaimVerdict
 
 __all__ = ["JudgeCalls", "Usage", "estimate_tokens"]
@@ -49,6 +50,17 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     attempts: int = 0
+
+    def run(self, judge: JudgeIdentity, outcome: str, *, latency: float = 0.0,
+            cached_claims: int = 0, screened_claims: int = 0,
+            error: str | None = None) -> JudgeRun:
+        """The record's account of the trace's judge run: who judged, how it ended, what it
+        spent and how many claims the cache and the screen settled."""
+        return JudgeRun(judge=judge.backend, model=judge.model,
+                        rubric_version=judge.rubric_version, outcome=outcome,
+                        input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                        latency_seconds=round(latency, 6), cached_claims=cached_claims,
+                        screened_claims=screened_claims, error=error)
 
 
 class JudgeCalls:

@@ -7,9 +7,9 @@ Flow per trace: no cited claim -> skip; not in the base or priority sample -> sk
 LLM backend and ``judge.screen`` on, the offline screen runs first and a claim of importance
 up to ``judge.screen_skip_max_importance`` it resolves with a verdict of a trusted class
 (``judge.screen_trusted_verdicts``, never ``unsupported``) skips the LLM; claims whose
-verdict is cached are served from the cache; the rest go in one request, after the
-circuit breaker and the budget agree; the call (:mod:`sidecar.judge._calls`) is bounded by
-a semaphore (``in_flight`` and ``waiting`` count its slots), a per-call timeout, retries with
+verdict is cached are served from the cache (:mod:`sidecar.judge._before_call`); the rest
+go in one request, after the circuit breaker and the budget agree; the call
+(:mod:`sidecar.judge._calls`) is bounded by a semaphore (``in_flight`` and ``waiting`` count its slots), a per-call timeout, retries with
 backoff, and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown.
 Dispatch is continuous: a freed slot goes to the next waiting trace at once, and the trace
 that freed it yields so that trace's request goes out before its own verdicts are scored.
@@ -43,27 +43,27 @@ from schemas.vocabulary import CircuitState, SampledSkipReason, SkipReason
 from sidecar.checks.analysis import Analysis
 from sidecar.config import JudgeSettings, SamplingSettings
 from sidecar.errors import JudgeError
+from sidecar.judge._before_call import BeforeCall
 from sidecar.judge._calls import JudgeCalls, Usage, estimate_tokens
 from sidecar.judge._outcome import (
     FindSupportFn,
     Prior,
     assemble_outcome,
-    screen_outcome,
     suspect_reason,
     withhold_incomplete_quotes,
     withhold_second_opinions,
 )
 from sidecar.judge.backend import JudgeBackend
 from sidecar.judge.cache import VerdictCache
-from sidecar.judge.lexical import SCREEN_JUDGE, ScreenFn, screen_verdict
+from sidecar.judge.lexical import SCREEN_JUDGE, ScreenFn
 from sidecar.judge.observer import JudgeObserver, NullObserver
-from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet, cache_key
+from sidecar.judge.packet import ClaimRequest, JudgePacket, build_packet
 from sidecar.judge.rejudge import exposed_claims, rejudge_request
 from sidecar.judge.resilience import Backoff, CircuitBreaker
 from sidecar.judge.rubric import Rubric, load_rubric
 from sidecar.judge.sampling import Budget, Reservation, SampledBy, Sampler
 from sidecar.judge.screen import find_support, screen_claim, set_passage_cache_bytes
-from sidecar.judge.validation import PassageIndex, QuoteRule, check_verdict
+from sidecar.judge.validation import PassageIndex, QuoteRule
 from sidecar.pipeline import JudgeIdentity, JudgeOutcome
 from sidecar.scoring import ClaimVerdict
 
@@ -95,9 +95,6 @@ class JudgeStageImpl:
         self.observer: JudgeObserver = observer if observer is not None else NullObserver()
         self.sampler = Sampler(sampling_settings)
         self.budget = Budget(sampling_settings)
-        self.cache = VerdictCache(judge_settings.cache_size,
-                                  max_bytes=judge_settings.cache_max_bytes,
-                                  text_chars=judge_settings.cache_text_chars)
         set_passage_cache_bytes(judge_settings.screen_cache_bytes)
         self.breaker = CircuitBreaker(
             failure_threshold=judge_settings.circuit_failures,
@@ -112,13 +109,21 @@ class JudgeStageImpl:
         self._settings = judge_settings
         self._screen = screen
         self._find_support = find_support
-        # The screen runs before a metered (LLM) backend; the screen backend is the screen.
-        self._prescreen = judge_settings.screen and backend.metered
-        # The settings refuse "unsupported"; the set is filtered again so that no caller
-        # building settings without validation makes a screen suspicion final.
-        self._trusted = frozenset(judge_settings.screen_trusted_verdicts) - {"unsupported"}
-        self._skip_max_importance = judge_settings.screen_skip_max_importance
         self._quote_rule = QuoteRule.from_settings(judge_settings)
+        self._before = BeforeCall(
+            screen=screen,
+            # The screen runs before a metered (LLM) backend; the screen backend is the screen.
+            prescreen=judge_settings.screen and backend.metered,
+            # The settings refuse "unsupported"; the set is filtered again so that no caller
+            # building settings without validation makes a screen suspicion final.
+            trusted=frozenset(judge_settings.screen_trusted_verdicts) - {"unsupported"},
+            skip_max_importance=judge_settings.screen_skip_max_importance,
+            quote_rule=self._quote_rule,
+            cache=VerdictCache(judge_settings.cache_size,
+                               max_bytes=judge_settings.cache_max_bytes,
+                               text_chars=judge_settings.cache_text_chars),
+            rubric_version=self.rubric.version, model=backend.model, metered=backend.metered,
+        )
         self._resolved_by: ResolvedBy = "screen" if backend.name == SCREEN_JUDGE else "llm"
         self._clock = clock
         self._calls = JudgeCalls(
@@ -144,6 +149,15 @@ class JudgeStageImpl:
         return self._calls.waiting
 
     @property
+    def cache(self) -> VerdictCache:
+        """The LLM's verdicts by claim and cited passages (replaceable, to start cold)."""
+        return self._before.cache
+
+    @cache.setter
+    def cache(self, cache: VerdictCache) -> None:
+        self._before = replace(self._before, cache=cache)
+
+    @property
     def identity(self) -> JudgeIdentity:
         """The backend, model and rubric version this stage judges with."""
         return JudgeIdentity(self.backend.name, self.backend.model, self.rubric.version)
@@ -163,38 +177,14 @@ class JudgeStageImpl:
         if sampled_by is None:
             return self._skip("not_sampled")
         packet = build_packet(trace, to_judge, datamark=self._settings.datamark)
-        importance = {item.claim.id: item.claim.importance for item in to_judge}
-        verdicts: dict[str, ClaimVerdict] = {}
-        pending: list[tuple[ClaimRequest, str]] = []
-        prior = Prior(importance=importance)
-        index = PassageIndex()
-        for claim in packet.claims:
-            if self._prescreen:
-                found = screen_verdict(claim, self._screen)
-                prior.screen_said[claim.claim_id] = screen_outcome(found)
-                if (found is not None and found.verdict in self._trusted
-                        and importance.get(claim.claim_id, 3) <= self._skip_max_importance):
-                    checked = check_verdict(claim, found, resolved_by="screen", index=index,
-                                            rule=self._quote_rule)
-                    # A screen verdict whose quote fails the check is not trusted: the LLM
-                    # judges the claim instead.
-                    if not (checked.quote_not_found or checked.quote_in_injection):
-                        verdicts[claim.claim_id] = checked
-                        prior.screened += 1
-                        continue
-            key = cache_key(self.rubric.version, self.backend.model, claim)
-            # The verdict cache saves LLM calls; the screen judging alone recomputes, so its
-            # records are the same in every replica whatever each one saw before.
-            hit = self.cache.get(key) if self.backend.metered else None
-            if hit is not None:
-                verdicts[claim.claim_id] = replace(hit, resolved_by="cache")
-            else:
-                pending.append((claim, key))
-        prior.cached = len(verdicts) - prior.screened
+        settled = self._before.settle(
+            packet, {item.claim.id: item.claim.importance for item in to_judge})
+        verdicts, pending, prior = settled.verdicts, settled.pending, settled.prior
         if prior.cached:
             self.observer.judge_cache_hit(prior.cached)
         if not pending:
-            run = self._run("ok", cached_claims=prior.cached, screened_claims=prior.screened)
+            run = Usage().run(self.identity, "ok", cached_claims=prior.cached,
+                              screened_claims=prior.screened)
             return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
         request = replace(packet, claims=tuple(claim for claim, _ in pending))
         reservation: Reservation | None = None
@@ -243,7 +233,7 @@ class JudgeStageImpl:
                        kind, exc, "" if self._failing else
                        "; further judge failures are logged at DEBUG until a call succeeds")
             self._failing = True
-            run = self._run(kind, usage=usage, latency=self._clock() - started,
+            run = usage.run(self.identity, kind, latency=self._clock() - started,
                             cached_claims=cached, screened_claims=screened, error=str(exc))
             # The screen's and the cache's verdicts stay: they are verdicts all the same.
             return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
@@ -276,7 +266,7 @@ class JudgeStageImpl:
             withhold_incomplete_quotes(trace, request, verdicts, prior, self._screen)
         logger.debug("judged trace %s: %d claims, %d cached, %d screened, %d abstained",
                      trace.trace_id, len(verdicts), cached, screened, len(abstained))
-        run = self._run("ok", usage=usage, latency=self._clock() - started,
+        run = usage.run(self.identity, "ok", latency=self._clock() - started,
                         cached_claims=cached, screened_claims=screened)
         return self._outcome(trace, packet, verdicts, abstained, run, sampled_by, prior)
 
@@ -342,29 +332,6 @@ class JudgeStageImpl:
         self.skips[reason] += 1
         self.observer.judge_skip(reason)
         return JudgeOutcome(skip_reason=reason, sampled_by=sampled_by)
-
-    def _run(
-        self,
-        outcome: str,
-        *,
-        usage: Usage | None = None,
-        latency: float = 0.0,
-        cached_claims: int = 0,
-        screened_claims: int = 0,
-        error: str | None = None,
-    ) -> JudgeRun:
-        return JudgeRun(
-            judge=self.backend.name,
-            model=self.backend.model,
-            rubric_version=self.rubric.version,
-            outcome=outcome,
-            input_tokens=usage.input_tokens if usage else 0,
-            output_tokens=usage.output_tokens if usage else 0,
-            latency_seconds=round(latency, 6),
-            cached_claims=cached_claims,
-            screened_claims=screened_claims,
-            error=error,
-        )
 
     def _circuit_changed(self, state: CircuitState) -> None:
         logger.info("judge circuit breaker is now %s", state)
