@@ -4,16 +4,17 @@ It implements :class:`sidecar.pipeline.JudgeStage` and never raises for a judge 
 outcome carries the error kind instead, and deterministic checks and scores go on.
 
 Flow per trace: no cited claim -> skip; not in the base or priority sample -> skip; with an
-LLM backend and ``judge.screen`` on, the offline screen runs first and a claim of importance
-up to ``judge.screen_skip_max_importance`` it resolves with a verdict of a trusted class
-(``judge.screen_trusted_verdicts``, never ``unsupported``) skips the LLM; claims whose
-verdict is cached are served from the cache (:mod:`sidecar.judge._before_call`); the rest
-go in one request, after the circuit breaker and the budget agree; the call
-(:mod:`sidecar.judge._calls`) is bounded by a semaphore (``in_flight`` and ``waiting`` count its slots), a per-call timeout, retries with
-backoff, and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown.
-Dispatch is continuous: a freed slot goes to the next waiting trace at once, and the trace
-that freed it yields so that trace's request goes out before its own verdicts are scored.
-With the screen as the backend (judge="lexical") every claim goes to it and the claims it
+LLM backend and ``judge.screen`` on, the offline screen runs first and a claim of
+importance up to ``judge.screen_skip_max_importance`` it resolves with a verdict of a
+trusted class (``judge.screen_trusted_verdicts``, never ``unsupported``) skips the LLM;
+claims whose verdict is cached are served from the cache
+(:mod:`sidecar.judge._before_call`); the rest go in one request, after the circuit breaker
+and the budget agree; the call (:mod:`sidecar.judge._calls`) is bounded by a semaphore
+(``in_flight`` and ``waiting`` count its slots), a per-call timeout, retries with backoff,
+and a per-trace deadline that :meth:`JudgeStageImpl.aclose` shortens on shutdown. Dispatch
+is continuous: a freed slot goes to the next waiting trace at once, and the trace that
+freed it yields so that trace's request goes out before its own verdicts are scored. With
+the screen as the backend (judge="lexical") every claim goes to it and the claims it
 abstains on are recorded as abstained. The screen never pages on its own: in screen-only
 mode its "unsupported" is recorded as not judged, ``suspect``, with the conflict it saw
 (number, date, negation, ...), never scored and never critical, and goes to review; before

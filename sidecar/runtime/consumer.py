@@ -33,6 +33,7 @@ from exporters.prometheus import CitewatchMetrics
 from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
+from sidecar.runtime.backpressure import Backpressure
 from sidecar.runtime.dead_letters import letter_content
 from sidecar.runtime.kafka_events import (
     Consumer,
@@ -42,6 +43,7 @@ from sidecar.runtime.kafka_events import (
     RunnerEvents,
     kafka_listener,
 )
+from sidecar.runtime.kafka_lag import sample_lag
 from sidecar.runtime.kafka_records import KafkaRecordHandler, WorkItem
 from sidecar.runtime.offsets import OffsetTracker
 from sidecar.runtime.records import RecordProcessor
@@ -60,9 +62,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-_LAG_BUDGET_SECONDS = 1.0
-_LAG_BUDGET_MS = int(_LAG_BUDGET_SECONDS * 1000)
 
 RETRY_PAUSE_SECONDS = 1.0
 """Pause of the poll loop after a retriable Kafka error (broker restarting, unreachable)."""
@@ -108,11 +107,8 @@ class KafkaRunner:
         self.events: RunnerEvents = queue.SimpleQueue()
         self.assigned: set[Any] = set()
         self._resume_at: dict[Any, int] = {}  # first unfinished offset of revoked partitions
-        self._paused = False
-        # Bytes of the records handed to the worker and not yet finished, by position: the
-        # second bound of backpressure (kafka.max_in_flight_bytes).
-        self._held: dict[tuple[Any, int], int] = {}
-        self.held_bytes = 0
+        self.flow = Backpressure(max_records=self.kafka.max_in_flight,
+                                 max_bytes=self.kafka.max_in_flight_bytes)
         self._stopping = threading.Event()
         self.handler = KafkaRecordHandler(
             emitter=emitter, records=self.records, metrics=metrics, slow=self.slow,
@@ -124,6 +120,11 @@ class KafkaRunner:
         self._last_poll = clock()
         self._joining_since: float | None = None  # set at subscribe and revoke, cleared at assign
         self.finished = 0
+
+    @property
+    def held_bytes(self) -> int:
+        """Bytes of the records handed to the worker and not yet finished."""
+        return self.flow.bytes
 
     # -- readiness -------------------------------------------------------------------------
 
@@ -205,7 +206,7 @@ class KafkaRunner:
 
     def _item(self, tp: Any, record: Any) -> WorkItem:
         epoch = self.tracker.start(tp, record.offset)
-        self._hold(tp, record.offset, len(record.value or b"") + len(record.key or b""))
+        self.flow.hold(tp, record.offset, len(record.value or b"") + len(record.key or b""))
         headers = tuple((name, value) for name, value in (record.headers or ()))
         timestamp = record.timestamp if getattr(record, "timestamp", -1) not in (None, -1) else None
         return WorkItem(tp=tp, topic=record.topic, partition=record.partition,
@@ -224,7 +225,7 @@ class KafkaRunner:
             except queue.Empty:
                 return
             if isinstance(event, Done):
-                self._release(event.tp, event.offset)
+                self.flow.release(event.tp, event.offset)
                 if self.tracker.finish(event.tp, event.offset, event.epoch):
                     self.finished += 1
             elif isinstance(event, Revoked):
@@ -232,8 +233,7 @@ class KafkaRunner:
                 logger.info("partitions revoked: %s", sorted(map(str, tps)))
                 self.assigned -= tps
                 self._resume_at.update(self.tracker.drop(tps))
-                for key in [key for key in self._held if key[0] in tps]:
-                    self._release(*key)
+                self.flow.release_partitions(tps)
                 self._joining_since = self.clock()
                 self.worker.cancel(tps)
             else:
@@ -255,9 +255,9 @@ class KafkaRunner:
         paused = self.consumer.paused()
         if paused:
             self.consumer.resume(*paused)
-        self._paused = False
+        self.flow.paused = False
 
-    # -- commits, backpressure, lag --------------------------------------------------------
+    # -- commits, backpressure (runtime/backpressure.py), lag (runtime/kafka_lag.py) ------
 
     def commit(self) -> None:
         """Commit the positions that moved, for partitions still assigned."""
@@ -279,27 +279,8 @@ class KafkaRunner:
             self._last_commit = now
             self.commit()
 
-    def _hold(self, tp: Any, offset: int, size: int) -> None:
-        self._release(tp, offset)  # a re-seeked partition starts the offset again
-        self._held[(tp, offset)] = size
-        self.held_bytes += size
-
-    def _release(self, tp: Any, offset: int) -> None:
-        self.held_bytes -= self._held.pop((tp, offset), 0)
-
     def _backpressure(self) -> None:
-        in_flight = self.tracker.in_flight()
-        limit = self.kafka.max_in_flight
-        max_bytes = self.kafka.max_in_flight_bytes
-        full = in_flight >= limit or self.held_bytes >= max_bytes
-        if not self._paused and full and self.assigned:
-            self.consumer.pause(*self.assigned)
-            self._paused = True
-            logger.debug("paused: %d records (%d bytes) in flight", in_flight, self.held_bytes)
-        elif self._paused and in_flight <= limit // 2 and self.held_bytes <= max_bytes // 2:
-            self.consumer.resume(*self.consumer.paused())
-            self._paused = False
-            logger.debug("resumed: %d records in flight", in_flight)
+        self.flow.apply(self.consumer, self.assigned, self.tracker.in_flight())
 
     def _maybe_sample_lag(self) -> None:
         now = self.clock()
@@ -310,24 +291,7 @@ class KafkaRunner:
 
     def sample_lag(self) -> None:
         """Set the lag gauge of every assigned partition: end offset minus committed."""
-        partitions = sorted(self.assigned, key=str)
-        # The poll thread waits for these calls: with the broker down, kafka-python's own
-        # request timeout (30 s) would keep a SIGTERM waiting, so the sample gets a budget.
-        until = self.clock() + _LAG_BUDGET_SECONDS
-        try:
-            ends = self.consumer.end_offsets(partitions, timeout_ms=_LAG_BUDGET_MS)
-            for tp in partitions:
-                left_ms = int((until - self.clock()) * 1000)
-                if left_ms <= 0:
-                    logger.debug("lag sample cut short by its time budget")
-                    break
-                committed = self.consumer.committed(tp, timeout_ms=left_ms)
-                end = ends.get(tp)
-                if end is None:
-                    continue
-                self.metrics.set_lag(tp.topic, tp.partition, max(0, end - (committed or 0)))
-        except Exception as exc:
-            logger.warning("lag sample failed (%s)", type(exc).__name__)
+        sample_lag(self.consumer, self.assigned, self.metrics, self.clock)
 
     # -- shutdown --------------------------------------------------------------------------
 
