@@ -84,7 +84,7 @@ shrinks (a module split below the limit must leave it, a new one may not join)."
 
 def _line_counts() -> dict[str, int]:
     paths = [*(path for folder in ("schemas", "exporters", "sidecar")
-               for path in _modules(folder)), *sorted((ROOT / "native" / "src").glob("*.rs"))]
+               for path in _modules(folder)), *sorted((ROOT / "native" / "src").rglob("*.rs"))]
     return {path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
             for path in paths}
 
