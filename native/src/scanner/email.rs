@@ -1,0 +1,95 @@
+//! The e-mail groups' candidates: plain addresses and obfuscated ones ("bob [at] example
+//! [dot] com").
+
+use super::compiled::Compiled;
+use super::{span, Found};
+use crate::chars::{self as ch, Text};
+use crate::{words, Ent, Ty};
+
+pub(super) fn email(t: &Text, m: &Found, casefold: &mut dyn FnMut(&str) -> String) -> Option<Ent> {
+    let (mut start, end) = span(t, m);
+    while start < end && matches!(t.c[start], '.' | '\'' | '-' | '+') {
+        start += 1;
+    }
+    if start > 0 && t.c[start - 1] == ':' {
+        if let Some(scheme) = ch::rfind(&t.c, "://", start.saturating_sub(300), start) {
+            if !t.c[scheme..start].iter().any(|&x| ch::is_space(x)) {
+                return None; // the password and host of a URL (scheme://user:pw@host)
+            }
+        }
+    }
+    let candidate = t.sl(start, end);
+    let at = candidate.iter().rposition(|&x| x == '@')?;
+    let (local, domain) = (&candidate[..at], &candidate[at + 1..]);
+    if local.is_empty() || local[0] == '.' || *local.last().unwrap() == '.' || ch::contains(local, "..") {
+        return None;
+    }
+    if ch::contains(domain, "..") || domain.first() == Some(&'-') {
+        return None;
+    }
+    let mut raw = ch::to_string(candidate);
+    let key = if raw.is_ascii() {
+        raw.make_ascii_lowercase();
+        raw
+    } else {
+        casefold(&raw)
+    };
+    Some(Ent::new(Ty::Email, start, end, Some(key)))
+}
+
+pub(super) fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
+    let (start, _) = span(t, m);
+    let value = m.text; // ASCII: the pattern matches nothing else
+    let at = c.at.find(value)?;
+    if value.contains('@') && !value.contains(" @ ") {
+        return None;
+    }
+    let local = value[..at.start()].trim_start_matches(&['.', '+', '-'][..]);
+    if local.is_empty() || matches!(local.to_ascii_lowercase().as_str(), "me" | "us" | "him" | "her" | "them" | "you" | "it") {
+        return None;
+    }
+    let mut labels: Vec<(&str, &str, usize)> = c.label.captures_iter(&value[at.end()..])
+        .map(|caps| (caps.get(1).map_or("", |g| g.as_str()), caps.get(2).unwrap().as_str(),
+                     at.end() + caps.get(0).unwrap().end()))
+        .collect();
+    let plain_at = at.as_str().trim_matches(|x: char| ch::is_space(x)).eq_ignore_ascii_case("at");
+    while labels.len() > 1 {
+        let tld = labels.last().unwrap().1.to_ascii_lowercase();
+        let dotted = labels[1..].iter().any(|(sep, _, _)| sep.to_ascii_lowercase().contains("dot"));
+        if tld.bytes().all(|b| b.is_ascii_alphabetic()) && !tld.is_empty()
+            && (words::tld(&tld) || (tld.len() == 2 && (dotted || !plain_at)))
+        {
+            if plain_at && !dotted {
+                return None; // "look at example.com": prose, not an address
+            }
+            let domain: Vec<&str> = labels.iter().map(|(_, label, _)| *label).collect();
+            let key = format!("{local}@{}", domain.join(".")).to_ascii_lowercase();
+            return Some(Ent::new(Ty::Email, start + at.start() - local.len(),
+                                 start + labels.last().unwrap().2, Some(key)));
+        }
+        labels.pop();
+    }
+    None
+}
+
+/// Whether an ASCII text holds a trigger of the obfuscated group: "[at]", "(at)", "{at}",
+/// "<at>" in any case, or "at" or "@" between two of tab, line feed, form feed, carriage
+/// return and space.
+pub(super) fn at_trigger(b: &[u8]) -> bool {
+    let ws = |x: u8| matches!(x, b'\t' | b'\n' | 0x0c | b'\r' | b' ');
+    memchr::memchr3_iter(b'a', b'A', b'@', b).any(|i| {
+        if i == 0 || i + 1 >= b.len() {
+            return false;
+        }
+        let prev = b[i - 1];
+        if b[i] == b'@' {
+            return ws(prev) && ws(b[i + 1]);
+        }
+        if b[i + 1] | 0x20 != b't' || i + 2 >= b.len() {
+            return false;
+        }
+        let next = b[i + 2];
+        (ws(prev) && ws(next))
+            || matches!((prev, next), (b'[', b']') | (b'(', b')') | (b'{', b'}') | (b'<', b'>'))
+    })
+}
