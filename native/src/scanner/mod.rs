@@ -118,7 +118,7 @@ impl Engine {
         let mut secret_hint: Option<bool> = None;
         for &group in &self.groups {
             let may_hold = match group {
-                Group::Number => digits >= 6, // six only after a phone word (numbers.rs)
+                Group::Number => digits >= 6, // six only after a phone word (numbers/decide.rs)
                 // every country's IBAN has eight digits or more, and starts with two
                 // letters and two digits after a word boundary
                 Group::Iban => digits >= 8 && letters_then_digits(bytes),

@@ -63,7 +63,7 @@ fn may_start(v: u64) -> bool {
 }
 
 /// A number run is decided from the text 48 characters before it to 16 after it (see
-/// numbers.rs), so two runs with the same text in that reach and the same spans within it
+/// numbers/mod.rs), so two runs with the same text in that reach and the same spans within it
 /// get the same entities, shifted. In a long text each distinct neighbourhood is decided once:
 /// a run repeated a million times ("1 1 1 ...", a card number) costs a lookup each, not its
 /// windows of tokens. Short texts rarely repeat a run, where the key would only cost.
