@@ -51,8 +51,9 @@ def overlap(claim: str, passages: Sequence[str]) -> float:
     return len(words & found) / len(words)
 
 
-def lexical_verdict(claim: str, passages: Sequence[str], *, supported_at: float = 0.8,
-                    partial_at: float = 0.5) -> str:
+def lexical_verdict(
+    claim: str, passages: Sequence[str], *, supported_at: float = 0.8, partial_at: float = 0.5
+) -> str:
     """lexical-v1's verdict: supported, partial or unsupported (it never abstains)."""
     claim_words = _content_words(claim)
     claim_numbers = numbers_in(claim)

@@ -20,14 +20,27 @@ __all__ = ["BASE_COMMIT", "previous_screen"]
 BASE_COMMIT = "33e8ab2"
 """The last commit of the screen before it was measured on public sets."""
 
-_MODULES = ("_lexicon", "_screen_numbers", "_screen_words", "_screen_text", "_screen_roles",
-            "_screen_clauses", "_screen_window", "_screen_align", "screen")
+_MODULES = (
+    "_lexicon",
+    "_screen_numbers",
+    "_screen_words",
+    "_screen_text",
+    "_screen_roles",
+    "_screen_clauses",
+    "_screen_window",
+    "_screen_align",
+    "screen",
+)
 _ROOT = Path(__file__).parents[1]
 
 
 def _source(commit: str, module: str) -> str | None:
-    done = subprocess.run(["git", "-C", str(_ROOT), "show", f"{commit}:sidecar/judge/{module}.py"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["git", "-C", str(_ROOT), "show", f"{commit}:sidecar/judge/{module}.py"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return done.stdout if done.returncode == 0 else None
 
 
@@ -42,8 +55,9 @@ def previous_screen(commit: str = BASE_COMMIT) -> Callable[[str, Sequence[str]],
             text = _source(commit, module)
             if text is None:
                 continue
-            text = text.replace("from sidecar.judge import _lexicon",
-                                f"from {package} import _lexicon")
+            text = text.replace(
+                "from sidecar.judge import _lexicon", f"from {package} import _lexicon"
+            )
             text = text.replace("from sidecar.judge._screen_", f"from {package}._screen_")
             (folder / f"{module}.py").write_text(text, encoding="utf-8")
         sys.path.insert(0, str(folder.parent))
@@ -54,4 +68,5 @@ def previous_screen(commit: str = BASE_COMMIT) -> Callable[[str, Sequence[str]],
     def judge(claim: str, passages: Sequence[str]) -> str | None:
         verdict: str | None = screen_claim(claim, passages).verdict
         return verdict
+
     return judge

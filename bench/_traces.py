@@ -30,9 +30,15 @@ def make_trace(index: int, *, seed: int = 7) -> dict[str, object]:
         while sum(len(p) + 1 for p in parts) < 800:
             parts.append(_sentence(rng, 14))
         sentences[source_id] = parts
-        sources.append({"id": source_id, "title": f"Policy document {s}",
-                        "text": " ".join(parts), "authority": "primary",
-                        "url": f"https://docs.example.com/policies/{s}"})
+        sources.append(
+            {
+                "id": source_id,
+                "title": f"Policy document {s}",
+                "text": " ".join(parts),
+                "authority": "primary",
+                "url": f"https://docs.example.com/policies/{s}",
+            }
+        )
     claims = []
     answer_parts = []
     for c in range(1, 7):
@@ -44,8 +50,9 @@ def make_trace(index: int, *, seed: int = 7) -> dict[str, object]:
         text = rng.choice(sentences[cites[0]])
         if rng.random() < 0.2:
             text = text.replace(text.split()[-1], f"{rng.randrange(400, 999)}.")
-        claims.append({"id": f"c{c}", "text": text, "citation_ids": cites,
-                       "importance": rng.randrange(1, 4)})
+        claims.append(
+            {"id": f"c{c}", "text": text, "citation_ids": cites, "importance": rng.randrange(1, 4)}
+        )
         answer_parts.append(text[:-1] + " " + "".join(f"[{i}]" for i in cites) + ".")
     return {
         "schema_version": "1",

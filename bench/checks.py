@@ -56,8 +56,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--profile", action="store_true",
-                        help="profile the whole path with cProfile and print the top 25")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the whole path with cProfile and print the top 25",
+    )
     args = parser.parse_args()
 
     payloads = encoded_traces(args.traces)
@@ -116,8 +119,9 @@ def main() -> None:
             t4 = clock()
             serialise_record(record)
             t5 = clock()
-            for stage, seconds in zip(STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4),
-                                      strict=True):
+            for stage, seconds in zip(
+                STAGES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True
+            ):
                 totals[stage] += seconds
         if sum(totals.values()) < sum(stage_seconds.values()) or not any(stage_seconds.values()):
             stage_seconds.update(totals)
@@ -129,8 +133,12 @@ def main() -> None:
         return
 
     # Interleave them so machine noise hits all alike; keep the best of each.
-    loops = {"json.loads": baseline, "checks+scoring": checks_scoring,
-             "no redaction": without_redaction, "whole path": whole_path}
+    loops = {
+        "json.loads": baseline,
+        "checks+scoring": checks_scoring,
+        "no redaction": without_redaction,
+        "whole path": whole_path,
+    }
     runs: dict[str, list[float]] = {name: [] for name in loops}
     for _ in range(args.repeat):
         for name, loop in loops.items():
@@ -140,19 +148,21 @@ def main() -> None:
     best = {name: min(times) for name, times in runs.items()}
     median = {name: statistics.median(times) for name, times in runs.items()}
 
-    print(f"{args.traces} traces, mean {mean_size / 1024:.1f} KB, {args.repeat} runs: "
-          "best (median)")
+    print(
+        f"{args.traces} traces, mean {mean_size / 1024:.1f} KB, {args.repeat} runs: best (median)"
+    )
     for name, seconds in best.items():
         ratio = seconds / best["json.loads"]
         median_ratio = median[name] / median["json.loads"]
-        print(f"  {name:<16} {args.traces / seconds:>10.0f} traces/s  "
-              f"{seconds / args.traces * 1e6:>8.1f} us/trace  {ratio:5.2f}x "
-              f"({median_ratio:5.2f}x) json.loads")
+        print(
+            f"  {name:<16} {args.traces / seconds:>10.0f} traces/s  "
+            f"{seconds / args.traces * 1e6:>8.1f} us/trace  {ratio:5.2f}x "
+            f"({median_ratio:5.2f}x) json.loads"
+        )
     whole = sum(stage_seconds.values())
     print("whole path by stage (the best run of the loop with a clock between stages):")
     for stage, seconds in stage_seconds.items():
-        print(f"  {stage:<16} {seconds / args.traces * 1e6:>8.1f} us/trace  "
-              f"{seconds / whole:6.1%}")
+        print(f"  {stage:<16} {seconds / args.traces * 1e6:>8.1f} us/trace  {seconds / whole:6.1%}")
     own = best["no redaction"] / best["json.loads"]
     print(f"without redaction {own:.1f}x json.loads (best run)")
     # Each round's whole path against the same round's baseline: the pairs share the
@@ -160,8 +170,10 @@ def main() -> None:
     paired = sorted(w / j for w, j in zip(runs["whole path"], runs["json.loads"], strict=True))
     ratio = statistics.median(paired)
     verdict = "meets" if ratio <= TARGET else "misses"
-    print(f"whole path {ratio:.1f}x json.loads (median of the rounds' ratios; rounds "
-          f"{paired[0]:.1f}x to {paired[-1]:.1f}x): {verdict} the target <= {TARGET:g}x")
+    print(
+        f"whole path {ratio:.1f}x json.loads (median of the rounds' ratios; rounds "
+        f"{paired[0]:.1f}x to {paired[-1]:.1f}x): {verdict} the target <= {TARGET:g}x"
+    )
 
 
 if __name__ == "__main__":

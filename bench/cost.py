@@ -64,8 +64,14 @@ _INJECTIONS = (
 )
 
 
-def _trace(claims: list[dict[str, Any]], sources: list[dict[str, Any]], *, answer: str,
-           question: str = "What does the policy say?", index: int = 0) -> dict[str, Any]:
+def _trace(
+    claims: list[dict[str, Any]],
+    sources: list[dict[str, Any]],
+    *,
+    answer: str,
+    question: str = "What does the policy say?",
+    index: int = 0,
+) -> dict[str, Any]:
     return {
         "schema_version": "1",
         "trace_id": hashlib.sha256(f"cost-{index}".encode()).hexdigest()[:32],
@@ -99,8 +105,10 @@ def _sources(texts: list[str]) -> list[dict[str, Any]]:
 
 
 def _claims(texts: list[str], cites: Callable[[int], list[str]]) -> list[dict[str, Any]]:
-    return [{"id": f"c{i + 1}", "text": t[:2_000], "citation_ids": cites(i), "importance": 2}
-            for i, t in enumerate(texts)]
+    return [
+        {"id": f"c{i + 1}", "text": t[:2_000], "citation_ids": cites(i), "importance": 2}
+        for i, t in enumerate(texts)
+    ]
 
 
 def _answer(claims: list[dict[str, Any]]) -> str:
@@ -125,10 +133,12 @@ def passages_times_claims() -> dict[str, Any]:
 
 
 def _number_sentence(rng: random.Random) -> str:
-    return (f"In {rng.randrange(1990, 2030)} the fee was {rng.randrange(1, 99_999):,} USD, "
-            f"{rng.randrange(1, 100)}% of {rng.randrange(100, 9_999)} units, for "
-            f"{rng.randrange(2, 60)} months from {rng.randrange(1, 28)} March "
-            f"{rng.randrange(1990, 2030)}, version {rng.randrange(1, 9)}.{rng.randrange(0, 20)}.")
+    return (
+        f"In {rng.randrange(1990, 2030)} the fee was {rng.randrange(1, 99_999):,} USD, "
+        f"{rng.randrange(1, 100)}% of {rng.randrange(100, 9_999)} units, for "
+        f"{rng.randrange(2, 60)} months from {rng.randrange(1, 28)} March "
+        f"{rng.randrange(1990, 2030)}, version {rng.randrange(1, 9)}.{rng.randrange(0, 20)}."
+    )
 
 
 def numbers() -> dict[str, Any]:
@@ -146,8 +156,12 @@ def injection() -> dict[str, Any]:
     cited = [_filled(rng, pieces, PASSAGE_CHARS) for _ in range(12)]
     ids = [f"S{i + 1}" for i in range(12)]
     claims = _claims([" ".join(rng.sample(pieces, 3)) for _ in range(200)], lambda i: ids)
-    return _trace(claims, _sources(cited), answer=_filled(rng, pieces, 60_000),
-                  question=_filled(rng, pieces, 60_000))
+    return _trace(
+        claims,
+        _sources(cited),
+        answer=_filled(rng, pieces, 60_000),
+        question=_filled(rng, pieces, 60_000),
+    )
 
 
 def derived_flood() -> dict[str, Any]:
@@ -169,8 +183,9 @@ def citations() -> dict[str, Any]:
     claim_texts, texts = _public()
     sources = _sources([_filled(rng, texts, 900) for _ in range(200)])
     ids = [s["id"] for s in sources]
-    claims = _claims([rng.choice(claim_texts)[:200] for _ in range(1_000)],
-                     lambda i: rng.sample(ids, 100))
+    claims = _claims(
+        [rng.choice(claim_texts)[:200] for _ in range(1_000)], lambda i: rng.sample(ids, 100)
+    )
     return _trace(claims, sources, answer=_answer(claims))
 
 
@@ -202,8 +217,9 @@ def _cold(pipeline: Pipeline) -> None:
         judge.cache = VerdictCache(0)
 
 
-def _cost(pipeline: Pipeline, limits: DecodeLimits, payloads: list[bytes],
-          repeat: int) -> tuple[float, str]:
+def _cost(
+    pipeline: Pipeline, limits: DecodeLimits, payloads: list[bytes], repeat: int
+) -> tuple[float, str]:
     """Least CPU seconds over ``repeat`` runs of all ``payloads``, and the last outcome.
     Each run starts cold: a live record's claims and passages are new to the process."""
     best = float("inf")
@@ -214,8 +230,11 @@ def _cost(pipeline: Pipeline, limits: DecodeLimits, payloads: list[bytes],
         for payload in payloads:
             result = asyncio.run(evaluate_raw(pipeline, payload, limits))
         best = min(best, time.process_time() - start)
-        outcome = ("evaluated" if isinstance(result, Evaluated)
-                   else f"dead letter ({getattr(result, 'reason', '?')})")
+        outcome = (
+            "evaluated"
+            if isinstance(result, Evaluated)
+            else f"dead letter ({getattr(result, 'reason', '?')})"
+        )
     return best, outcome
 
 
@@ -223,8 +242,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--normal-traces", type=int, default=50)
-    parser.add_argument("--shape", action="append", choices=list(SHAPES),
-                        help="run only this shape (repeatable; default: all)")
+    parser.add_argument(
+        "--shape",
+        action="append",
+        choices=list(SHAPES),
+        help="run only this shape (repeatable; default: all)",
+    )
     args = parser.parse_args()
     settings = load_settings(overrides={"judge.backend": "lexical", "sampling.rate": 1.0})
     pipeline = build_pipeline(settings)
@@ -241,16 +264,20 @@ def main() -> None:
         shape = f"{len(trace['claims'])} claims, {len(trace['sources'])} sources"
         base_seconds, base_outcome = _cost(pipeline, limits, normal, args.repeat)
         base = base_seconds / normal_bytes
-        print(f"normal trace: {normal_bytes / len(normal):,.0f} bytes, "
-              f"{base_seconds / len(normal) * 1e3:.2f} ms, {base * 1e9:.0f} us per KB "
-              f"(baseline, {base_outcome})")
+        print(
+            f"normal trace: {normal_bytes / len(normal):,.0f} bytes, "
+            f"{base_seconds / len(normal) * 1e3:.2f} ms, {base * 1e9:.0f} us per KB "
+            f"(baseline, {base_outcome})"
+        )
         seconds, outcome = _cost(pipeline, limits, [payload], args.repeat)
         ratio = seconds / len(payload) / base
         worst = max(worst, ratio)
-        print(f"{name} ({shape}): {len(payload):,} bytes, {seconds:.2f} s, "
-              f"{seconds / len(payload) * 1e9:.0f} us per KB, {ratio:.1f}x the normal trace "
-              f"per byte ({'within' if ratio <= TARGET else 'over'} {TARGET:g}x), {outcome}",
-              flush=True)
+        print(
+            f"{name} ({shape}): {len(payload):,} bytes, {seconds:.2f} s, "
+            f"{seconds / len(payload) * 1e9:.0f} us per KB, {ratio:.1f}x the normal trace "
+            f"per byte ({'within' if ratio <= TARGET else 'over'} {TARGET:g}x), {outcome}",
+            flush=True,
+        )
     print(f"worst shape: {worst:.1f}x the normal trace per byte (target <= {TARGET:g}x)")
 
 

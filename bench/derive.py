@@ -24,7 +24,7 @@ _STYLES = (
     "Dr. Adams signed the policy on Jan. 5, e.g. for U.S. customers [3, 4]. ",
     "J. R. R. Tolkien wrote it.[^1] ",
     "- Refunds take 5 business days [S1].\n",
-    "He said \"the fee is waived.\" [2] Is that all? ",
+    'He said "the fee is waived." [2] Is that all? ',
     "Bursts are queued for up to 5 seconds\u30101\u2020source\u3011.\n\n",
 )
 
@@ -34,11 +34,16 @@ def _answer(sentences: int) -> str:
 
 
 def _trace(answer: str) -> Trace:
-    return Trace.model_validate({
-        "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "timestamp": "2026-11-30T10:00:00Z",
-        "app": "bench", "generator": {"model": "m", "prompt_version": "v"},
-        "question": "q", "answer": answer,
-    })
+    return Trace.model_validate(
+        {
+            "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+            "timestamp": "2026-11-30T10:00:00Z",
+            "app": "bench",
+            "generator": {"model": "m", "prompt_version": "v"},
+            "question": "q",
+            "answer": answer,
+        }
+    )
 
 
 def _best_of(repeat: int, func: Callable[[], object]) -> float:
@@ -56,8 +61,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     marker_parser = MarkerParser()
-    print(f"{'sentences':>10} {'chars':>9} {'markers ms':>11} {'derive ms':>10} "
-          f"{'ratio':>6} {'us/sentence':>12}")
+    print(
+        f"{'sentences':>10} {'chars':>9} {'markers ms':>11} {'derive ms':>10} "
+        f"{'ratio':>6} {'us/sentence':>12}"
+    )
     for scale in (1, 10, 100):
         count = args.sentences * scale
         trace = _trace(_answer(count))
@@ -74,9 +81,11 @@ def main() -> None:
 
         baseline = _best_of(args.repeat, markers) / loops
         derived = _best_of(args.repeat, derive) / loops
-        print(f"{count:>10} {len(trace.answer):>9} {baseline * 1e3:>11.3f} "
-              f"{derived * 1e3:>10.3f} {derived / baseline:>6.1f} "
-              f"{derived / count * 1e6:>12.1f}")
+        print(
+            f"{count:>10} {len(trace.answer):>9} {baseline * 1e3:>11.3f} "
+            f"{derived * 1e3:>10.3f} {derived / baseline:>6.1f} "
+            f"{derived / count * 1e6:>12.1f}"
+        )
 
 
 if __name__ == "__main__":

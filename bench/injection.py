@@ -45,7 +45,10 @@ def previous_module() -> types.ModuleType:
     """sidecar/checks/injection.py at ``BASELINE``, as a module of its own."""
     source = subprocess.run(
         ["git", "-C", str(ROOT), "show", f"{BASELINE}:sidecar/checks/injection.py"],
-        capture_output=True, text=True, check=True).stdout
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     module = types.ModuleType("injection_previous")
     exec(compile(source, "injection_previous.py", "exec"), module.__dict__)  # noqa: S102
     return module
@@ -72,9 +75,11 @@ def _rate(hits: list[bool]) -> str:
 
 def table(records: list[dict[str, Any]], checks: dict[str, Any]) -> None:
     """Recall per class and language, and the false-positive rate per benign class."""
-    for title, key, label in (("recall per class", "class", "injection"),
-                              ("recall per language", "language", "injection"),
-                              ("false-positive rate per benign class", "class", "benign")):
+    for title, key, label in (
+        ("recall per class", "class", "injection"),
+        ("recall per language", "language", "injection"),
+        ("false-positive rate per benign class", "class", "benign"),
+    ):
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for record in records:
             if record["label"] == label:
@@ -106,10 +111,14 @@ def timing(records: list[dict[str, Any]], checks: dict[str, Any], repeat: int) -
         text_time = _cpu(lambda check=check: [check.injection_spans(t) for t in texts], repeat)
         rows[name] = (trace_time / len(analyses) * 1e6, text_time / len(texts) * 1e6)
     (new_trace, new_text), (old_trace, old_text) = rows["current"], rows["previous"]
-    print(f"\nInjectionCheck.run on bench.checks traces: {new_trace:.1f} us against "
-          f"{old_trace:.1f} us per trace ({new_trace / old_trace:.2f}x)")
-    print(f"injection_spans over the corpus texts: {new_text:.1f} us against {old_text:.1f} "
-          f"us per text ({new_text / old_text:.2f}x)")
+    print(
+        f"\nInjectionCheck.run on bench.checks traces: {new_trace:.1f} us against "
+        f"{old_trace:.1f} us per trace ({new_trace / old_trace:.2f}x)"
+    )
+    print(
+        f"injection_spans over the corpus texts: {new_text:.1f} us against {old_text:.1f} "
+        f"us per text ({new_text / old_text:.2f}x)"
+    )
 
 
 def main() -> None:
@@ -119,8 +128,10 @@ def main() -> None:
     args = parser.parse_args()
     records = load(args.split)
     checks = {"current": current, "previous": previous_module()}
-    print(f"split {args.split}: {sum(r['label'] == 'injection' for r in records)} injection "
-          f"records, {sum(r['label'] == 'benign' for r in records)} benign")
+    print(
+        f"split {args.split}: {sum(r['label'] == 'injection' for r in records)} injection "
+        f"records, {sum(r['label'] == 'benign' for r in records)} benign"
+    )
     table(records, checks)
     timing(records, checks, args.repeat)
 

@@ -52,17 +52,18 @@ def main() -> None:
     for name, build in BUILDERS.items():
         limits = DecodeLimits(input_format=name)  # type: ignore[arg-type]
         adapted = [build() for _ in range(min(args.records, 50))]
-        adapted = (adapted * (args.records // len(adapted) + 1))[:args.records]
-        v1 = [decode_trace(record, limits=limits).model_dump_json().encode()
-              for record in adapted]
+        adapted = (adapted * (args.records // len(adapted) + 1))[: args.records]
+        v1 = [decode_trace(record, limits=limits).model_dump_json().encode() for record in adapted]
         ratios, costs, bases = [], [], []
         for _ in range(args.rounds):
             cost, base = _per_record(adapted, limits), _per_record(v1, TRACE_V1)
             costs.append(cost)
             bases.append(base)
             ratios.append(cost / base)
-        print(f"{name:<20} {statistics.median(costs):>11.1f} {statistics.median(bases):>12.1f} "
-              f"{statistics.median(ratios):>6.2f}x")
+        print(
+            f"{name:<20} {statistics.median(costs):>11.1f} {statistics.median(bases):>12.1f} "
+            f"{statistics.median(ratios):>6.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def _server_process(latency: float) -> Iterator[_Server]:
     """The test server in its own process, so it does not share the client's GIL."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.openai_server", "--latency", str(latency)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -100,11 +102,21 @@ _BACKEND = "openai-responses"
 
 def _settings(server: _Server, concurrency: int, **sampling: Any) -> Settings:
     return Settings(
-        judge={"backend": _BACKEND, "base_url": server.base_url,
-               "api_key": "bench-key", "concurrency": concurrency, "cache_size": 0,
-               "timeout_seconds": 30.0},
-        sampling={"rate": 1.0, "requests_per_minute": None, "tokens_per_minute": None,
-                  "priority_new_generator_traces": 0, **sampling},
+        judge={
+            "backend": _BACKEND,
+            "base_url": server.base_url,
+            "api_key": "bench-key",
+            "concurrency": concurrency,
+            "cache_size": 0,
+            "timeout_seconds": 30.0,
+        },
+        sampling={
+            "rate": 1.0,
+            "requests_per_minute": None,
+            "tokens_per_minute": None,
+            "priority_new_generator_traces": 0,
+            **sampling,
+        },
     )
 
 
@@ -112,8 +124,14 @@ def _ordinary(n: int) -> Trace:
     """A trace no priority rule picks: one importance-2 claim the pre-screen passes."""
     return refund_trace(
         trace_id=trace_id(n),
-        claims=[{"id": "c1", "text": "Pro plan refunds are available within 30 days.",
-                 "citation_ids": ["S1"], "importance": 2}],
+        claims=[
+            {
+                "id": "c1",
+                "text": "Pro plan refunds are available within 30 days.",
+                "citation_ids": ["S1"],
+                "importance": 2,
+            }
+        ],
     )
 
 
@@ -134,22 +152,31 @@ class _Service:
         self.concurrency = concurrency
         # The file source's window of records in evaluation: twice the judge's slots, so
         # a freed slot always has a trace waiting for it (input.concurrency, 64 by default).
-        self.settings = _settings(server, concurrency).model_copy(update={
-            "input": InputSettings(concurrency=max(64, 2 * concurrency))})
+        self.settings = _settings(server, concurrency).model_copy(
+            update={"input": InputSettings(concurrency=max(64, 2 * concurrency))}
+        )
         self.metrics = CitewatchMetrics(registry=CollectorRegistry())
         self.finished: list[tuple[float, bool]] = []
         self.pipeline = build_pipeline(
-            self.settings, judge_observer=self.metrics, on_stage=self.metrics.observe_stage,
-            tracer=get_tracer(configure_tracing(environ={})), on_record=self._finished)
+            self.settings,
+            judge_observer=self.metrics,
+            on_stage=self.metrics.observe_stage,
+            tracer=get_tracer(configure_tracing(environ={})),
+            on_record=self._finished,
+        )
 
     def _finished(self, record: EvaluationRecord) -> None:
         self.finished.append((time.perf_counter(), record.judged))
 
     async def run(self, traces: list[Trace]) -> _Run:
         lines = b"".join(t.model_dump_json().encode() + b"\n" for t in traces)
-        runner = FileRunner(settings=self.settings, pipeline=self.pipeline,
-                            metrics=self.metrics, source=LineSource(io.BytesIO(lines)),
-                            sink=JsonLinesSink(io.StringIO()))
+        runner = FileRunner(
+            settings=self.settings,
+            pipeline=self.pipeline,
+            metrics=self.metrics,
+            source=LineSource(io.BytesIO(lines)),
+            sink=JsonLinesSink(io.StringIO()),
+        )
         self.finished.clear()
         cpu_start = time.process_time()
         start = time.perf_counter()
@@ -170,12 +197,14 @@ async def _throughput(server: _Server, concurrency: int, waves: int, runs: int) 
     # Warm-up: the client's first request builds its types (seconds), and one full wave
     # opens the connections a running service keeps alive.
     await service.run([refund_trace(trace_id=trace_id(999_999))])
-    await service.run([refund_trace(trace_id=trace_id(900_000 + n))
-                       for n in range(concurrency)])
+    await service.run([refund_trace(trace_id=trace_id(900_000 + n)) for n in range(concurrency)])
     results = [
-        await service.run([refund_trace(trace_id=trace_id(100_000 * (run + 1)
-                                                          + 1000 * concurrency + n))
-                           for n in range(concurrency * waves)])
+        await service.run(
+            [
+                refund_trace(trace_id=trace_id(100_000 * (run + 1) + 1000 * concurrency + n))
+                for n in range(concurrency * waves)
+            ]
+        )
         for run in range(runs)
     ]
     await _close(service.pipeline)
@@ -200,8 +229,11 @@ async def _deterministic(pipeline: Pipeline, traces: list[Trace], repeat: int) -
 
 async def _non_sampled_cost(server: _Server, count: int, repeat: int) -> tuple[float, float]:
     traces = [_ordinary(n) for n in range(count)]
-    baseline = build_pipeline(_settings(server, 32).model_copy(
-        update={"judge": _settings(server, 32).judge.model_copy(update={"backend": "none"})}))
+    baseline = build_pipeline(
+        _settings(server, 32).model_copy(
+            update={"judge": _settings(server, 32).judge.model_copy(update={"backend": "none"})}
+        )
+    )
     assert baseline.judge is None
     # Only critical traces are sampled (priority); keep all 32 slots busy with them.
     judged = build_pipeline(_settings(server, 32, rate=0.0, priority_critical=True))
@@ -211,8 +243,12 @@ async def _non_sampled_cost(server: _Server, count: int, repeat: int) -> tuple[f
     # Alternate the two so drifting load on a shared machine hits both alike.
     for round_ in range(repeat):
         base = min(base, await _deterministic(baseline, traces, 1))
-        busy = [asyncio.ensure_future(judged.evaluate(refund_trace(
-            trace_id=trace_id(90_000 + 100 * round_ + n)))) for n in range(32)]
+        busy = [
+            asyncio.ensure_future(
+                judged.evaluate(refund_trace(trace_id=trace_id(90_000 + 100 * round_ + n)))
+            )
+            for n in range(32)
+        ]
         await asyncio.sleep(0.05)
         with_judge = min(with_judge, await _deterministic(judged, traces, 1))
         await asyncio.gather(*busy)
@@ -220,13 +256,18 @@ async def _non_sampled_cost(server: _Server, count: int, repeat: int) -> tuple[f
     return base, with_judge
 
 
-async def main(latency: float, waves: int, runs: int, count: int, repeat: int,
-               levels: list[int]) -> None:
+async def main(
+    latency: float, waves: int, runs: int, count: int, repeat: int, levels: list[int]
+) -> None:
     with _server_process(latency) as server:
-        print(f"judge throughput ({_BACKEND}) through citewatch run's file source, latency "
-              f"{latency * 1000:.0f} ms, {runs} runs of {waves} waves")
-        print(f"{'concurrency':>11} {'bound':>7} {'steady/s':>9} {'median':>7} {'best':>7} "
-              f"{'whole run':>10} {'client CPU/trace':>17}")
+        print(
+            f"judge throughput ({_BACKEND}) through citewatch run's file source, latency "
+            f"{latency * 1000:.0f} ms, {runs} runs of {waves} waves"
+        )
+        print(
+            f"{'concurrency':>11} {'bound':>7} {'steady/s':>9} {'median':>7} {'best':>7} "
+            f"{'whole run':>10} {'client CPU/trace':>17}"
+        )
         for concurrency in levels:
             results = await _throughput(server, concurrency, waves, runs)
             bound = concurrency / latency
@@ -234,8 +275,10 @@ async def main(latency: float, waves: int, runs: int, count: int, repeat: int,
             median, best = statistics.median(steady), max(steady)
             whole = statistics.median(r.whole for r in results)
             cpu = statistics.median(r.cpu_per_trace for r in results)
-            print(f"{concurrency:>11} {bound:>7.1f} {median:>9.2f} {median / bound:>7.1%} "
-                  f"{best / bound:>7.1%} {whole / bound:>10.1%} {cpu * 1e3:>14.2f} ms")
+            print(
+                f"{concurrency:>11} {bound:>7.1f} {median:>9.2f} {median / bound:>7.1%} "
+                f"{best / bound:>7.1%} {whole / bound:>10.1%} {cpu * 1e3:>14.2f} ms"
+            )
         if count <= 0:
             return
         base, with_judge = await _non_sampled_cost(server, count, repeat)
@@ -251,14 +294,17 @@ if __name__ == "__main__":
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--waves", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--levels", type=lambda v: [int(x) for x in v.split(",")],
-                        default=[1, 8, 32], help="concurrency levels, comma-separated")
-    parser.add_argument("--backend", choices=["openai-responses", "openai-chat"],
-                        default=_BACKEND)
-    parser.add_argument("--traces", type=int, default=2000,
-                        help="non-sampled traces (0 skips that part)")
+    parser.add_argument(
+        "--levels",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[1, 8, 32],
+        help="concurrency levels, comma-separated",
+    )
+    parser.add_argument("--backend", choices=["openai-responses", "openai-chat"], default=_BACKEND)
+    parser.add_argument(
+        "--traces", type=int, default=2000, help="non-sampled traces (0 skips that part)"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     _BACKEND = args.backend
-    asyncio.run(main(args.latency, args.waves, args.runs, args.traces, args.repeat,
-                     args.levels))
+    asyncio.run(main(args.latency, args.waves, args.runs, args.traces, args.repeat, args.levels))

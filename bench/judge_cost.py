@@ -91,8 +91,13 @@ def schema_tokens(body: dict[str, Any]) -> int:
 
 
 def _cost(name: str, traces: int, sent: list[Recorded]) -> Cost:
-    return Cost(name, traces, len(sent), sum(count_tokens(r.text) for r in sent),
-                sum(schema_tokens(r.body) for r in sent))
+    return Cost(
+        name,
+        traces,
+        len(sent),
+        sum(count_tokens(r.text) for r in sent),
+        sum(schema_tokens(r.body) for r in sent),
+    )
 
 
 def content_floor(traces: list[Trace]) -> float:
@@ -109,6 +114,7 @@ def content_floor(traces: list[Trace]) -> float:
 
 
 # -- a server reply for any framework: the minimal instance of the requested schema ----------
+
 
 def _minimal(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
     if "$ref" in schema:
@@ -193,15 +199,16 @@ class RealisticReplies:
                 return trace
         return None
 
-    def _fill(self, schema: dict[str, Any], defs: dict[str, Any], name: str,
-              trace: Trace) -> Any:
+    def _fill(self, schema: dict[str, Any], defs: dict[str, Any], name: str, trace: Trace) -> Any:
         if "$ref" in schema:
             return self._fill(defs[schema["$ref"].split("/")[-1]], defs, name, trace)
         claims = [claim.text for claim in trace.claims]
         kind = schema.get("type")
         if kind == "object" or "properties" in schema:
-            return {key: self._fill(sub, defs, key, trace)
-                    for key, sub in schema.get("properties", {}).items()}
+            return {
+                key: self._fill(sub, defs, key, trace)
+                for key, sub in schema.get("properties", {}).items()
+            }
         if kind == "array":
             items = schema.get("items", {"type": "string"})
             if items.get("type") == "string":
@@ -227,6 +234,7 @@ class RealisticReplies:
 
 # -- the three clients -----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Resolution:
     """What resolved the cited claims of citewatch's judged traces."""
@@ -245,13 +253,20 @@ class Resolution:
         return self.screen + self.llm + self.cache
 
 
-async def citewatch_cost(server: FakeOpenAI, traces: list[Trace], *,
-                         screen: bool = True) -> tuple[Cost, Resolution]:
+async def citewatch_cost(
+    server: FakeOpenAI, traces: list[Trace], *, screen: bool = True
+) -> tuple[Cost, Resolution]:
     """citewatch's requests and prompt tokens per judged trace, with the offline screen in
     front of the LLM (the default) or without it, and what resolved each claim."""
     settings = Settings(
-        judge={"backend": "openai-responses", "base_url": server.base_url,
-               "api_key": "bench-key", "model": MODEL, "cache_size": 0, "screen": screen},
+        judge={
+            "backend": "openai-responses",
+            "base_url": server.base_url,
+            "api_key": "bench-key",
+            "model": MODEL,
+            "cache_size": 0,
+            "screen": screen,
+        },
         sampling={"rate": 1.0, "requests_per_minute": None, "tokens_per_minute": None},
     )
     pipeline = build_pipeline(settings)
@@ -260,11 +275,14 @@ async def citewatch_cost(server: FakeOpenAI, traces: list[Trace], *,
     judged = sum(r.judged for r in records)
     if pipeline.judge is not None:
         await pipeline.judge.aclose(5.0)
-    by = Counter(c.resolved_by or c.not_judged for r in records for c in r.claims
-                 if c.status == "cited")
+    by = Counter(
+        c.resolved_by or c.not_judged for r in records for c in r.claims if c.status == "cited"
+    )
     name = "citewatch" if screen else "citewatch, LLM only"
-    return (_cost(name, judged, server.recorded()[before:]),
-            Resolution(by["screen"], by["llm"], by["cache"], by["abstained"]))
+    return (
+        _cost(name, judged, server.recorded()[before:]),
+        Resolution(by["screen"], by["llm"], by["cache"], by["abstained"]),
+    )
 
 
 def _contexts(trace: Trace) -> list[str]:
@@ -280,8 +298,9 @@ async def ragas_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     metric = Faithfulness(llm=llm_factory(BASELINE_MODEL, client=client))
     before = len(server.recorded())
     for trace in traces:
-        await metric.ascore(user_input=trace.question, response=trace.answer,
-                            retrieved_contexts=_contexts(trace))
+        await metric.ascore(
+            user_input=trace.question, response=trace.answer, retrieved_contexts=_contexts(trace)
+        )
     return _cost("ragas Faithfulness", len(traces), server.recorded()[before:])
 
 
@@ -295,8 +314,9 @@ async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
     metric = FaithfulnessMetric(model=model, async_mode=True, include_reason=True)
     before = len(server.recorded())
     for trace in traces:
-        case = LLMTestCase(input=trace.question, actual_output=trace.answer,
-                           retrieval_context=_contexts(trace))
+        case = LLMTestCase(
+            input=trace.question, actual_output=trace.answer, retrieval_context=_contexts(trace)
+        )
         await metric.a_measure(case, _show_indicator=False)
     return _cost("deepeval FaithfulnessMetric", len(traces), server.recorded()[before:])
 
@@ -304,7 +324,9 @@ async def deepeval_cost(server: FakeOpenAI, traces: list[Trace]) -> Cost:
 async def main(count: int, replies: str) -> None:
     traces = [Trace.model_validate(make_trace(i)) for i in range(count)]
     baselines: list[tuple[str, Callable[[FakeOpenAI, list[Trace]], Awaitable[Cost]]]] = [
-        ("ragas", ragas_cost), ("deepeval", deepeval_cost)]
+        ("ragas", ragas_cost),
+        ("deepeval", deepeval_cost),
+    ]
     responder = RealisticReplies(traces) if replies == "realistic" else any_framework
     with FakeOpenAI(responder=responder) as server:
         ours, resolution = await citewatch_cost(server, traces)
@@ -317,29 +339,41 @@ async def main(count: int, replies: str) -> None:
                 print(f"{name}: not installed here ({exc.name or exc}); left out")
             except Exception as exc:  # a baseline that cannot run is reported, not fatal
                 last = traceback.extract_tb(exc.__traceback__)[-1]
-                print(f"{name}: could not run against the local server "
-                      f"({type(exc).__name__}: {str(exc)[:160]} at {last.filename}:"
-                      f"{last.lineno}); left out")
+                print(
+                    f"{name}: could not run against the local server "
+                    f"({type(exc).__name__}: {str(exc)[:160]} at {last.filename}:"
+                    f"{last.lineno}); left out"
+                )
     print()
-    print(f"{count} traces, {replies} replies to the baselines, prompt tokens counted by one "
-          "rule on the same server "
-          "(message text; the schema column is the response format and tools, not included)")
-    print(f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20} "
-          f"{'schema tokens/trace':>20}")
+    print(
+        f"{count} traces, {replies} replies to the baselines, prompt tokens counted by one "
+        "rule on the same server "
+        "(message text; the schema column is the response format and tools, not included)"
+    )
+    print(
+        f"{'client':<30} {'judged':>6} {'requests/trace':>15} {'prompt tokens/trace':>20} "
+        f"{'schema tokens/trace':>20}"
+    )
     for cost in (ours, llm_only, *results):
-        print(f"{cost.name:<30} {cost.traces:>6} {cost.requests_per_trace:>15.2f} "
-              f"{cost.tokens_per_trace:>20.1f} {cost.schema_tokens_per_trace:>20.1f}")
+        print(
+            f"{cost.name:<30} {cost.traces:>6} {cost.requests_per_trace:>15.2f} "
+            f"{cost.tokens_per_trace:>20.1f} {cost.schema_tokens_per_trace:>20.1f}"
+        )
     floor = content_floor(traces)
     print(f"{'content floor (no instructions)':<30} {'':>6} {'':>15} {floor:>20.1f}")
     print()
     print("citewatch cascade: the offline screen first, the LLM for what it does not settle")
     share = resolution.without_llm / resolution.with_verdict if resolution.with_verdict else 0.0
-    print(f"  cited claims resolved without the LLM  {resolution.without_llm} of "
-          f"{resolution.with_verdict} ({share:.1%}; screen {resolution.screen}, cache "
-          f"{resolution.cache}, LLM {resolution.llm}, abstained {resolution.abstained})")
-    print(f"  prompt tokens per judged trace         {ours.tokens_per_trace:.1f} against "
-          f"{llm_only.tokens_per_trace:.1f} LLM only: ratio "
-          f"{ours.tokens_per_trace / llm_only.tokens_per_trace:.3f}")
+    print(
+        f"  cited claims resolved without the LLM  {resolution.without_llm} of "
+        f"{resolution.with_verdict} ({share:.1%}; screen {resolution.screen}, cache "
+        f"{resolution.cache}, LLM {resolution.llm}, abstained {resolution.abstained})"
+    )
+    print(
+        f"  prompt tokens per judged trace         {ours.tokens_per_trace:.1f} against "
+        f"{llm_only.tokens_per_trace:.1f} LLM only: ratio "
+        f"{ours.tokens_per_trace / llm_only.tokens_per_trace:.3f}"
+    )
     if not results:
         print("\nno baseline could run: only citewatch's numbers are shown, no ratio")
         return
@@ -348,17 +382,24 @@ async def main(count: int, replies: str) -> None:
     print(f"citewatch / {cheaper.name} (the cheaper baseline):")
     print(f"  requests per trace       {ours.requests_per_trace / cheaper.requests_per_trace:.3f}")
     print(f"  prompt tokens per trace  {ours.tokens_per_trace / cheaper.tokens_per_trace:.3f}")
-    with_schema = ((ours.tokens_per_trace + ours.schema_tokens_per_trace)
-                   / (cheaper.tokens_per_trace + cheaper.schema_tokens_per_trace))
+    with_schema = (ours.tokens_per_trace + ours.schema_tokens_per_trace) / (
+        cheaper.tokens_per_trace + cheaper.schema_tokens_per_trace
+    )
     print(f"  incl. schema tokens      {with_schema:.3f}")
-    print(f"  content floor alone      {floor / cheaper.tokens_per_trace:.3f} "
-          "(the question, cited passages and claims, before any instruction)")
+    print(
+        f"  content floor alone      {floor / cheaper.tokens_per_trace:.3f} "
+        "(the question, cited passages and claims, before any instruction)"
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--traces", type=int, default=50)
-    parser.add_argument("--replies", choices=["minimal", "realistic"], default="minimal",
-                        help="what the server answers the baselines (see RealisticReplies)")
+    parser.add_argument(
+        "--replies",
+        choices=["minimal", "realistic"],
+        default="minimal",
+        help="what the server answers the baselines (see RealisticReplies)",
+    )
     args = parser.parse_args()
     asyncio.run(main(args.traces, args.replies))

@@ -19,16 +19,25 @@ from schemas import JudgeResult, JudgeVerdict
 from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage
 from sidecar.judge.validation import validate_reply
 
-PASSAGES = [Passage(f"S{i}", f"Policy {i}: refunds are granted within {10 * i} days.")
-            for i in range(1, 6)]
+PASSAGES = [
+    Passage(f"S{i}", f"Policy {i}: refunds are granted within {10 * i} days.") for i in range(1, 6)
+]
 
 
 def _case(claims: int) -> tuple[JudgePacket, JudgeResult]:
-    requests = tuple(ClaimRequest(f"c{n}", f"Refunds within {10 * (n % 5 + 1)} days.",
-                                  (PASSAGES[n % 5],)) for n in range(claims))
-    verdicts = [JudgeVerdict(claim_id=r.claim_id, verdict="supported",
-                             evidence_quote=r.passages[0].text[-30:], reason="r")
-                for r in requests]
+    requests = tuple(
+        ClaimRequest(f"c{n}", f"Refunds within {10 * (n % 5 + 1)} days.", (PASSAGES[n % 5],))
+        for n in range(claims)
+    )
+    verdicts = [
+        JudgeVerdict(
+            claim_id=r.claim_id,
+            verdict="supported",
+            evidence_quote=r.passages[0].text[-30:],
+            reason="r",
+        )
+        for r in requests
+    ]
     return JudgePacket("Q?", requests), JudgeResult(verdicts=verdicts)
 
 
@@ -54,12 +63,16 @@ def _seconds(run: Callable[[], object]) -> float:
 def main(claims: int) -> None:
     small, large = _case(claims // 10), _case(claims)
     print(f"reply validation, {claims // 10} and {claims} claims (best of 3)")
-    for name, make in (("indexed (citewatch)", JudgePacket), ("scanning (baseline)",
-                                                               _ScanningPacket)):
+    for name, make in (
+        ("indexed (citewatch)", JudgePacket),
+        ("scanning (baseline)", _ScanningPacket),
+    ):
         packets = [(make(p.question, p.claims), r) for p, r in (small, large)]
         times = [_seconds(lambda p=p, r=r: validate_reply(p, r)) for p, r in packets]
-        print(f"  {name:<22} {times[0] * 1000:9.1f} ms {times[1] * 1000:9.1f} ms   "
-              f"ratio {times[1] / times[0]:6.1f}")
+        print(
+            f"  {name:<22} {times[0] * 1000:9.1f} ms {times[1] * 1000:9.1f} ms   "
+            f"ratio {times[1] / times[0]:6.1f}"
+        )
 
 
 if __name__ == "__main__":

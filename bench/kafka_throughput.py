@@ -75,21 +75,36 @@ from tests.support.kafka import create_topics, kafka_local, unique  # noqa: E402
 def trace(i: int, size: int = 6000) -> bytes:
     """A valid trace of about ``size`` bytes: three sources, three claims."""
     filler = "The plan terms apply to every customer account in the region. "
-    sources = [{"id": f"S{n}", "title": f"Policy {n}",
-                "text": (filler * (size // (3 * len(filler)) + 1))[: size // 3 - 120]}
-               for n in (1, 2, 3)]
+    sources = [
+        {
+            "id": f"S{n}",
+            "title": f"Policy {n}",
+            "text": (filler * (size // (3 * len(filler)) + 1))[: size // 3 - 120],
+        }
+        for n in (1, 2, 3)
+    ]
     data = {
-        "schema_version": "1", "trace_id": uuid.uuid5(uuid.NAMESPACE_OID, str(i)).hex,
-        "timestamp": "2026-11-30T10:00:00Z", "app": "support",
+        "schema_version": "1",
+        "trace_id": uuid.uuid5(uuid.NAMESPACE_OID, str(i)).hex,
+        "timestamp": "2026-11-30T10:00:00Z",
+        "app": "support",
         "generator": {"model": "gen-a", "prompt_version": "v3"},
         "question": "What do the plan terms say?",
         "answer": "The terms apply to every account [S1]. They cover the region [S2, S3].",
         "sources": sources,
         "claims": [
-            {"id": "c1", "text": "The terms apply to every account.", "citation_ids": ["S1"],
-             "importance": 3},
-            {"id": "c2", "text": "They cover the region.", "citation_ids": ["S2", "S3"],
-             "importance": 2},
+            {
+                "id": "c1",
+                "text": "The terms apply to every account.",
+                "citation_ids": ["S1"],
+                "importance": 3,
+            },
+            {
+                "id": "c2",
+                "text": "They cover the region.",
+                "citation_ids": ["S2", "S3"],
+                "importance": 2,
+            },
             {"id": "c3", "text": "Refunds take a week.", "citation_ids": [], "importance": 1},
         ],
     }
@@ -99,8 +114,7 @@ def trace(i: int, size: int = 6000) -> bytes:
 def produce(bootstrap: str, topic: str, count: int, *, partitions: int = 4) -> None:
     create_topics(bootstrap, [topic], partitions)
     create_topics(bootstrap, [topic + ".evals", topic + ".dlt"], 3)
-    producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20,
-                             batch_size=262_144)
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20, batch_size=262_144)
     for i in range(count):
         producer.send(topic, trace(i))
     producer.flush()
@@ -108,8 +122,13 @@ def produce(bootstrap: str, topic: str, count: int, *, partitions: int = 4) -> N
 
 
 def bare_consumer(bootstrap: str, topic: str, count: int) -> float:
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=f"{topic}-bare",
-                             enable_auto_commit=False, auto_offset_reset="earliest")
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        group_id=f"{topic}-bare",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+    )
     seen = 0
     first = 0.0
     while seen < count:
@@ -161,8 +180,7 @@ def in_process(count: int, *, repeat: int = 3) -> tuple[float, float]:
     finally:
         os.environ.update(env)
     metrics = CitewatchMetrics(registry=CollectorRegistry(), apps=settings.metrics.apps)
-    pipeline = build_pipeline(settings, judge_observer=metrics,
-                              on_stage=metrics.observe_stage)
+    pipeline = build_pipeline(settings, judge_observer=metrics, on_stage=metrics.observe_stage)
     values = [trace(i) for i in range(count)]
 
     async def run_all() -> None:
@@ -241,8 +259,9 @@ def _thread_role(name: str) -> str:
     return THREAD_ROLES.get(name, "")
 
 
-def _per_thread(before: dict[int, float], after: dict[int, float], names_file: Path,
-                records: int) -> dict[str, float]:
+def _per_thread(
+    before: dict[int, float], after: dict[int, float], names_file: Path, records: int
+) -> dict[str, float]:
     """CPU microseconds per record of each named thread between two snapshots."""
     names: dict[int, str] = {}
     if names_file.exists():
@@ -277,9 +296,16 @@ class NotReady(RuntimeError):
     has no window in which all of them ran (a slow start on a loaded machine)."""
 
 
-def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redaction: bool = True,
-            group: str | None = None, broker_pid: int | None = None,
-            ) -> tuple[float, float, dict[str, float]]:
+def sidecar(
+    bootstrap: str,
+    topic: str,
+    count: int,
+    *,
+    replicas: int = 1,
+    redaction: bool = True,
+    group: str | None = None,
+    broker_pid: int | None = None,
+) -> tuple[float, float, dict[str, float]]:
     """Records per second of ``replicas`` `citewatch run --judge none` processes in one new
     consumer group over ``topic``, their CPU microseconds per record, and (one replica) the
     CPU microseconds per record of each of its threads by name (and of the broker's process,
@@ -297,14 +323,38 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
     names_file = Path(tempfile.mkdtemp(prefix="bench-threads-")) / "names"
     env["BENCH_THREAD_NAMES"] = str(names_file)
     ports = [_free_port() for _ in range(replicas)]
-    processes = [subprocess.Popen(
-        [sys.executable, "-c",
-         _NAME_THREADS + "import sys; from sidecar.cli import main; sys.exit(main())",
-         "run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group", group,
-         "--evaluations-topic", topic + ".evals", "--dead-letter-topic", topic + ".dlt",
-         "--judge", "none", "--metrics-port", str(port), "--metrics-address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL) for port in ports]
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _NAME_THREADS + "import sys; from sidecar.cli import main; sys.exit(main())",
+                "run",
+                "--bootstrap-servers",
+                bootstrap,
+                "--topic",
+                topic,
+                "--group",
+                group,
+                "--evaluations-topic",
+                topic + ".evals",
+                "--dead-letter-topic",
+                topic + ".dlt",
+                "--judge",
+                "none",
+                "--metrics-port",
+                str(port),
+                "--metrics-address",
+                "127.0.0.1",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for port in ports
+    ]
     try:
         first_at, first_count, first_cpu = 0.0, 0, 0.0
         first_threads: dict[int, float] = {}
@@ -321,8 +371,9 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
                     first_at = time.perf_counter()
                     first_count = _committed(bootstrap, group, topic)
                     if first_count >= count:
-                        raise NotReady(f"every record was committed before all {replicas} "
-                                       "replicas were ready")
+                        raise NotReady(
+                            f"every record was committed before all {replicas} replicas were ready"
+                        )
                 time.sleep(0.1)
                 continue
             done = _committed(bootstrap, group, topic)
@@ -330,8 +381,11 @@ def sidecar(bootstrap: str, topic: str, count: int, *, replicas: int = 1, redact
             if done >= count:
                 cpu = sum(_cpu_seconds(p.pid) for p in processes) - first_cpu
                 records = count - first_count
-                threads = (_per_thread(first_threads, _thread_cpu(processes[0].pid),
-                                       names_file, records) if replicas == 1 else {})
+                threads = (
+                    _per_thread(first_threads, _thread_cpu(processes[0].pid), names_file, records)
+                    if replicas == 1
+                    else {}
+                )
                 if broker_pid and replicas == 1:
                     threads[BROKER] = (_cpu_seconds(broker_pid) - first_broker) / records * 1e6
                 return records / (now - first_at), cpu / records * 1e6, threads
@@ -357,47 +411,68 @@ def _print_threads(rounds: list[dict[str, float]], in_process_cpu: float) -> Non
     """CPU microseconds per record of each thread of the single replica (medians of the
     rounds), next to the in-process path's one thread: the runtime's own cost, itemised."""
     broker = [usage.pop(BROKER) for usage in rounds if BROKER in usage]
-    names = sorted({name for usage in rounds for name in usage},
-                   key=lambda name: statistics.median(u.get(name, 0.0) for u in rounds))
-    shown = [name for name in names
-             if statistics.median(u.get(name, 0.0) for u in rounds) >= 0.5]
+    names = sorted(
+        {name for usage in rounds for name in usage},
+        key=lambda name: statistics.median(u.get(name, 0.0) for u in rounds),
+    )
+    shown = [name for name in names if statistics.median(u.get(name, 0.0) for u in rounds) >= 0.5]
     print("CPU us per record by thread (1 replica, medians of the rounds):")
     for name in reversed(shown):
         value = statistics.median(usage.get(name, 0.0) for usage in rounds)
         role = _thread_role(name)
         beside = f"   in-process {in_process_cpu:7.1f}" if name == "citewatch-worker" else ""
         print(f"  {name:26s} {value:7.1f}{beside}   {role}")
-    rest = statistics.median(sum(v for n, v in usage.items() if n not in shown)
-                             for usage in rounds)
+    rest = statistics.median(sum(v for n, v in usage.items() if n not in shown) for usage in rounds)
     if rest >= 0.05:
         print(f"  {'(other threads)':26s} {rest:7.1f}")
     total = statistics.median(sum(usage.values()) for usage in rounds)
-    print(f"  {'total':26s} {total:7.1f}   in-process {in_process_cpu:7.1f}   "
-          f"(runtime's own: {total - in_process_cpu:.1f}; ratio by CPU time "
-          f"{in_process_cpu / total:.2f})")
+    print(
+        f"  {'total':26s} {total:7.1f}   in-process {in_process_cpu:7.1f}   "
+        f"(runtime's own: {total - in_process_cpu:.1f}; ratio by CPU time "
+        f"{in_process_cpu / total:.2f})"
+    )
     if broker:
-        print(f"  the broker, same cores:    {statistics.median(broker):7.1f}   (not citewatch's "
-              "own; the in-process path runs with the broker idle)")
+        print(
+            f"  the broker, same cores:    {statistics.median(broker):7.1f}   (not citewatch's "
+            "own; the in-process path runs with the broker idle)"
+        )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10_000)
-    parser.add_argument("--partitions", type=int, default=4,
-                        help="partitions of the input topic (default 4)")
-    parser.add_argument("--replicas", default="1",
-                        help="comma-separated replica counts to measure, e.g. 1,2 (default 1)")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="repeat every measurement this often, alternating, and print "
-                             "medians (the machine may be shared)")
+    parser.add_argument(
+        "--partitions", type=int, default=4, help="partitions of the input topic (default 4)"
+    )
+    parser.add_argument(
+        "--replicas",
+        default="1",
+        help="comma-separated replica counts to measure, e.g. 1,2 (default 1)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="repeat every measurement this often, alternating, and print "
+        "medians (the machine may be shared)",
+    )
     parser.add_argument("--bootstrap", default=None, help="use this broker instead")
-    parser.add_argument("--broker-pid", type=int, default=None,
-                        help="with --bootstrap on this machine: the broker's pid, to print its "
-                             "CPU per record too")
-    parser.add_argument("--no-redaction", action="store_true",
-                        help="also measure citewatch with redaction off (the runtime's own cost)")
-    parser.add_argument("--in-process-only", action="store_true",
-                        help="measure only the in-process path (no broker; for profiling)")
+    parser.add_argument(
+        "--broker-pid",
+        type=int,
+        default=None,
+        help="with --bootstrap on this machine: the broker's pid, to print its CPU per record too",
+    )
+    parser.add_argument(
+        "--no-redaction",
+        action="store_true",
+        help="also measure citewatch with redaction off (the runtime's own cost)",
+    )
+    parser.add_argument(
+        "--in-process-only",
+        action="store_true",
+        help="measure only the in-process path (no broker; for profiling)",
+    )
     args = parser.parse_args()
     if args.in_process_only:
         rate, cpu = in_process(args.count)
@@ -420,8 +495,10 @@ def main() -> int:
         # package is installed (a citewatch dependency); say which one both sides ran with.
         print(f"record CRC: {'C (crc32c package)' if crc32c_c else 'pure Python'}")
         print(f"at start: {_load()}")
-        print(f"producing {args.count} traces of {len(trace(0))} bytes to {topic} "
-              f"({args.partitions} partitions)")
+        print(
+            f"producing {args.count} traces of {len(trace(0))} bytes to {topic} "
+            f"({args.partitions} partitions)"
+        )
         produce(bootstrap, topic, args.count, partitions=args.partitions)
         baseline = bare_consumer(bootstrap, topic, args.count)
         print(f"baseline  bare kafka-python consumer, poll+commit: {baseline:9.0f} records/s")
@@ -441,9 +518,14 @@ def main() -> int:
             one_rate: float | None = None  # counts are sorted: 1 comes first
             for n in counts:
                 try:
-                    rate, cpu, per_thread = sidecar(bootstrap, topic, args.count, replicas=n,
-                                                    group=f"{topic}-citewatch-{n}-{round_}",
-                                                    broker_pid=broker_pid)
+                    rate, cpu, per_thread = sidecar(
+                        bootstrap,
+                        topic,
+                        args.count,
+                        replicas=n,
+                        group=f"{topic}-citewatch-{n}-{round_}",
+                        broker_pid=broker_pid,
+                    )
                 except NotReady as exc:
                     measured[n] = f"not measured ({exc})"
                     continue
@@ -459,21 +541,28 @@ def main() -> int:
                 if n == 1:
                     threads.append(per_thread)
                     ratios.append(rate / local[-1])
-            print(f"round {round_ + 1}: in-process {local[-1]:.0f}, "
-                  + ", ".join(f"{n} replica(s) {measured[n]}" for n in counts)
-                  + f" records/s; {_load()}", flush=True)
+            print(
+                f"round {round_ + 1}: in-process {local[-1]:.0f}, "
+                + ", ".join(f"{n} replica(s) {measured[n]}" for n in counts)
+                + f" records/s; {_load()}",
+                flush=True,
+            )
         median = statistics.median
         if not rates[1]:
             print("citewatch run not measured: raise --count")
             return 1
         inproc, rate = median(local), median(rates[1])
         print(f"in-process path (decode, evaluate, metrics, JSON):    {inproc:9.0f} records/s")
-        print(f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s, "
-              f"{median(cpus[1]):.0f} CPU us per record")
+        print(
+            f"citewatch run --judge none (evaluate, produce, commit): {rate:9.0f} records/s, "
+            f"{median(cpus[1]):.0f} CPU us per record"
+        )
         print(f"ratio citewatch/baseline: {rate / baseline:.2f} (target >= 0.50)")
-        print(f"ratio citewatch/in-process: {median(ratios):.2f} (median of the rounds' "
-              f"ratios; target >= 0.70); the Kafka runtime adds "
-              f"{(1 / rate - 1 / inproc) * 1e6:.0f} us per record")
+        print(
+            f"ratio citewatch/in-process: {median(ratios):.2f} (median of the rounds' "
+            f"ratios; target >= 0.70); the Kafka runtime adds "
+            f"{(1 / rate - 1 / inproc) * 1e6:.0f} us per record"
+        )
         broker_us = median(t.get(BROKER, 0.0) for t in threads)  # before the print pops it
         _print_threads(threads, median(local_cpus))
         # What n replicas could do at best on this machine: the cores shared by the replicas
@@ -487,12 +576,14 @@ def main() -> int:
             many = median(rates[n])
             paired = median(r / one for r, one in zip(rates[n], one_replica[n], strict=True))
             bound = min(n * rate, cores / ((median(cpus[1]) + broker_us) / 1e6))
-            print(f"{n} replicas, one group, {args.partitions} partitions: {many:9.0f} records/s "
-                  f"({many / n:.0f} per replica, {median(cpus[n]):.0f} CPU us per record); "
-                  f"{n} replicas / 1 replica: {paired:.2f} (median of the rounds' ratios; "
-                  f"{many / rate:.2f} by the medians; target >= 1.7); the bound on "
-                  f"{cores} cores shared with the broker ({broker_us:.0f} CPU us per record): "
-                  f"{bound / rate:.2f}")
+            print(
+                f"{n} replicas, one group, {args.partitions} partitions: {many:9.0f} records/s "
+                f"({many / n:.0f} per replica, {median(cpus[n]):.0f} CPU us per record); "
+                f"{n} replicas / 1 replica: {paired:.2f} (median of the rounds' ratios; "
+                f"{many / rate:.2f} by the medians; target >= 1.7); the bound on "
+                f"{cores} cores shared with the broker ({broker_us:.0f} CPU us per record): "
+                f"{bound / rate:.2f}"
+            )
         if args.no_redaction:
             plain, _, _ = sidecar(bootstrap, topic, args.count, redaction=False)
             print(f"citewatch run --judge none, redaction off:             {plain:9.0f} records/s")

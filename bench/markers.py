@@ -35,8 +35,12 @@ _ROOT = Path(__file__).resolve().parent.parent
 def _baseline_module(rev: str) -> Any:
     """``sidecar/checks/markers.py`` as it was at ``rev``, as a module of its own."""
     source = subprocess.run(
-        ["git", "show", f"{rev}:sidecar/checks/markers.py"], cwd=_ROOT, check=True,
-        capture_output=True, text=True).stdout
+        ["git", "show", f"{rev}:sidecar/checks/markers.py"],
+        cwd=_ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     module = types.ModuleType("_markers_baseline")
     exec(compile(source, f"{rev[:12]}:sidecar/checks/markers.py", "exec"), module.__dict__)
     return module
@@ -50,10 +54,14 @@ def _timed(func: Callable[[], None]) -> float:
 
 _OTHER_FORMS = {
     "CJK brackets": ("退款期限为30天［S1］。客服每天开放【2】，见〔S3〕。" * 4, ["S1", "2", "S3"]),
-    "NFD IDs": ("Refunds take 30 days [cafe\u03011]. Support [cafe\u03012]. " * 4,
-                ["caf\u00e91", "caf\u00e92"]),
-    "declared IDs": ("Refunds take 30 days [policy 7]. See the [handbook] and [doc-a.b]. " * 4,
-                     ["policy 7", "handbook", "doc-a.b"]),
+    "NFD IDs": (
+        "Refunds take 30 days [cafe\u03011]. Support [cafe\u03012]. " * 4,
+        ["caf\u00e91", "caf\u00e92"],
+    ),
+    "declared IDs": (
+        "Refunds take 30 days [policy 7]. See the [handbook] and [doc-a.b]. " * 4,
+        ["policy 7", "handbook", "doc-a.b"],
+    ),
     "code and URLs": ("Use `a[0]` and https://example.com/x[1] then [S1]. " * 4, ["S1"]),
 }
 
@@ -62,8 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--baseline", default=BASELINE_REV,
-                        help="git revision whose marker module is the baseline")
+    parser.add_argument(
+        "--baseline", default=BASELINE_REV, help="git revision whose marker module is the baseline"
+    )
     args = parser.parse_args()
 
     traces = [make_trace(i) for i in range(args.traces)]
@@ -96,27 +105,31 @@ def main() -> None:
     ratios = sorted(n / o for n, o in zip(runs["new"], runs["old"], strict=True))
     ratio = statistics.median(ratios)
     mean_chars = statistics.mean(len(answer) for answer, _ in work)
-    print(f"{args.traces} bench traces, answers of {mean_chars:.0f} characters, "
-          f"{args.repeat} rounds (CPU time, best):")
+    print(
+        f"{args.traces} bench traces, answers of {mean_chars:.0f} characters, "
+        f"{args.repeat} rounds (CPU time, best):"
+    )
     for name, times in runs.items():
         print(f"  {name:<4} {min(times) / args.traces * 1e6:8.2f} us/trace")
     verdict = "meets" if ratio <= TARGET else "misses"
-    print(f"new/old {ratio:.2f} (median of the rounds' ratios; rounds {ratios[0]:.2f} to "
-          f"{ratios[-1]:.2f}): {verdict} the target <= {TARGET:g}")
+    print(
+        f"new/old {ratio:.2f} (median of the rounds' ratios; rounds {ratios[0]:.2f} to "
+        f"{ratios[-1]:.2f}): {verdict} the target <= {TARGET:g}"
+    )
     print("new pass on answers the old one misreads (us per answer, best of the rounds):")
     for name, (answer, ids) in _OTHER_FORMS.items():
         declared = frozenset(ids)
         loops = 500
 
-        def one(answer: str = answer, declared: frozenset[str] = declared,
-                loops: int = loops) -> None:
+        def one(
+            answer: str = answer, declared: frozenset[str] = declared, loops: int = loops
+        ) -> None:
             for _ in range(loops):
                 new_parser.scan(answer, IdResolver(declared))
 
         best = min(_timed(one) for _ in range(args.repeat))
         found = new_parser.ids(answer, IdResolver(declared))
-        print(f"  {name:<14} {len(answer):>5} chars {best / loops * 1e6:8.2f} us  "
-              f"IDs {found}")
+        print(f"  {name:<14} {len(answer):>5} chars {best / loops * 1e6:8.2f} us  IDs {found}")
 
 
 if __name__ == "__main__":

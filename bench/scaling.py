@@ -55,12 +55,18 @@ SHAPES: dict[str, Callable[[int], str]] = {
 
 
 def _settings(judge: str) -> Settings:
-    return load_settings(overrides={
-        "judge.backend": judge, "sampling.rate": 1.0,
-        "sampling.requests_per_minute": None, "sampling.tokens_per_minute": None,
-        "checks.max_record_bytes": 64 * 1024 * 1024, "limits.max_text_chars": 16 * 1024 * 1024,
-        "limits.max_claims": 1_000_000, "limits.max_sources": 1_000_000,
-    })
+    return load_settings(
+        overrides={
+            "judge.backend": judge,
+            "sampling.rate": 1.0,
+            "sampling.requests_per_minute": None,
+            "sampling.tokens_per_minute": None,
+            "checks.max_record_bytes": 64 * 1024 * 1024,
+            "limits.max_text_chars": 16 * 1024 * 1024,
+            "limits.max_claims": 1_000_000,
+            "limits.max_sources": 1_000_000,
+        }
+    )
 
 
 class Runner:
@@ -119,36 +125,49 @@ def _answer_payload(shape: str, kb: int) -> bytes:
 
 def _claims_payload(count: int, sources_count: int = 50) -> bytes:
     n_sources = sources_count or count
-    sources = [{"id": f"S{i}", "text": f"Policy {i}: refunds within {i + 1} days of purchase."}
-               for i in range(n_sources)]
-    claims = [{"id": f"c{i}", "text": f"Refunds within {i % n_sources + 1} days of purchase.",
-               "citation_ids": [f"S{i % n_sources}"], "importance": 1 + i % 3}
-              for i in range(count)]
+    sources = [
+        {"id": f"S{i}", "text": f"Policy {i}: refunds within {i + 1} days of purchase."}
+        for i in range(n_sources)
+    ]
+    claims = [
+        {
+            "id": f"c{i}",
+            "text": f"Refunds within {i % n_sources + 1} days of purchase.",
+            "citation_ids": [f"S{i % n_sources}"],
+            "importance": 1 + i % 3,
+        }
+        for i in range(count)
+    ]
     answer = " ".join(f"{c['text'][:-1]} [{c['citation_ids'][0]}]." for c in claims)
     return _trace(sources=sources, claims=claims, answer=answer)
 
 
-def _row(label: str, points: list[tuple[int, float, dict[str, float]]], stopped: bool,
-         columns: int) -> float:
+def _row(
+    label: str, points: list[tuple[int, float, dict[str, float]]], stopped: bool, columns: int
+) -> float:
     """Print one row; returns the ratio of the largest to the smallest cost per unit."""
     costs = [seconds / size for size, seconds, _ in points]
     # Largest size's cost per unit over the smallest's: fixed per-record costs only lower
     # it; anything growing faster than the record raises it.
     ratio = costs[-1] / costs[0]
     first, last = points[0], points[-1]
-    growth = {stage: (last[2].get(stage, 0.0) / last[0]) / max(first[2].get(stage, 0.0)
-                                                                / first[0], 1e-9)
-              for stage in last[2] if last[2][stage] > 0.05 * last[1]}
+    growth = {
+        stage: (last[2].get(stage, 0.0) / last[0]) / max(first[2].get(stage, 0.0) / first[0], 1e-9)
+        for stage in last[2]
+        if last[2][stage] > 0.05 * last[1]
+    }
     worst = max(growth, key=lambda s: growth[s]) if growth else "-"
     cells = [f"{c * 1e6:>9.1f}" for c in costs] + [f"{'-':>9}"] * (columns - len(costs))
     verdict = ("MISSES" if ratio > TARGET else "ok") + (
-        f" (stopped at {points[-1][0]}: over budget)" if stopped else "")
+        f" (stopped at {points[-1][0]}: over budget)" if stopped else ""
+    )
     print(f"  {label:<16}{''.join(cells)}  {ratio:>7.2f}x  {worst:<10} {verdict}")
     return ratio
 
 
-def _series(runner: Runner, sizes: tuple[int, ...], make: Callable[[int], bytes],
-            budget: float, repeat: int) -> tuple[list[tuple[int, float, dict[str, float]]], bool]:
+def _series(
+    runner: Runner, sizes: tuple[int, ...], make: Callable[[int], bytes], budget: float, repeat: int
+) -> tuple[list[tuple[int, float, dict[str, float]]], bool]:
     points = []
     for size in sizes:
         seconds, stages = runner.best(make(size), repeat)
@@ -163,38 +182,52 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--max-kb", type=int, default=max(SIZES_KB))
     parser.add_argument("--max-claims", type=int, default=max(CLAIM_COUNTS))
-    parser.add_argument("--budget", type=float, default=20.0,
-                        help="Seconds one measurement may take before the row stops growing.")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=20.0,
+        help="Seconds one measurement may take before the row stops growing.",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     ratios: dict[str, float] = {}
 
     sizes = tuple(kb for kb in SIZES_KB if kb <= args.max_kb)
     runner = Runner("none")
-    print(f"answers: microseconds per KB at {', '.join(f'{kb} KB' for kb in sizes)}; "
-          f"ratio = largest / smallest (target <= {TARGET:g}x)")
-    print(f"  {'shape':<16}" + "".join(f"{str(kb) + 'KB':>9}" for kb in sizes)
-          + "     ratio  grew most")
+    print(
+        f"answers: microseconds per KB at {', '.join(f'{kb} KB' for kb in sizes)}; "
+        f"ratio = largest / smallest (target <= {TARGET:g}x)"
+    )
+    print(
+        f"  {'shape':<16}"
+        + "".join(f"{str(kb) + 'KB':>9}" for kb in sizes)
+        + "     ratio  grew most"
+    )
     for shape in args.shapes.split(","):
-        points, stopped = _series(runner, sizes, lambda kb, s=shape: _answer_payload(s, kb),
-                                  args.budget, args.repeat)
+        points, stopped = _series(
+            runner, sizes, lambda kb, s=shape: _answer_payload(s, kb), args.budget, args.repeat
+        )
         ratios[f"answer:{shape}"] = _row(shape, points, stopped, len(sizes))
 
     counts = tuple(n for n in CLAIM_COUNTS if n <= args.max_claims)
     print(f"\nclaims: microseconds per claim at {', '.join(map(str, counts))} claims")
-    print(f"  {'--judge/sources':<16}" + "".join(f"{n:>9}" for n in counts)
-          + "     ratio  grew most")
+    print(
+        f"  {'--judge/sources':<16}" + "".join(f"{n:>9}" for n in counts) + "     ratio  grew most"
+    )
     print("  (50 sources shared by all claims, then one source per claim: claims x passages)")
     for judge in ("none", "lexical"):
         for sources in (50, 0):
             judged = Runner(judge)
-            points, stopped = _series(judged, counts, lambda n, k=sources: _claims_payload(n, k),
-                                      args.budget, args.repeat)
+            points, stopped = _series(
+                judged, counts, lambda n, k=sources: _claims_payload(n, k), args.budget, args.repeat
+            )
             label = f"{judge}/{'50 src' if sources else 'n src'}"
             ratios[f"claims:{label}"] = _row(label, points, stopped, len(counts))
     worst = max(ratios, key=lambda k: ratios[k])
-    print(f"\nworst: {worst} at {ratios[worst]:.2f}x; "
-          f"{sum(r <= TARGET for r in ratios.values())}/{len(ratios)} rows within {TARGET:g}x")
+    print(
+        f"\nworst: {worst} at {ratios[worst]:.2f}x; "
+        f"{sum(r <= TARGET for r in ratios.values())}/{len(ratios)} rows within {TARGET:g}x"
+    )
     return ratios
 
 

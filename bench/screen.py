@@ -47,8 +47,9 @@ Judge = Callable[[str, Sequence[str]], str | None]
 
 def load(path: Path = LABELLED) -> list[dict[str, Any]]:
     """The labelled pairs of one file."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def screen_judge(claim: str, passages: Sequence[str]) -> str | None:
@@ -59,6 +60,7 @@ def screen_judge(claim: str, passages: Sequence[str]) -> str | None:
 def overlap_judge(supported_at: float, unsupported_below: float | None = None) -> Judge:
     """Token overlap: supported at or above a share of claim words found; below it
     unsupported, or (with ``unsupported_below``) abstain in between."""
+
     def judge(claim: str, passages: Sequence[str]) -> str | None:
         share = overlap(claim, passages)
         if share >= supported_at:
@@ -66,6 +68,7 @@ def overlap_judge(supported_at: float, unsupported_below: float | None = None) -
         if unsupported_below is None or share < unsupported_below:
             return "unsupported"
         return None
+
     return judge
 
 
@@ -74,7 +77,7 @@ class Figures:
     """What one judge did on one set of pairs."""
 
     n: int
-    matrix: dict[str, dict[str, int]]      # human -> judge (incl. abstain) -> count
+    matrix: dict[str, dict[str, int]]  # human -> judge (incl. abstain) -> count
     precision: dict[str, tuple[int, int]]  # judge verdict -> (agreed, given)
     abstained: int
     kappa: float | None
@@ -110,14 +113,17 @@ def precision_text(agreed: int, given: int) -> str:
 def report(name: str, f: Figures) -> list[str]:
     """Printable lines for one judge's figures."""
     kappa = "n/a" if f.kappa is None else f"{f.kappa:.3f}"
-    lines = [f"  {name}: abstained {f.abstention:.1%} ({f.abstained}/{f.n}), coverage "
-             f"{1 - f.abstention:.1%}, kappa on answered {kappa}"]
+    lines = [
+        f"  {name}: abstained {f.abstention:.1%} ({f.abstained}/{f.n}), coverage "
+        f"{1 - f.abstention:.1%}, kappa on answered {kappa}"
+    ]
     for label in LABELS:
         lines.append(f"    precision {label:<11} {precision_text(*f.precision[label])}")
     lines.append("    human \\ judge   " + " ".join(f"{c:>11}" for c in (*LABELS, ABSTAIN)))
     for human in LABELS:
-        lines.append(f"    {human:<15} " + " ".join(
-            f"{f.matrix[human][c]:>11}" for c in (*LABELS, ABSTAIN)))
+        lines.append(
+            f"    {human:<15} " + " ".join(f"{f.matrix[human][c]:>11}" for c in (*LABELS, ABSTAIN))
+        )
     return lines
 
 
@@ -137,12 +143,16 @@ def judges() -> dict[str, Judge]:
 
 def held_out_table(found: dict[tuple[str, str], Figures]) -> list[str]:
     """Markdown rows, per source and judge: abstention, coverage, precision per class."""
-    lines = ["| source | judge | n | abstained | coverage | supported | partial | unsupported |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| source | judge | n | abstained | coverage | supported | partial | unsupported |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for (source, judge_name), f in found.items():
         cells = [precision_text(*f.precision[label]) for label in LABELS]
-        lines.append(f"| {source} | {judge_name} | {f.n} | {f.abstention:.1%} | "
-                     f"{1 - f.abstention:.1%} | " + " | ".join(cells) + " |")
+        lines.append(
+            f"| {source} | {judge_name} | {f.n} | {f.abstention:.1%} | "
+            f"{1 - f.abstention:.1%} | " + " | ".join(cells) + " |"
+        )
     return lines
 
 
@@ -170,6 +180,7 @@ def _cold(judge: Judge) -> Judge:
     def run(claim: str, passages: Sequence[str]) -> str | None:
         clear_passage_cache()
         return judge(claim, passages)
+
     return run
 
 
@@ -179,17 +190,23 @@ def _show_errors(pairs: Sequence[dict[str, Any]]) -> None:
             continue
         result = screen_claim(pair["claim"], pair["passages"])
         if result.verdict is not None and result.verdict != pair["label"]:
-            print(f"{pair['id']} human {pair['label']} screen {result.verdict}: "
-                  f"{result.reason}\n  C: {pair['claim']}\n  P: {pair['passages']}")
+            print(
+                f"{pair['id']} human {pair['label']} screen {result.verdict}: "
+                f"{result.reason}\n  C: {pair['claim']}\n  P: {pair['passages']}"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("all", "hand", "public", "broad"), default="all")
-    parser.add_argument("--show-errors", action="store_true",
-                        help="list the screen's wrong answers on the dev splits only")
-    parser.add_argument("--timing", action="store_true",
-                        help="also time the screen per claim against lexical-v1")
+    parser.add_argument(
+        "--show-errors",
+        action="store_true",
+        help="list the screen's wrong answers on the dev splits only",
+    )
+    parser.add_argument(
+        "--timing", action="store_true", help="also time the screen per claim against lexical-v1"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sets = {"hand": load(LABELLED), "public": load(PUBLIC), "broad": load(BROAD)}
@@ -204,15 +221,16 @@ def main() -> None:
                 found = figures(group, judge)
                 if title == "public test" and judge_name == "screen":
                     held_out = found
-                if title.startswith("broad test") and judge_name in ("screen", PREVIOUS,
-                                                                      OVERLAP):
+                if title.startswith("broad test") and judge_name in ("screen", PREVIOUS, OVERLAP):
                     source = title.removeprefix("broad test").removeprefix(" / ") or "all"
                     broad_held_out[(source, judge_name)] = found
                 print("\n".join(report(judge_name, found)))
             print()
     if held_out is not None:
-        print("the screen's precision per class on the public held-out split, which the "
-              "cascade's defaults follow (judge.screen_trusted_verdicts):")
+        print(
+            "the screen's precision per class on the public held-out split, which the "
+            "cascade's defaults follow (judge.screen_trusted_verdicts):"
+        )
         for label in LABELS:
             print(f"  {label:<11} {precision_text(*held_out.precision[label])}")
     if broad_held_out:
@@ -223,14 +241,17 @@ def main() -> None:
             _show_errors(pairs)
     if args.timing:
         pairs = sets["hand"]
-        lexical_time = _per_claim_seconds(pairs, all_judges["lexical-v1 (old offline judge)"],
-                                          args.repeat)
+        lexical_time = _per_claim_seconds(
+            pairs, all_judges["lexical-v1 (old offline judge)"], args.repeat
+        )
         cold = _per_claim_seconds(pairs, _cold(screen_judge), args.repeat)
         warm = _per_claim_seconds(pairs, screen_judge, args.repeat)
-        print(f"per claim: lexical-v1 {lexical_time * 1e6:.0f} us (baseline); screen "
-              f"{cold * 1e6:.0f} us preparing its passages ({cold / lexical_time:.2f}x), "
-              f"{warm * 1e6:.0f} us with passages prepared once per trace "
-              f"({warm / lexical_time:.2f}x)")
+        print(
+            f"per claim: lexical-v1 {lexical_time * 1e6:.0f} us (baseline); screen "
+            f"{cold * 1e6:.0f} us preparing its passages ({cold / lexical_time:.2f}x), "
+            f"{warm * 1e6:.0f} us with passages prepared once per trace "
+            f"({warm / lexical_time:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

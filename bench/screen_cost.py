@@ -29,7 +29,7 @@ from sidecar.judge.screen import clear_passage_cache, screen_claim
 
 PUBLIC = Path(__file__).parents[1] / "tests" / "fixtures" / "screen" / "public.jsonl"
 
-Shape = tuple[list[str], list[list[str]]]     # claims, and each claim's cited texts
+Shape = tuple[list[str], list[list[str]]]  # claims, and each claim's cited texts
 
 
 def synthetic() -> Shape:
@@ -37,8 +37,10 @@ def synthetic() -> Shape:
     trace = make_trace(0)
     texts = {s["id"]: s["text"] for s in trace["sources"]}  # type: ignore[index]
     claims = trace["claims"]  # type: ignore[assignment]
-    return ([c["text"] for c in claims],  # type: ignore[index]
-            [[texts[i] for i in c["citation_ids"] if i in texts] for c in claims])  # type: ignore[index]
+    return (
+        [c["text"] for c in claims],  # type: ignore[index]
+        [[texts[i] for i in c["citation_ids"] if i in texts] for c in claims],
+    )  # type: ignore[index]
 
 
 def normal(seed: int = 0) -> Shape:
@@ -117,20 +119,26 @@ def main() -> None:
     args = parser.parse_args()
     screen_claim("warm the lemma caches", ["warm the lemma caches"])
     seconds, size = _best(synthetic, 30)
-    print(f"bench._traces' synthetic trace: {size:,} chars, {seconds * 1e3:.2f} ms, "
-          f"{seconds / size * 1e9:.0f} us per KB")
+    print(
+        f"bench._traces' synthetic trace: {size:,} chars, {seconds * 1e3:.2f} ms, "
+        f"{seconds / size * 1e9:.0f} us per KB"
+    )
     for kind in ("text", "numbers", "cues", "one word"):
         # the baseline is timed next to each shape, so a busy machine slows both alike
         base_seconds, base_size = _best(lambda: _normal_many(10), 5)
         base = base_seconds / base_size
-        print(f"10 normal traces: {base_size:,} chars, {base_seconds * 1e3:.2f} ms, "
-              f"{base * 1e9:.0f} us per KB (baseline)")
+        print(
+            f"10 normal traces: {base_size:,} chars, {base_seconds * 1e3:.2f} ms, "
+            f"{base * 1e9:.0f} us per KB (baseline)"
+        )
         seconds, size = _best(lambda k=kind: big(args.claims, args.passages, args.chars, k), 1)
         ratio = seconds / size / base
-        print(f"{args.claims} claims x {args.passages} passages of {args.chars:,} chars "
-              f"({kind}): {size:,} chars, {seconds:.2f} s, {seconds / size * 1e9:.0f} us per "
-              f"KB, {ratio:.1f}x the normal trace per byte "
-              f"({'within' if ratio <= 5 else 'over'} 5x)")
+        print(
+            f"{args.claims} claims x {args.passages} passages of {args.chars:,} chars "
+            f"({kind}): {size:,} chars, {seconds:.2f} s, {seconds / size * 1e9:.0f} us per "
+            f"KB, {ratio:.1f}x the normal trace per byte "
+            f"({'within' if ratio <= 5 else 'over'} 5x)"
+        )
 
 
 if __name__ == "__main__":

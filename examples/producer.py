@@ -46,7 +46,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
         "answer": {
             "type": "string",
             "description": "The answer for the user, with a marker such as [S1] right after "
-                           "each statement taken from a source.",
+            "each statement taken from a source.",
         },
         "claims": {
             "type": "array",
@@ -56,15 +56,23 @@ ANSWER_SCHEMA: dict[str, Any] = {
                 "additionalProperties": False,
                 "required": ["text", "citation_ids", "importance"],
                 "properties": {
-                    "text": {"type": "string",
-                             "description": "The statement, standalone (no pronouns)."},
-                    "citation_ids": {"type": "array", "items": {"type": "string"},
-                                     "description": "IDs of the sources it is taken from; "
-                                                    "empty when none supports it."},
-                    "importance": {"type": "integer", "enum": [1, 2, 3],
-                                   "description": "3: the user acts on it (amounts, dates, "
-                                                  "eligibility, dosage, safety); 2: relevant "
-                                                  "detail; 1: background or courtesy."},
+                    "text": {
+                        "type": "string",
+                        "description": "The statement, standalone (no pronouns).",
+                    },
+                    "citation_ids": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "IDs of the sources it is taken from; "
+                        "empty when none supports it.",
+                    },
+                    "importance": {
+                        "type": "integer",
+                        "enum": [1, 2, 3],
+                        "description": "3: the user acts on it (amounts, dates, "
+                        "eligibility, dosage, safety); 2: relevant "
+                        "detail; 1: background or courtesy.",
+                    },
                 },
             },
         },
@@ -107,8 +115,12 @@ def build_trace(answer: RagAnswer, *, trace_id: str, environment: str = "prod") 
     """A trace v1 (JSON-ready) from one answer. Claims keep the model's citation IDs as
     they are, even unknown ones: finding those is citewatch's job, not the producer's."""
     claims = [
-        {"id": f"c{number}", "text": claim["text"], "citation_ids": list(claim["citation_ids"]),
-         "importance": int(claim["importance"])}
+        {
+            "id": f"c{number}",
+            "text": claim["text"],
+            "citation_ids": list(claim["citation_ids"]),
+            "importance": int(claim["importance"]),
+        }
         for number, claim in enumerate(answer.model_output.get("claims", []), start=1)
     ]
     return {
@@ -120,8 +132,10 @@ def build_trace(answer: RagAnswer, *, trace_id: str, environment: str = "prod") 
         "generator": {"model": answer.generator_model, "prompt_version": answer.prompt_version},
         "question": answer.question,
         "answer": answer.model_output["answer"],
-        "sources": [{"id": p.id, "title": p.title, "text": p.text,
-                     **({"url": p.url} if p.url else {})} for p in answer.passages],
+        "sources": [
+            {"id": p.id, "title": p.title, "text": p.text, **({"url": p.url} if p.url else {})}
+            for p in answer.passages
+        ],
         "claims": claims,
     }
 
@@ -141,15 +155,22 @@ def traceparent_headers() -> list[tuple[str, bytes]]:
     return [(name, value.encode("ascii")) for name, value in carrier.items()]
 
 
-def publish(producer: KafkaProducer, topic: str, record: dict[str, Any],
-            validator: jsonschema.protocols.Validator) -> None:
+def publish(
+    producer: KafkaProducer,
+    topic: str,
+    record: dict[str, Any],
+    validator: jsonschema.protocols.Validator,
+) -> None:
     """Validate ``record`` and send it keyed by trace_id with the trace context headers.
 
     Raises jsonschema.ValidationError for a trace citewatch would dead-letter."""
     validator.validate(record)
-    producer.send(topic, key=record["trace_id"].encode("ascii"),
-                  value=json.dumps(record, ensure_ascii=False).encode("utf-8"),
-                  headers=traceparent_headers())
+    producer.send(
+        topic,
+        key=record["trace_id"].encode("ascii"),
+        value=json.dumps(record, ensure_ascii=False).encode("utf-8"),
+        headers=traceparent_headers(),
+    )
 
 
 def example_answer(number: int) -> RagAnswer:
@@ -158,20 +179,35 @@ def example_answer(number: int) -> RagAnswer:
         app="support",
         question="Can I get a refund on the annual Pro plan?",
         passages=[
-            Passage("S1", "Refund policy", "Annual Pro plans can be refunded within 30 days "
-                    "of purchase.", "https://example.com/help/refunds"),
-            Passage("S2", "Payments FAQ", "Approved refunds are returned to the original "
-                    "payment method within 5 business days."),
+            Passage(
+                "S1",
+                "Refund policy",
+                "Annual Pro plans can be refunded within 30 days of purchase.",
+                "https://example.com/help/refunds",
+            ),
+            Passage(
+                "S2",
+                "Payments FAQ",
+                "Approved refunds are returned to the original "
+                "payment method within 5 business days.",
+            ),
         ],
         model_output={
             "answer": "Yes: annual Pro plans can be refunded within 30 days of purchase [S1]. "
-                      "The money goes back to your original payment method within 5 "
-                      f"business days [S2]. (request {number})",
+            "The money goes back to your original payment method within 5 "
+            f"business days [S2]. (request {number})",
             "claims": [
-                {"text": "Annual Pro plans can be refunded within 30 days of purchase.",
-                 "citation_ids": ["S1"], "importance": 3},
-                {"text": "Refunds go back to the original payment method within 5 business "
-                         "days.", "citation_ids": ["S2"], "importance": 2},
+                {
+                    "text": "Annual Pro plans can be refunded within 30 days of purchase.",
+                    "citation_ids": ["S1"],
+                    "importance": 3,
+                },
+                {
+                    "text": "Refunds go back to the original payment method within 5 business "
+                    "days.",
+                    "citation_ids": ["S2"],
+                    "importance": 2,
+                },
             ],
         },
         generator_model="gen-large-2026-09",

@@ -58,16 +58,16 @@ def connection_cap(limits: Limits) -> int:
     room = (soft - _open_descriptors() - _RESERVED_DESCRIPTORS) * 2 // 3
     cap = max(_MIN_CONNECTIONS, min(limits.max_connections, room))
     if cap < limits.max_connections:
-        logger.warning("metrics endpoint: %d connections at most (descriptor limit %d)",
-                       cap, soft)
+        logger.warning("metrics endpoint: %d connections at most (descriptor limit %d)", cap, soft)
     return cap
 
 
 class MetricsServer:
     """A running metrics endpoint; ``port`` is the bound port, ``close()`` stops it."""
 
-    def __init__(self, server: uvicorn.Server, thread: threading.Thread, port: int,
-                 guard: ConnectionGuard) -> None:
+    def __init__(
+        self, server: uvicorn.Server, thread: threading.Thread, port: int, guard: ConnectionGuard
+    ) -> None:
         self._server = server
         self._thread = thread
         self._port = port
@@ -88,7 +88,8 @@ class MetricsServer:
 
 def _bind(address: str, port: int, backlog: int) -> socket.socket:
     family, kind, proto, _, where = socket.getaddrinfo(
-        address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -132,9 +133,16 @@ def serve(
     protocol = type("MetricsProtocol", (GuardedH11Protocol,), {"guard": guard})
     config = uvicorn.Config(
         make_app(registry, ready=ready, live=live),
-        http=protocol, ws="none", lifespan="off", interface="asgi3", loop="asyncio",
-        log_config=None, access_log=False, server_header=False,
-        backlog=burst, limit_concurrency=None,
+        http=protocol,
+        ws="none",
+        lifespan="off",
+        interface="asgi3",
+        loop="asyncio",
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        backlog=burst,
+        limit_concurrency=None,
         timeout_keep_alive=max(1, int(limits.request_timeout)),
         h11_max_incomplete_event_size=limits.max_header_bytes,
         timeout_graceful_shutdown=1,
@@ -160,8 +168,9 @@ def serve(
     return MetricsServer(server, thread, bound_port, guard)
 
 
-async def _serve(server: uvicorn.Server, sock: socket.socket, guard: ConnectionGuard,
-                 backlog: int) -> None:
+async def _serve(
+    server: uvicorn.Server, sock: socket.socket, guard: ConnectionGuard, backlog: int
+) -> None:
     interval = min(0.5, guard.limits.request_timeout / 4)
     loop = asyncio.get_running_loop()
     watch = loop.create_task(guard.watch(interval))
@@ -173,16 +182,19 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, guard: ConnectionG
         queue.cancel()
 
 
-async def _listen_when_started(server: uvicorn.Server, sock: socket.socket,
-                               backlog: int) -> None:
+async def _listen_when_started(server: uvicorn.Server, sock: socket.socket, backlog: int) -> None:
     """asyncio listens with the accept burst as backlog; give the kernel queue its size."""
     while not server.started:
         await asyncio.sleep(0.01)
     sock.listen(backlog)
 
 
-def _wait_started(server: uvicorn.Server, thread: threading.Thread,
-                  failed: list[BaseException], timeout: float = 10.0) -> None:
+def _wait_started(
+    server: uvicorn.Server,
+    thread: threading.Thread,
+    failed: list[BaseException],
+    timeout: float = 10.0,
+) -> None:
     pause = threading.Event()
     for _ in range(int(timeout / 0.01)):
         if server.started or not thread.is_alive():
@@ -192,4 +204,3 @@ def _wait_started(server: uvicorn.Server, thread: threading.Thread,
         server.should_exit = True
         cause = failed[0] if failed else None
         raise OSError(f"metrics endpoint did not start: {cause!r}") from cause
-

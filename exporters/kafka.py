@@ -88,10 +88,14 @@ def dead_letter_headers(letter: DeadLetter, *, group_id: str) -> list[tuple[str,
         "error.message": letter.error_message[:MAX_ERROR_MESSAGE],
         "payload": letter.payload,
     }
-    kept = [(name, value if value is not None else b"") for name, value in letter.headers
-            if not name.startswith(DLT_HEADER_PREFIX)]
-    return kept + [(DLT_HEADER_PREFIX + name, value.encode("utf-8"))
-                   for name, value in added.items()]
+    kept = [
+        (name, value if value is not None else b"")
+        for name, value in letter.headers
+        if not name.startswith(DLT_HEADER_PREFIX)
+    ]
+    return kept + [
+        (DLT_HEADER_PREFIX + name, value.encode("utf-8")) for name, value in added.items()
+    ]
 
 
 class KafkaEmitter:
@@ -144,9 +148,15 @@ class KafkaEmitter:
         self.producer.close(timeout=timeout)
 
 
-def producer_config(*, bootstrap_servers: str, security: dict[str, Any],
-                    max_request_size: int, linger_ms: int = 20, batch_size: int = 262_144,
-                    compression_type: str = "none") -> dict[str, Any]:
+def producer_config(
+    *,
+    bootstrap_servers: str,
+    security: dict[str, Any],
+    max_request_size: int,
+    linger_ms: int = 20,
+    batch_size: int = 262_144,
+    compression_type: str = "none",
+) -> dict[str, Any]:
     """kafka-python KafkaProducer settings for durable, ordered sends.
 
     ``linger_ms`` and ``batch_size`` decide how many records share a produce request: each

@@ -66,8 +66,9 @@ Severity = Literal["info", "warning", "critical"]
 """How much a deterministic finding matters."""
 SampledBy = Literal["base", "priority"]
 """Why the judge saw a trace: the uniform base sample or a priority rule."""
-RedactionType = Literal["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET",
-                        "NATIONAL_ID"]
+RedactionType = Literal[
+    "EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET", "NATIONAL_ID"
+]
 """The built-in redaction entity types (keys of ``redactions``, beside configured ones)."""
 
 
@@ -95,11 +96,13 @@ class ClaimPath(BaseModel):
         default=None, description="The LLM judge's verdict after the evidence-quote check."
     )
     rejudge: VerdictLabel | None = Field(
-        default=None, description="The LLM's second verdict, on the packet with the spans "
+        default=None,
+        description="The LLM's second verdict, on the packet with the spans "
         "flagged as injection removed.",
     )
     agreed: bool | None = Field(
-        default=None, description="Whether the stages that ran and gave a verdict agree; None "
+        default=None,
+        description="Whether the stages that ran and gave a verdict agree; None "
         "when fewer than two did.",
     )
 
@@ -144,10 +147,13 @@ class ClaimResult(BaseModel):
         default=False,
         description="An importance-3 cited claim the failing judge left without a verdict.",
     )
-    derived: bool = Field(default=False, description="Derived from the answer's markers "
-                          "by citewatch (the trace carried no claims).")
+    derived: bool = Field(
+        default=False,
+        description="Derived from the answer's markers by citewatch (the trace carried no claims).",
+    )
     path: ClaimPath | None = Field(
-        default=None, description="What the screen, the LLM and the re-judge said; None "
+        default=None,
+        description="What the screen, the LLM and the re-judge said; None "
         "when no stage looked at the claim.",
     )
 
@@ -156,11 +162,13 @@ class ClaimResult(BaseModel):
         allowed = _DETAIL_VOCABULARY.get(self.not_judged or "")
         if allowed is None:
             if self.not_judged_detail is not None:
-                raise ValueError("not_judged_detail is set only for not_judged suspect or "
-                                 "unverified")
+                raise ValueError(
+                    "not_judged_detail is set only for not_judged suspect or unverified"
+                )
         elif self.not_judged_detail not in allowed:
-            raise ValueError(f"not_judged {self.not_judged} needs a not_judged_detail from "
-                             f"{sorted(allowed)}")
+            raise ValueError(
+                f"not_judged {self.not_judged} needs a not_judged_detail from {sorted(allowed)}"
+            )
         return self
 
 
@@ -244,6 +252,8 @@ class EvaluationRecord(BaseModel):
     judge: JudgeRun | None = None
     redactions: dict[str, int] = Field(default_factory=dict, description="Counts per type.")
     cited_sources: list[CitedSource] = Field(
-        default_factory=list, description="The cited sources that have a title or a URL, "
-        "redacted; the claims' citation_ids name them by source_id.")
+        default_factory=list,
+        description="The cited sources that have a title or a URL, "
+        "redacted; the claims' citation_ids name them by source_id.",
+    )
     versions: Versions

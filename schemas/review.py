@@ -82,8 +82,10 @@ class ReviewPassage(BaseModel):
     title: str | None = None
     text: str = Field(description="The passage text after redaction.")
     quote_start: int | None = Field(
-        default=None, description="Offset (code points) where the evidence quote starts in "
-        "text; None when the quote is absent from this passage.")
+        default=None,
+        description="Offset (code points) where the evidence quote starts in "
+        "text; None when the quote is absent from this passage.",
+    )
     quote_end: int | None = None
 
 
@@ -100,7 +102,8 @@ class ReviewItem(BaseModel):
     day: date = Field(description="UTC day of the trace: the per-day caps count by it.")
     evaluated_at: datetime
     reasons: list[ReviewReason] = Field(
-        description="Why it was routed, most urgent first; ``audit`` when in the audit slice.")
+        description="Why it was routed, most urgent first; ``audit`` when in the audit slice."
+    )
     priority: int = Field(description="Higher is reviewed first.")
     question: str = Field(default="", description="The question, after redaction.")
     claim_text: str = Field(description="The claim text, after redaction.")
@@ -114,7 +117,8 @@ class ReviewItem(BaseModel):
     not_judged: NotJudgedReason | None = None
     not_judged_detail: SuspectReason | UnverifiedReason | None = None
     path: dict[str, str | bool | None] = Field(
-        default_factory=dict, description="What the screen, the LLM and the re-judge said.")
+        default_factory=dict, description="What the screen, the LLM and the re-judge said."
+    )
     critical_unjudged: bool = False
     sampled_by: SampledBy | None = None
     judge: str | None = Field(default=None, description="The judge backend of the trace.")

@@ -8,8 +8,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["Claim", "ClaimKind", "Generator", "InputFormat", "Source", "Trace",
-           "TRACE_SCHEMA_VERSION"]
+__all__ = [
+    "Claim",
+    "ClaimKind",
+    "Generator",
+    "InputFormat",
+    "Source",
+    "Trace",
+    "TRACE_SCHEMA_VERSION",
+]
 
 ClaimKind = Literal["factual", "opinion", "connective"]
 """What a claim is; only factual claims are judged and count towards completeness."""
@@ -118,11 +125,14 @@ class Trace(BaseModel):
     @model_validator(mode="after")
     def _check_unique_ids(self) -> Trace:
         sources, claims = self.sources, self.claims
-        if (len({s.id for s in sources}) == len(sources)
-                and len({c.id for c in claims}) == len(claims)):
+        if len({s.id for s in sources}) == len(sources) and len({c.id for c in claims}) == len(
+            claims
+        ):
             return self  # the common case, without a list of IDs per kind
-        for kind, ids in (("source", [s.id for s in self.sources]),
-                          ("claim", [c.id for c in self.claims])):
+        for kind, ids in (
+            ("source", [s.id for s in self.sources]),
+            ("claim", [c.id for c in self.claims]),
+        ):
             if len(set(ids)) == len(ids):
                 continue
             seen: set[str] = set()

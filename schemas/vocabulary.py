@@ -24,8 +24,15 @@ __all__ = [
 ]
 
 JudgeErrorKind = Literal[
-    "rate_limited", "timeout", "api_error", "parse_error", "refusal", "id_mismatch",
-    "circuit_open", "reply_too_large", "redirect",
+    "rate_limited",
+    "timeout",
+    "api_error",
+    "parse_error",
+    "refusal",
+    "id_mismatch",
+    "circuit_open",
+    "reply_too_large",
+    "redirect",
 ]
 """Why a judge call or a judged trace failed: ``JudgeError.kind``, the ``outcome`` of a
 judge run and of ``citewatch_judge_requests_total``. rate_limited, timeout and api_error

@@ -32,6 +32,10 @@ def build_pipeline(
     ``on_record`` receives every evaluation record built.
     """
     redactor = build_redactor(settings.redaction) if settings.redaction.enabled else None
-    return Pipeline(settings, redactor=redactor,
-                    judge=build_judge_stage(settings, observer=judge_observer, tracer=tracer),
-                    on_stage=on_stage, on_record=on_record)
+    return Pipeline(
+        settings,
+        redactor=redactor,
+        judge=build_judge_stage(settings, observer=judge_observer, tracer=tracer),
+        on_stage=on_stage,
+        on_record=on_record,
+    )

@@ -81,8 +81,9 @@ _BOM = "\ufeff"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DIGIT_RUN = re.compile("[0-9]{16}")
-_DIGIT_MASK = bytes(ord("0") if chr(byte).isdigit() and byte < 128 else ord(" ")
-                    for byte in range(256))
+_DIGIT_MASK = bytes(
+    ord("0") if chr(byte).isdigit() and byte < 128 else ord(" ") for byte in range(256)
+)
 _SIXTEEN_DIGITS = b"0" * 16
 """A 16-digit run in translated bytes (a regex tried at every position costs several times
 the parse)."""
@@ -152,13 +153,14 @@ def decode_trace(value: bytes | str, *, limits: DecodeLimits | None = None) -> T
         return _decode_adapted(value, limits)
     text: str | None = None
     if isinstance(value, bytes):
-        data = value[len(_BOM_BYTES):] if value.startswith(_BOM_BYTES) else value
+        data = value[len(_BOM_BYTES) :] if value.startswith(_BOM_BYTES) else value
         if not data.isascii():  # ASCII is UTF-8 already, one character a byte
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise TraceDecodeError(f"not UTF-8 at byte {exc.start}",
-                                       reason="not_utf8") from None
+                raise TraceDecodeError(
+                    f"not UTF-8 at byte {exc.start}", reason="not_utf8"
+                ) from None
         chars = len(data) if text is None else len(text)
     else:
         text = value[1:] if value.startswith(_BOM) else value
@@ -210,7 +212,7 @@ def _has_digit_run(data: bytes) -> bool:
         if pair < 0:
             return False
         first = pair * _STRIDE
-        window = data[max(0, first - _STRIDE + 1):first + 2 * _STRIDE]
+        window = data[max(0, first - _STRIDE + 1) : first + 2 * _STRIDE]
         if _SIXTEEN_DIGITS in window.translate(_DIGIT_MASK):
             return True
         pair = sampled.find(b"00", pair + 1)
@@ -251,8 +253,10 @@ def _validate_fast(obj: Any, max_depth: int, limits: DecodeLimits) -> Trace | No
 def _loads(text: str, max_number_chars: int) -> Any:
     def number(literal: str, kind: type[int] | type[float]) -> int | float:
         if len(literal) > max_number_chars:
-            raise TraceDecodeError(f"a number of {len(literal)} characters exceeds "
-                                   f"{max_number_chars}", reason="number_too_long")
+            raise TraceDecodeError(
+                f"a number of {len(literal)} characters exceeds {max_number_chars}",
+                reason="number_too_long",
+            )
         return kind(literal)
 
     def constant(name: str) -> Any:
@@ -317,11 +321,15 @@ def _clean(obj: dict[str, Any], limits: DecodeLimits, max_depth: int) -> None:
 
 def _check_string(text: str, limits: DecodeLimits) -> None:
     if len(text) > limits.max_text_chars:
-        raise TraceDecodeError(f"a string of {len(text)} characters exceeds "
-                               f"{limits.max_text_chars}", reason="text_too_long")
+        raise TraceDecodeError(
+            f"a string of {len(text)} characters exceeds {limits.max_text_chars}",
+            reason="text_too_long",
+        )
     if _UNUSUAL.search(text) and _SURROGATE.search(text):
-        raise TraceDecodeError("a string holds a lone surrogate (\\ud800-\\udfff), which is "
-                               "not Unicode text", reason="lone_surrogate")
+        raise TraceDecodeError(
+            "a string holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text",
+            reason="lone_surrogate",
+        )
 
 
 def _clean_string(text: str, limits: DecodeLimits) -> str:
@@ -330,8 +338,10 @@ def _clean_string(text: str, limits: DecodeLimits) -> str:
 
 
 def _check_counts(obj: dict[str, Any], limits: DecodeLimits) -> None:
-    for field, limit, reason in (("claims", limits.max_claims, "too_many_claims"),
-                                 ("sources", limits.max_sources, "too_many_sources")):
+    for field, limit, reason in (
+        ("claims", limits.max_claims, "too_many_claims"),
+        ("sources", limits.max_sources, "too_many_sources"),
+    ):
         items = obj.get(field)
         if isinstance(items, list) and len(items) > limit:
             raise TraceDecodeError(f"{len(items)} {field} exceed {limit}", reason=reason)
@@ -339,9 +349,10 @@ def _check_counts(obj: dict[str, Any], limits: DecodeLimits) -> None:
     for claim in claims if isinstance(claims, list) else ():
         cites = claim.get("citation_ids") if isinstance(claim, dict) else None
         if isinstance(cites, list) and len(cites) > limits.max_citations_per_claim:
-            raise TraceDecodeError(f"a claim cites {len(cites)} sources, more than "
-                                   f"{limits.max_citations_per_claim}",
-                                   reason="too_many_citations")
+            raise TraceDecodeError(
+                f"a claim cites {len(cites)} sources, more than {limits.max_citations_per_claim}",
+                reason="too_many_citations",
+            )
 
 
 def parse_trace_object(obj: Any, *, limits: DecodeLimits | None = None) -> Trace:
@@ -359,8 +370,9 @@ def parse_trace_object(obj: Any, *, limits: DecodeLimits | None = None) -> Trace
         return _validate_trace(obj)
     except ValidationError as exc:
         # Unknown keys came from the record: they are not repeated.
-        raise TraceInvalidError(describe_validation_error(
-            exc, root="trace", limit=5, known_names=_KNOWN_NAMES)) from None
+        raise TraceInvalidError(
+            describe_validation_error(exc, root="trace", limit=5, known_names=_KNOWN_NAMES)
+        ) from None
     except (ValueError, TypeError, RecursionError) as exc:
         # A validator that trips over an odd value outside pydantic's own error handling.
         raise TraceInvalidError(f"not a trace v1: {type(exc).__name__}") from None

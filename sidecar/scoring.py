@@ -161,8 +161,10 @@ def score(
         weighted += importance * value
         if importance == 3 and verdict.verdict == "unsupported" and not fabricated_quote:
             reason: CriticalReason = (
-                "quote_not_found" if verdict.quote_not_found
-                else "quote_in_injection" if verdict.quote_in_injection
+                "quote_not_found"
+                if verdict.quote_not_found
+                else "quote_in_injection"
+                if verdict.quote_in_injection
                 else "judged_unsupported"
             )
             critical.append(CriticalClaim(claim_id, reason))

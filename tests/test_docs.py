@@ -23,13 +23,17 @@ def _blocks(path: Path, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.+?)\n```", path.read_text(encoding="utf-8"), re.S)
 
 
-YAML_BLOCKS = [pytest.param(block, id=f"{path.name}-{number}")
-               for path in DOCS for number, block in enumerate(_blocks(path, "yaml"), start=1)]
+YAML_BLOCKS = [
+    pytest.param(block, id=f"{path.name}-{number}")
+    for path in DOCS
+    for number, block in enumerate(_blocks(path, "yaml"), start=1)
+]
 
 
 @pytest.mark.parametrize("block", YAML_BLOCKS)
-def test_yaml_examples_are_valid_settings(block: str, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_yaml_examples_are_valid_settings(
+    block: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in list(os.environ):
         if name.startswith("CITEWATCH_"):
             monkeypatch.delenv(name)
@@ -40,20 +44,38 @@ def test_yaml_examples_are_valid_settings(block: str, tmp_path: Path,
 
 def test_judges_doc_covers_each_server() -> None:
     text = (ROOT / "docs" / "judges.md").read_text(encoding="utf-8")
-    for word in ("vLLM", "Ollama", "llama.cpp", "base_url", "api_key", "tokens_per_day",
-                 "priority", "kappa", "precision", "interval"):
+    for word in (
+        "vLLM",
+        "Ollama",
+        "llama.cpp",
+        "base_url",
+        "api_key",
+        "tokens_per_day",
+        "priority",
+        "kappa",
+        "precision",
+        "interval",
+    ):
         assert word in text
 
 
 def test_producing_quick_look_runs(tmp_path: Path) -> None:
-    [script] = [b for b in _blocks(ROOT / "docs" / "producing.md", "sh")
-                if "citewatch check -" in b]
+    [script] = [
+        b for b in _blocks(ROOT / "docs" / "producing.md", "sh") if "citewatch check -" in b
+    ]
     script = script.replace("citewatch check", f"{sys.executable} -m sidecar.cli check")
     script = script.replace("evaluations.jsonl", str(tmp_path / "evaluations.jsonl"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWATCH_")}
     env.update({"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": ""})
-    result = subprocess.run([shutil.which("bash") or "/bin/bash", "-c", script], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [shutil.which("bash") or "/bin/bash", "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     [line] = (tmp_path / "evaluations.jsonl").read_text(encoding="utf-8").splitlines()
     record = EvaluationRecord.model_validate_json(line)
@@ -112,8 +134,11 @@ def test_documented_command_lines_use_real_flags() -> None:
             command = command.commands[words.pop(0)]
         known = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
         known |= {"--help", "-h", "-v", "--version"}
-        unknown = [w.split("=", 1)[0] for w in words
-                   if w.startswith("-") and w != "-" and w.split("=", 1)[0] not in known]
+        unknown = [
+            w.split("=", 1)[0]
+            for w in words
+            if w.startswith("-") and w != "-" and w.split("=", 1)[0] not in known
+        ]
         assert unknown == [], f"{where}: {line!r} uses {unknown}"
         checked += 1
     assert checked >= 20

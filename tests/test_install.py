@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RUST_VERSION = re.search(r'^rust-version = "([^"]+)"',
-                         (ROOT / "native" / "Cargo.toml").read_text(), re.M).group(1)  # type: ignore[union-attr]
+RUST_VERSION = re.search(
+    r'^rust-version = "([^"]+)"', (ROOT / "native" / "Cargo.toml").read_text(), re.M
+).group(1)  # type: ignore[union-attr]
 
 
 def _oldest_toolchain() -> Path | None:
@@ -39,8 +40,10 @@ def test_the_lock_file_is_one_the_oldest_supported_cargo_reads() -> None:
 def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: Path) -> None:
     toolchain = _oldest_toolchain()
     if toolchain is None:
-        message = (f"Rust {RUST_VERSION} is not installed (rustup toolchain install "
-                   f"{RUST_VERSION} --profile minimal; .ci/run does)")
+        message = (
+            f"Rust {RUST_VERSION} is not installed (rustup toolchain install "
+            f"{RUST_VERSION} --profile minimal; .ci/run does)"
+        )
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -50,8 +53,7 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
     venv = tmp_path / "venv"
     # The venv sees the machine's packages (pydantic, kafka-python...) so only citewatch
     # itself is built and installed into it, from PyPI's build tools.
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     env = {
         # That toolchain's cargo and rustc and nothing else of Rust (no ~/.cargo/bin).
         "PATH": os.pathsep.join([str(toolchain), str(venv / "bin"), "/usr/bin", "/bin"]),
@@ -63,17 +65,29 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
         "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                              "--no-deps", str(tree)], env=env, capture_output=True, text=True,
-                             timeout=1400)
+    install = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", str(tree)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1400,
+    )
     assert install.returncode == 0, install.stderr[-4000:]
     assert (tree / "native" / "Cargo.lock").read_bytes() == lock_before  # used as it is
     smoke = subprocess.run(
-        [str(venv / "bin" / "python"), "-c",
-         "import json, sidecar.redaction._native as n; "
-         "print(json.dumps([n.__file__, n.luhn_valid('4111111111111111'), "
-         "n.luhn_valid('4111111111111112')]))"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import json, sidecar.redaction._native as n; "
+            "print(json.dumps([n.__file__, n.luhn_valid('4111111111111111'), "
+            "n.luhn_valid('4111111111111112')]))",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert smoke.returncode == 0, smoke.stderr[-4000:]
     where, good, bad = json.loads(smoke.stdout)
     assert (where.startswith(str(venv)), good, bad) == (True, True, False)
@@ -81,8 +95,11 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
 
 def _tracked_copy(tree: Path) -> None:
     """A copy of the tracked files, as a fresh clone has them."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
-                           capture_output=True).stdout.decode().split("\0")
+    files = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True)
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, files):
         if (ROOT / name).is_file():
             (tree / name).parent.mkdir(parents=True, exist_ok=True)
@@ -100,39 +117,91 @@ def test_a_wheel_built_once_installs_where_there_is_no_rust_at_all(tmp_path: Pat
         pytest.skip(message)
     tree, dist = tmp_path / "src", tmp_path / "dist"
     _tracked_copy(tree)
-    build_env = {**os.environ, "CARGO_TARGET_DIR": str(tmp_path / "target"),
-                 "PATH": os.pathsep.join([str(Path(cargo).parent), os.environ["PATH"]]),
-                 "CARGO_PROFILE_RELEASE_LTO": "off", "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",
-                 "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
-                 "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                            "--wheel-dir", str(dist), str(tree)], env=build_env,
-                           capture_output=True, text=True, timeout=1400)
+    build_env = {
+        **os.environ,
+        "CARGO_TARGET_DIR": str(tmp_path / "target"),
+        "PATH": os.pathsep.join([str(Path(cargo).parent), os.environ["PATH"]]),
+        "CARGO_PROFILE_RELEASE_LTO": "off",
+        "CARGO_PROFILE_RELEASE_OPT_LEVEL": "1",
+        "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--wheel-dir",
+            str(dist),
+            str(tree),
+        ],
+        env=build_env,
+        capture_output=True,
+        text=True,
+        timeout=1400,
+    )
     assert built.returncode == 0, built.stderr[-4000:]
     [wheel] = dist.glob("citewatch-*.whl")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     # No Rust anywhere on PATH, no ~/.cargo: the wheel carries the compiled engine.
-    env = {"PATH": os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"]),
-           "HOME": str(tmp_path / "home"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = {
+        "PATH": os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"]),
+        "HOME": str(tmp_path / "home"),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
     assert shutil.which("cargo", path=env["PATH"]) is None
-    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                              "--no-deps", "--no-index", str(wheel)], env=env,
-                             capture_output=True, text=True, timeout=300)
+    install = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert install.returncode == 0, install.stderr[-4000:]
     smoke = subprocess.run(
-        [str(venv / "bin" / "citewatch"), "check", str(ROOT / "examples" / "traces.jsonl"),
-         "--output", str(tmp_path / "evaluations.jsonl")],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        [
+            str(venv / "bin" / "citewatch"),
+            "check",
+            str(ROOT / "examples" / "traces.jsonl"),
+            "--output",
+            str(tmp_path / "evaluations.jsonl"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert smoke.returncode == 0, smoke.stderr[-4000:]
     lines = (tmp_path / "evaluations.jsonl").read_text().splitlines()
-    assert len(lines) == sum(1 for line in (ROOT / "examples" / "traces.jsonl").read_text()
-                             .splitlines() if line.strip())
+    assert len(lines) == sum(
+        1 for line in (ROOT / "examples" / "traces.jsonl").read_text().splitlines() if line.strip()
+    )
     where = subprocess.run(
-        [str(venv / "bin" / "python"), "-c",
-         "import sidecar.redaction._native as n; print(n.__file__)"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sidecar.redaction._native as n; print(n.__file__)",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.stdout.strip().startswith(str(venv)), where.stderr
 
 
@@ -147,18 +216,24 @@ _POLICY = {
 
 
 def _fake_apt(bin_dir: Path, policy: dict[str, str | None], log: Path) -> None:
-    candidates = "\n".join(f'  {name}) echo "  Candidate: {version or "(none)"}" ;;'
-                           for name, version in policy.items())
+    candidates = "\n".join(
+        f'  {name}) echo "  Candidate: {version or "(none)"}" ;;'
+        for name, version in policy.items()
+    )
     (bin_dir / "apt-cache").write_text(
-        f'#!/bin/bash\necho "$1:"\ncase "$2" in\n{candidates}\n  *) ;;\nesac\n')
+        f'#!/bin/bash\necho "$1:"\ncase "$2" in\n{candidates}\n  *) ;;\nesac\n'
+    )
     # "Installing" writes a cargo that reports the package's Rust version.
     installs = "\n".join(
         f'  {name}) printf "#!/bin/sh\\necho cargo {(version or "").split("+")[0]}\\n" '
         f'> "{bin_dir}/cargo"; chmod +x "{bin_dir}/cargo" ;;'
-        for name, version in policy.items() if version)
+        for name, version in policy.items()
+        if version
+    )
     (bin_dir / "apt-get").write_text(
         f'#!/bin/bash\necho "$*" >> "{log}"\nif [ "$1" = install ]; then\n'
-        f'  for p in "$@"; do case "$p" in\n{installs}\n  esac; done\nfi\n')
+        f'  for p in "$@"; do case "$p" in\n{installs}\n  esac; done\nfi\n'
+    )
     for tool in ("apt-cache", "apt-get"):
         (bin_dir / tool).chmod(0o755)
 
@@ -179,7 +254,10 @@ def _link_basics(bin_dir: Path) -> None:
     ],
 )
 def test_install_system_deps_installs_the_distribution_s_cargo_when_none_is_on_path(
-    tmp_path: Path, distribution: str, installed: str | None, code: int,
+    tmp_path: Path,
+    distribution: str,
+    installed: str | None,
+    code: int,
 ) -> None:
     bin_dir, log = tmp_path / "bin", tmp_path / "apt.log"
     bin_dir.mkdir()
@@ -187,8 +265,11 @@ def test_install_system_deps_installs_the_distribution_s_cargo_when_none_is_on_p
     _fake_apt(bin_dir, _POLICY[distribution], log)
     result = subprocess.run(
         [str(bin_dir / "bash"), str(ROOT / "scripts" / "install-system-deps"), "--build"],
-        env={"PATH": str(bin_dir), "HOME": str(tmp_path)}, capture_output=True, text=True,
-        timeout=60)
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == code, result.stderr
     calls = log.read_text().splitlines() if log.exists() else []
     installs = [c.split()[-1] for c in calls if c.startswith("install")]
@@ -206,6 +287,9 @@ def test_install_system_deps_leaves_a_cargo_on_path_alone(tmp_path: Path) -> Non
     (bin_dir / "cargo").chmod(0o755)
     result = subprocess.run(
         [str(bin_dir / "bash"), str(ROOT / "scripts" / "install-system-deps"), "--build"],
-        env={"PATH": str(bin_dir), "HOME": str(tmp_path)}, capture_output=True, text=True,
-        timeout=60)
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (result.returncode, log.exists()) == (0, False), result.stderr

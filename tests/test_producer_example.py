@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def producer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("citewatch_example_producer",
-                                                  ROOT / "examples" / "producer.py")
+    spec = importlib.util.spec_from_file_location(
+        "citewatch_example_producer", ROOT / "examples" / "producer.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -35,17 +36,21 @@ def producer() -> ModuleType:
 
 
 def test_built_trace_passes_schema_and_model(producer: ModuleType) -> None:
-    record = producer.build_trace(producer.example_answer(0),
-                                  trace_id="4bf92f3577b34da6a3ce929d0e0e4736")
+    record = producer.build_trace(
+        producer.example_answer(0), trace_id="4bf92f3577b34da6a3ce929d0e0e4736"
+    )
     producer.load_validator().validate(record)
     trace = Trace.model_validate(record)
     assert [(c.id, c.citation_ids, c.importance) for c in trace.claims] == [
-        ("c1", ["S1"], 3), ("c2", ["S2"], 2)]
+        ("c1", ["S1"], 3),
+        ("c2", ["S2"], 2),
+    ]
 
 
 def test_schema_check_refuses_what_citewatch_would_dead_letter(producer: ModuleType) -> None:
-    record = producer.build_trace(producer.example_answer(0),
-                                  trace_id="4bf92f3577b34da6a3ce929d0e0e4736")
+    record = producer.build_trace(
+        producer.example_answer(0), trace_id="4bf92f3577b34da6a3ce929d0e0e4736"
+    )
     record["claims"][0]["importance"] = 5
     with pytest.raises(jsonschema.ValidationError):
         producer.load_validator().validate(record)
@@ -77,6 +82,9 @@ def test_headers_carry_the_current_span_as_traceparent(producer: ModuleType) -> 
         headers = dict(producer.traceparent_headers())
         context = span.get_span_context()
     version, trace_id, span_id, flags = headers["traceparent"].decode().split("-")
-    assert (version, trace_id, span_id) == ("00", f"{context.trace_id:032x}",
-                                            f"{context.span_id:016x}")
+    assert (version, trace_id, span_id) == (
+        "00",
+        f"{context.trace_id:032x}",
+        f"{context.span_id:016x}",
+    )
     assert int(flags, 16) & 1  # sampled

@@ -66,8 +66,14 @@ def fetch(version: str = DEFAULT_VERSION, cache: Path = DEFAULT_CACHE) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     cmd = [
-        "mvn", "-q", "-B", "-f", str(HERE / "pom.xml"), "dependency:copy-dependencies",
-        f"-Dkafka.version={version}", f"-DoutputDirectory={tmp}",
+        "mvn",
+        "-q",
+        "-B",
+        "-f",
+        str(HERE / "pom.xml"),
+        "dependency:copy-dependencies",
+        f"-Dkafka.version={version}",
+        f"-DoutputDirectory={tmp}",
     ]
     print(f"fetching Apache Kafka {version} into {lib}", file=sys.stderr)
     subprocess.run(cmd, check=True, stdout=sys.stderr)
@@ -99,8 +105,13 @@ def _cluster_id() -> str:
 class LocalKafka:
     """One broker+controller in ``directory``; ports are chosen once and kept on restart."""
 
-    def __init__(self, directory: Path = DEFAULT_DIR, *, version: str = DEFAULT_VERSION,
-                 cache: Path = DEFAULT_CACHE) -> None:
+    def __init__(
+        self,
+        directory: Path = DEFAULT_DIR,
+        *,
+        version: str = DEFAULT_VERSION,
+        cache: Path = DEFAULT_CACHE,
+    ) -> None:
         self.directory = Path(directory)
         self.version = version
         self.cache = cache
@@ -128,10 +139,14 @@ class LocalKafka:
         java = str(Path(java_home) / "bin" / "java") if java_home else "java"
         lib = fetch(self.version, self.cache)
         return [
-            java, *HEAP.split(), "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+            java,
+            *HEAP.split(),
+            "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20",
             "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={self.directory / 'log4j2.properties'}",
-            "-cp", f"{lib}/*",
+            "-cp",
+            f"{lib}/*",
         ]
 
     def format(self) -> None:
@@ -142,39 +157,51 @@ class LocalKafka:
         port, controller = free_port(), free_port()
         while controller == port:
             controller = free_port()
-        (self.directory / "log4j2.properties").write_text(
-            _LOG4J2.format(log=self.log_file))
-        (self.directory / "server.properties").write_text("\n".join([
-            "process.roles=broker,controller",
-            "node.id=1",
-            f"controller.quorum.voters=1@127.0.0.1:{controller}",
-            f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
-            f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
-            "controller.listener.names=CONTROLLER",
-            "inter.broker.listener.name=PLAINTEXT",
-            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-            f"log.dirs={self.directory / 'data'}",
-            "num.partitions=1",
-            "num.network.threads=2",
-            "num.io.threads=2",
-            "background.threads=2",
-            "offsets.topic.num.partitions=3",
-            "offsets.topic.replication.factor=1",
-            "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1",
-            "share.coordinator.state.topic.replication.factor=1",
-            "share.coordinator.state.topic.min.isr=1",
-            "group.initial.rebalance.delay.ms=0",
-            "auto.create.topics.enable=true",
-            "message.max.bytes=16777216",
-            "replica.fetch.max.bytes=16777216",
-            "log.segment.bytes=67108864",
-            "",
-        ]))
+        (self.directory / "log4j2.properties").write_text(_LOG4J2.format(log=self.log_file))
+        (self.directory / "server.properties").write_text(
+            "\n".join(
+                [
+                    "process.roles=broker,controller",
+                    "node.id=1",
+                    f"controller.quorum.voters=1@127.0.0.1:{controller}",
+                    f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
+                    f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
+                    "controller.listener.names=CONTROLLER",
+                    "inter.broker.listener.name=PLAINTEXT",
+                    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                    f"log.dirs={self.directory / 'data'}",
+                    "num.partitions=1",
+                    "num.network.threads=2",
+                    "num.io.threads=2",
+                    "background.threads=2",
+                    "offsets.topic.num.partitions=3",
+                    "offsets.topic.replication.factor=1",
+                    "transaction.state.log.replication.factor=1",
+                    "transaction.state.log.min.isr=1",
+                    "share.coordinator.state.topic.replication.factor=1",
+                    "share.coordinator.state.topic.min.isr=1",
+                    "group.initial.rebalance.delay.ms=0",
+                    "auto.create.topics.enable=true",
+                    "message.max.bytes=16777216",
+                    "replica.fetch.max.bytes=16777216",
+                    "log.segment.bytes=67108864",
+                    "",
+                ]
+            )
+        )
         subprocess.run(
-            [*self._java(), "kafka.tools.StorageTool", "format", "--ignore-formatted",
-             "-t", _cluster_id(), "-c", str(self.directory / "server.properties")],
-            check=True, stdout=subprocess.DEVNULL,
+            [
+                *self._java(),
+                "kafka.tools.StorageTool",
+                "format",
+                "--ignore-formatted",
+                "-t",
+                _cluster_id(),
+                "-c",
+                str(self.directory / "server.properties"),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
         self.bootstrap_file.write_text(f"127.0.0.1:{port}\n")
 
@@ -187,7 +214,9 @@ class LocalKafka:
         out = open(self.directory / "stdout.log", "ab")  # noqa: SIM115 - kept by the child
         self.process = subprocess.Popen(
             [*self._java(), "kafka.Kafka", str(self.directory / "server.properties")],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
         out.close()
@@ -196,7 +225,8 @@ class LocalKafka:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(
-                    f"broker exited with {self.process.returncode}; see {self.directory}")
+                    f"broker exited with {self.process.returncode}; see {self.directory}"
+                )
             if self._log_has(READY_LINE, offset) and self._answers():
                 return self.bootstrap
             time.sleep(0.25)

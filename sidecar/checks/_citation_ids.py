@@ -21,8 +21,16 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
-__all__ = ["FORMAT_CHARS", "OPENERS", "SHAPED", "DeclaredIds", "Found", "IdResolver", "Match",
-           "canonical"]
+__all__ = [
+    "FORMAT_CHARS",
+    "OPENERS",
+    "SHAPED",
+    "DeclaredIds",
+    "Found",
+    "IdResolver",
+    "Match",
+    "canonical",
+]
 
 _FORMAT_RANGES = (
     (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
@@ -35,8 +43,7 @@ _FORMAT_RANGES = (
 """Every code point of category Cf (Unicode 14, Python 3.11; a test holds it to
 ``unicodedata``)."""
 
-FORMAT_CHARS = re.compile(
-    "[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in _FORMAT_RANGES) + "]")
+FORMAT_CHARS = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in _FORMAT_RANGES) + "]")
 """One format character (category Cf)."""
 
 _OPEN = "\u3010\u3014\u3016\u3018"  # 【 〔 〖 〘
@@ -100,8 +107,11 @@ def _boundary(char: str) -> bool:
     known = _BOUNDARY.get(char)
     if known is None:
         decomposed = unicodedata.normalize("NFKD", char)
-        known = (FORMAT_CHARS.match(char) is None and bool(decomposed)
-                 and unicodedata.combining(decomposed[0]) == 0)
+        known = (
+            FORMAT_CHARS.match(char) is None
+            and bool(decomposed)
+            and unicodedata.combining(decomposed[0]) == 0
+        )
         if len(_BOUNDARY) < _MAX_CACHED:
             _BOUNDARY[char] = known
     return known
@@ -114,7 +124,8 @@ def _cluster_key(cluster: str) -> str:
     if key is None:
         stripped = FORMAT_CHARS.sub("", cluster)
         key = unicodedata.normalize(
-            "NFKD", unicodedata.normalize("NFKD", stripped).casefold()).translate(_BRACKETS)
+            "NFKD", unicodedata.normalize("NFKD", stripped).casefold()
+        ).translate(_BRACKETS)
         if len(cluster) == 1 and len(_KEYS) < _MAX_CACHED:
             _KEYS[cluster] = key
     return key
@@ -221,7 +232,7 @@ class DeclaredIds:
         return matches
 
     def _written(self, text: str, start: int, end: int, pattern: int) -> Found:
-        inner = text[start + 1:end]
+        inner = text[start + 1 : end]
         closer = max(inner.rfind(c) for c in _CLOSERS)
         written = canonical(inner[:closer] if closer >= 0 else inner)
         return Found(start, end, written, self._ids[pattern])
@@ -240,7 +251,8 @@ def _all_shaped(declared: frozenset[str]) -> bool:
         if len(_SHAPED_SETS) >= 256:
             _SHAPED_SETS.clear()
         known = _SHAPED_SETS[declared] = (
-            not declared or _ALL_SHAPED.fullmatch("\n".join(declared)) is not None)
+            not declared or _ALL_SHAPED.fullmatch("\n".join(declared)) is not None
+        )
     return known
 
 

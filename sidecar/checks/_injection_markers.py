@@ -86,11 +86,33 @@ SYSTEM_PROMPT = [
 ]
 
 _ROLES = any_of(
-    "system", "developer", "assistant", "human", "sistema", "systeme", "systemnachricht",
-    "assistent", "assistente", "asistente", "系统", "系統", "助手", "システム", "アシスタント",
+    "system",
+    "developer",
+    "assistant",
+    "human",
+    "sistema",
+    "systeme",
+    "systemnachricht",
+    "assistent",
+    "assistente",
+    "asistente",
+    "系统",
+    "系統",
+    "助手",
+    "システム",
+    "アシスタント",
 )
-_TAGS = any_of("system", "assistant", "developer", "system_prompt", "system-prompt", "sys",
-             "instructions?", "admin", "im_start")
+_TAGS = any_of(
+    "system",
+    "assistant",
+    "developer",
+    "system_prompt",
+    "system-prompt",
+    "sys",
+    "instructions?",
+    "admin",
+    "im_start",
+)
 ROLE = [
     rf"(?m)^[ \t>]{{0,8}}{_ROLES}[ \t]{{0,4}}(?:prompt|message|nachricht|messaggio|mensaje|"
     r"mensagem)?[ \t]{0,4}:",

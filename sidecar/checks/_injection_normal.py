@@ -40,9 +40,22 @@ __all__ = ["Normalised", "fold_char", "fold_text", "normalise"]
 # separator (Cf since Unicode 6.3, listed for older tables), the combining grapheme joiner.
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u180e\u034f")
 _LINE_BREAKS = frozenset("\u2028\u2029\x85")
-_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-           "\u02bc": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"',
-           "\u00bb": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-"}
+_QUOTES = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u2032": "'",
+    "\u02bc": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u00ab": '"',
+    "\u00bb": '"',
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
+}
 
 
 def fold_char(char: str) -> str:
@@ -107,8 +120,11 @@ class Normalised:
         if self.starts is None or self.ends is None:
             return start, end
         if start >= end:
-            at = self.starts[start] if start < len(self.starts) else (
-                self.ends[-1] if self.ends else 0)
+            at = (
+                self.starts[start]
+                if start < len(self.starts)
+                else (self.ends[-1] if self.ends else 0)
+            )
             return at, at
         return self.starts[start], self.ends[end - 1]
 
@@ -121,8 +137,11 @@ def _apply(current: Normalised, edits: list[Edit], base: str | None = None) -> N
     """``current`` with ``edits`` (sorted, disjoint) applied; the characters between edits
     come from ``base`` (same length as the current text) when given."""
     if not edits:
-        return current if base is None else Normalised(
-            base, current.starts, current.ends, current.work)
+        return (
+            current
+            if base is None
+            else Normalised(base, current.starts, current.ends, current.work)
+        )
     text = current.text if base is None else base
     size = len(text)
     starts: Sequence[int] = current.starts if current.starts is not None else range(size)
@@ -148,8 +167,10 @@ def _apply(current: Normalised, edits: list[Edit], base: str | None = None) -> N
     return Normalised("".join(pieces), new_starts, new_ends, current.work)
 
 
-_INLINE_TAGS = ("a|abbr|b|big|cite|code|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|"
-                "strike|strong|sub|sup|tt|u|var|wbr|br|p|div")
+_INLINE_TAGS = (
+    "a|abbr|b|big|cite|code|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|"
+    "strike|strong|sub|sup|tt|u|var|wbr|br|p|div"
+)
 _HTML = compile_linear(
     r"(?i)(<!--|--!?>)|(&(?:#[0-9]{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,31});)"
     rf"|(</?(?:{_INLINE_TAGS})(?:[\s/][^<>]{{0,200}})?>)"
@@ -177,11 +198,18 @@ def _html(current: Normalised) -> Normalised:
                 continue
             edits.append((match.start(), match.end(), decoded))
         elif comment is not None or tag is not None:
-            block = tag is not None and tag[1:4].lower() in ("br>", "br ", "br/", "p>", "p ",
-                                                             "div", "/p>", "/di")
+            block = tag is not None and tag[1:4].lower() in (
+                "br>",
+                "br ",
+                "br/",
+                "p>",
+                "p ",
+                "div",
+                "/p>",
+                "/di",
+            )
             edits.append((match.start(), match.end(), " " if block else ""))
-    return _apply(Normalised(text, current.starts, current.ends,
-                             current.work + len(text)), edits)
+    return _apply(Normalised(text, current.starts, current.ends, current.work + len(text)), edits)
 
 
 def _characters(current: Normalised) -> Normalised:
@@ -218,8 +246,7 @@ def _emphasis(current: Normalised) -> Normalised:
                 edits.append((start, end, ""))  # a word hyphenated over a line break
         elif not joins or text.count("_", start, end) != end - start:
             edits.append((start, end, ""))  # emphasis (a lone run of _ inside a word stays)
-    return _apply(Normalised(text, current.starts, current.ends,
-                             current.work + len(text)), edits)
+    return _apply(Normalised(text, current.starts, current.ends, current.work + len(text)), edits)
 
 
 def normalise(text: str) -> Normalised:

@@ -23,5 +23,7 @@ def any_of(*words: str) -> str:
 S = r"\s{1,4}"
 G10, G20, G30, G40 = gap(10), gap(20), gap(30), gap(40)
 CJK = "[^\u3002\uff01\uff1f\\n]"  # one character inside a CJK sentence
-NEG = (r"(?P<neg>\b(?:not|never|n't|nicht|niemals|nie|ne|n'|no|nao|non|jamais|nunca|mai)"
-       r"\s{0,3})?")
+NEG = (
+    r"(?P<neg>\b(?:not|never|n't|nicht|niemals|nie|ne|n'|no|nao|non|jamais|nunca|mai)"
+    r"\s{0,3})?"
+)

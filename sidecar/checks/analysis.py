@@ -47,8 +47,9 @@ class Analysis:
         """The same analysis over another version of the trace (the redacted one), so that
         stages after redaction never reach the raw claim texts through ``claims``."""
         by_id = {claim.id: claim for claim in trace.claims}
-        claims = tuple(item._replace(claim=by_id.get(item.claim.id, item.claim))
-                       for item in self.claims)
+        claims = tuple(
+            item._replace(claim=by_id.get(item.claim.id, item.claim)) for item in self.claims
+        )
         return replace(self, trace=trace, claims=claims)
 
     def claim(self, claim_id: str) -> ClaimAnalysis | None:
@@ -104,13 +105,17 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
         claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
     unknown = scan.unknown
     invalid_markers = tuple([i for i in seen if i in unknown]) if unknown else ()
-    return Analysis(trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers,
-                    tuple(case_only))
+    return Analysis(
+        trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers, tuple(case_only)
+    )
 
 
-def _resolve_cited(cited: list[str], resolver: IdResolver, claim_id: str,
-                   case_only: list[tuple[str | None, str]],
-                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _resolve_cited(
+    cited: list[str],
+    resolver: IdResolver,
+    claim_id: str,
+    case_only: list[tuple[str | None, str]],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A claim's citation IDs resolved to declared ones (written otherwise than declared:
     format characters, another normal form, another case), and those resolving to none,
     as written."""

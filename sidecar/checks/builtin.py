@@ -62,16 +62,33 @@ class ClaimCitationCheck:
             claim = item.claim
             for bad_id in item.invalid_ids:
                 findings.append(
-                    Finding("unknown_citation_id", "warning", claim_id=claim.id,
-                            source_id=bad_id, detail="claim_citation")
+                    Finding(
+                        "unknown_citation_id",
+                        "warning",
+                        claim_id=claim.id,
+                        source_id=bad_id,
+                        detail="claim_citation",
+                    )
                 )
             severity: Severity = "critical" if claim.importance == 3 else "warning"
             if item.status == "uncited":
-                findings.append(Finding("uncited_claim", severity, claim_id=claim.id,
-                                        detail=f"importance={claim.importance}"))
+                findings.append(
+                    Finding(
+                        "uncited_claim",
+                        severity,
+                        claim_id=claim.id,
+                        detail=f"importance={claim.importance}",
+                    )
+                )
             elif item.status == "invalid_citation":
-                findings.append(Finding("invalid_citation_claim", severity, claim_id=claim.id,
-                                        detail=f"importance={claim.importance}"))
+                findings.append(
+                    Finding(
+                        "invalid_citation_claim",
+                        severity,
+                        claim_id=claim.id,
+                        detail=f"importance={claim.importance}",
+                    )
+                )
         return findings
 
 
@@ -85,8 +102,9 @@ _MAX_RUN = 256
 the work per claim however many markers an answer strings together."""
 
 
-def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
-                   position: int) -> list[str]:
+def _markers_after(
+    markers: tuple[Marker, ...], starts: list[int], answer: str, position: int
+) -> list[str]:
     """IDs of the run of markers right after ``position`` (a little punctuation allowed
     before the first, only whitespace between the next ones). ``starts`` holds the start of
     each marker, in order, so the run is found by bisection, not by a scan."""
@@ -101,7 +119,8 @@ def _markers_after(markers: tuple[Marker, ...], starts: list[int], answer: str,
         # After a marker, cursor < start: a gap that does not open with a space is no run
         # (the common end of a run), known without the regex.
         if start != cursor and not (
-            ids and answer[cursor].isspace()
+            ids
+            and answer[cursor].isspace()
             and _SPACE_ONLY.fullmatch(answer, cursor, start) is not None
         ):
             break
@@ -151,10 +170,15 @@ class CitationMismatchCheck:
                 continue
             cited = item.claim.citation_ids
             if nearby != cited and set(nearby) != _resolved_cites(item):  # equal: common case
-                findings.append(Finding("citation_mismatch", "warning", claim_id=item.claim.id,
-                                        detail=f"markers={','.join(dict.fromkeys(nearby))}"))
+                findings.append(
+                    Finding(
+                        "citation_mismatch",
+                        "warning",
+                        claim_id=item.claim.id,
+                        detail=f"markers={','.join(dict.fromkeys(nearby))}",
+                    )
+                )
         return findings
-
 
 
 def _resolved_cites(item: ClaimAnalysis) -> set[str]:
@@ -173,8 +197,13 @@ class CitationIdCaseCheck:
 
     def run(self, analysis: Analysis) -> list[Finding]:
         return [
-            Finding("citation_id_case", "info", claim_id=claim_id, source_id=source_id,
-                    detail="answer_marker" if claim_id is None else "claim_citation")
+            Finding(
+                "citation_id_case",
+                "info",
+                claim_id=claim_id,
+                source_id=source_id,
+                detail="answer_marker" if claim_id is None else "claim_citation",
+            )
             for claim_id, source_id in analysis.case_only
         ]
 
@@ -192,8 +221,12 @@ def _collapse_lower(text: str) -> str:
     pays on an answer, not on a claim's few words)."""
     if text.isascii():
         marked = text.encode("ascii").translate(_OTHER_SPACE)
-        if (b"\t" not in marked and b"  " not in marked
-                and not marked.startswith(b" ") and not marked.endswith(b" ")):
+        if (
+            b"\t" not in marked
+            and b"  " not in marked
+            and not marked.startswith(b" ")
+            and not marked.endswith(b" ")
+        ):
             return text.lower()
     return " ".join(text.split()).lower()
 
@@ -242,8 +275,9 @@ class PrescreenCheck:
 
     def run(self, analysis: Analysis) -> list[Finding]:
         return [
-            Finding("prescreen_flag", "info", claim_id=item.claim.id,
-                    detail=",".join(item.prescreen))
+            Finding(
+                "prescreen_flag", "info", claim_id=item.claim.id, detail=",".join(item.prescreen)
+            )
             for item in analysis.claims
             if item.prescreen
         ]

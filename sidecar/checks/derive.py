@@ -29,8 +29,7 @@ from typing import NamedTuple
 from schemas import Claim, Trace
 from sidecar.checks.markers import IdResolver, Marker, MarkerParser
 
-__all__ = ["DERIVED_ID_PREFIX", "DerivedClaims", "Sentence", "derive", "derive_claims",
-           "sentences"]
+__all__ = ["DERIVED_ID_PREFIX", "DerivedClaims", "Sentence", "derive", "derive_claims", "sentences"]
 
 DERIVED_ID_PREFIX = "d"
 """Derived claims are numbered d1, d2, ... in answer order."""
@@ -48,16 +47,20 @@ _FULL_WIDTH_STOPS = frozenset("\u3002\uff01\uff1f")  # end a sentence with no sp
 _LINE = re.compile(r"[^\n]*\n?")
 _BULLET = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
 _SKIPPED_LINE = re.compile(
-    r"[ \t]*(?:#{1,6}(?:[ \t]|$)|\[\^[^\]\n]{1,64}\]:|\||(?:[-*_][ \t]*){3,}$)")
+    r"[ \t]*(?:#{1,6}(?:[ \t]|$)|\[\^[^\]\n]{1,64}\]:|\||(?:[-*_][ \t]*){3,}$)"
+)
 _FENCE = re.compile(r"[ \t]*(?:```|~~~)")
 _FOOTNOTE_DEFINITION = re.compile(r"[ \t]*\[\^[^\]\n]{1,64}\]:")
 _CONTINUATION = re.compile(r"(?:[ ]{2,}|\t)\S")
 _BACK_MATTER_HEADING = re.compile(
     r"[ \t]*(?:#{1,6}[ \t]+)?[*_]{0,2}(?:sources?|references?|citations?|bibliography|"
     r"works[ \t]+cited|footnotes?|cited[ \t]+sources?)[ \t]*(?::[*_]{0,2}|[*_]{0,2}[ \t]*:|"
-    r"[*_]{0,2}[ \t]*$)", re.IGNORECASE)
+    r"[*_]{0,2}[ \t]*$)",
+    re.IGNORECASE,
+)
 _MARKER_LED = re.compile(
-    r"[ \t]*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?[*_]{0,2}\[\^?[A-Za-z0-9_.:-]{1,32}\]")
+    r"[ \t]*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?[*_]{0,2}\[\^?[A-Za-z0-9_.:-]{1,32}\]"
+)
 _URL = re.compile(r"https?://|www\.", re.IGNORECASE)
 _REFERENCE_WORDS = 12
 _MARKUP = re.compile(r"\*\*|__|`|^>\s*")
@@ -65,13 +68,35 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?\u2026])")
 _WORD_CHARS = re.compile(r"\w")
 _DIGIT = re.compile(r"\d")
 _CONNECTIVE_OPENERS = (
-    "i hope", "hope this", "let me know", "feel free", "if you have any", "happy to help",
-    "great question", "good question", "thanks for", "thank you for",
+    "i hope",
+    "hope this",
+    "let me know",
+    "feel free",
+    "if you have any",
+    "happy to help",
+    "great question",
+    "good question",
+    "thanks for",
+    "thank you for",
 )
 _SHORT_CONNECTIVES = (
-    "sure", "certainly", "of course", "absolutely", "here is", "here are", "here's",
-    "below is", "below are", "in summary", "to summarize", "to summarise", "in short",
-    "in conclusion", "to sum up", "sources", "references",
+    "sure",
+    "certainly",
+    "of course",
+    "absolutely",
+    "here is",
+    "here are",
+    "here's",
+    "below is",
+    "below are",
+    "in summary",
+    "to summarize",
+    "to summarise",
+    "in short",
+    "in conclusion",
+    "to sum up",
+    "sources",
+    "references",
 )
 _FILLER_WORDS = 3
 _MIN_CLAIM_WORDS = 3
@@ -92,7 +117,9 @@ def _reference_like(line: str) -> bool:
     without a full stop (a title)."""
     stripped = line.strip()
     return bool(
-        _BULLET.match(line) or _MARKER_LED.match(line) or _URL.search(line)
+        _BULLET.match(line)
+        or _MARKER_LED.match(line)
+        or _URL.search(line)
         or _FOOTNOTE_DEFINITION.match(line)
         or (len(stripped.split()) <= _REFERENCE_WORDS and not stripped.endswith((".", "!", "?")))
     )
@@ -201,8 +228,7 @@ def _ends_sentence(answer: str, stop: int, after: int, block_end: int, floor: in
     return not (len(word) == 1 and word.isupper())  # an initial: J. R. R. Tolkien
 
 
-def _take_markers(answer: str, position: int, block_end: int,
-                  by_start: dict[int, Marker]) -> int:
+def _take_markers(answer: str, position: int, block_end: int, by_start: dict[int, Marker]) -> int:
     """The position after the run of markers (and closers) starting at ``position``."""
     while True:
         cursor = position
@@ -221,15 +247,16 @@ def _clean(answer: str, start: int, end: int, markers: list[Marker]) -> str:
     pieces = []
     cursor = start
     for marker in markers:
-        pieces.append(answer[cursor:marker.start])
+        pieces.append(answer[cursor : marker.start])
         cursor = marker.end
     pieces.append(answer[cursor:end])
     text = _MARKUP.sub("", " ".join("".join(pieces).split()))
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text).strip()
 
 
-def sentences(answer: str, parser: MarkerParser,
-              resolver: IdResolver | None = None) -> list[Sentence]:
+def sentences(
+    answer: str, parser: MarkerParser, resolver: IdResolver | None = None
+) -> list[Sentence]:
     """The answer's sentences in order, each with the IDs of the markers it holds (with
     ``resolver``, the trace's declared IDs are markers too, and IDs are resolved to them)."""
     markers = parser.markers(answer, resolver)
@@ -264,8 +291,11 @@ def _is_connective(text: str) -> bool:
     lowered = " ".join(text.lower().split())
     if lowered.endswith(":"):
         return True  # a lead-in to a list
-    if (len(lowered.split()) < _MIN_CLAIM_WORDS and lowered.isascii()
-            and _DIGIT.search(lowered) is None):
+    if (
+        len(lowered.split()) < _MIN_CLAIM_WORDS
+        and lowered.isascii()
+        and _DIGIT.search(lowered) is None
+    ):
         return True  # "Yes.", "Done." (scripts written without spaces are not counted so)
     if lowered.startswith(_CONNECTIVE_OPENERS):
         return True
@@ -295,8 +325,14 @@ def derive_claims(trace: Trace, parser: MarkerParser, *, importance: int) -> Tra
     return derive(trace, parser, importance=importance).trace
 
 
-def derive(trace: Trace, parser: MarkerParser, *, importance: int,
-           max_claims: int | None = None, max_citations: int | None = None) -> DerivedClaims:
+def derive(
+    trace: Trace,
+    parser: MarkerParser,
+    *,
+    importance: int,
+    max_claims: int | None = None,
+    max_citations: int | None = None,
+) -> DerivedClaims:
     """``trace`` with claims derived from its answer; unchanged when it carries claims.
 
     Questions, lead-ins and pleasantries without markers give no claim; a sentence that
@@ -325,8 +361,14 @@ def derive(trace: Trace, parser: MarkerParser, *, importance: int,
         if max_claims is not None and len(claims) >= max_claims:
             dropped += 1
             continue
-        claims.append(Claim(id=f"{DERIVED_ID_PREFIX}{len(claims) + 1}", text=text,
-                            citation_ids=list(sentence.ids), importance=importance))
+        claims.append(
+            Claim(
+                id=f"{DERIVED_ID_PREFIX}{len(claims) + 1}",
+                text=text,
+                citation_ids=list(sentence.ids),
+                importance=importance,
+            )
+        )
     if not claims:
         return DerivedClaims(trace)
     cut = 0
@@ -335,5 +377,6 @@ def derive(trace: Trace, parser: MarkerParser, *, importance: int,
             if len(found.citation_ids) > max_citations:
                 cut += 1
                 claims[index] = found.model_copy(
-                    update={"citation_ids": found.citation_ids[:max_citations]})
+                    update={"citation_ids": found.citation_ids[:max_citations]}
+                )
     return DerivedClaims(trace.model_copy(update={"claims": claims}), dropped, cut)

@@ -39,7 +39,10 @@ from sidecar.checks.analysis import Analysis
 from sidecar.checks.base import Finding
 
 __all__ = [
-    "INJECTION_PATTERNS", "InjectionCheck", "injection_rules", "injection_spans",
+    "INJECTION_PATTERNS",
+    "InjectionCheck",
+    "injection_rules",
+    "injection_spans",
     "outside_injections",
 ]
 
@@ -101,14 +104,18 @@ def _decoded(run: str) -> str | None:
         return None
     padded = body + "=" * (-len(body) % 4)
     try:
-        raw = (base64.urlsafe_b64decode(padded) if ("-" in body or "_" in body)
-               else base64.b64decode(padded, validate=True))
+        raw = (
+            base64.urlsafe_b64decode(padded)
+            if ("-" in body or "_" in body)
+            else base64.b64decode(padded, validate=True)
+        )
         text = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
     printable = sum(char.isprintable() or char in "\n\t" for char in text)
     words = " " in text or sum(not char.isascii() and char.isalpha() for char in text) * 2 > len(
-        text)  # spaces between words, or mostly letters of a script written without them
+        text
+    )  # spaces between words, or mostly letters of a script written without them
     if not words or printable < 0.95 * len(text):
         return None
     return text
@@ -213,8 +220,9 @@ def injection_spans(text: str) -> list[tuple[int, int]]:
             after_start, after_end = paragraphs[last + 1]
             end = after_end
             if after_end - after_start > NEIGHBOUR_REACH:
-                ends = _sentence_ends(text, after_start, min(after_end,
-                                                             after_start + NEIGHBOUR_REACH))
+                ends = _sentence_ends(
+                    text, after_start, min(after_end, after_start + NEIGHBOUR_REACH)
+                )
                 end = ends[0] if ends else after_end
         if spans and start <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
@@ -256,11 +264,22 @@ class InjectionCheck:
         for field_name, text in (("question", trace.question), ("answer", trace.answer)):
             rules = injection_rules(text)
             if rules:
-                findings.append(Finding("injection_suspect", "warning",
-                                        detail=f"field={field_name};rules={','.join(rules)}"))
+                findings.append(
+                    Finding(
+                        "injection_suspect",
+                        "warning",
+                        detail=f"field={field_name};rules={','.join(rules)}",
+                    )
+                )
         for source in trace.sources:
             rules = injection_rules(source.text)
             if rules:
-                findings.append(Finding("injection_suspect", "warning", source_id=source.id,
-                                        detail=f"field=source;rules={','.join(rules)}"))
+                findings.append(
+                    Finding(
+                        "injection_suspect",
+                        "warning",
+                        source_id=source.id,
+                        detail=f"field=source;rules={','.join(rules)}",
+                    )
+                )
         return findings

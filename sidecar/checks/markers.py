@@ -53,13 +53,17 @@ def _builtin_pattern(space: str, digit: str, word: str, *, ascii_only: bool = Fa
         words = word + _FULL_DIGITS + _FULL_LETTERS + "\uff3f\uff0d"  # ＿ －
         spaces = space + "\u3000"
         separators = ",;\uff0c\uff1b\u3001"  # ， ； 、
-    marker_id = (rf"(?:[{letters}][{letters}_-]{{0,15}}[{digits}][{words}-]{{0,15}}"
-                 rf"|[{digits}]{{1,6}})")
+    marker_id = (
+        rf"(?:[{letters}][{letters}_-]{{0,15}}[{digits}][{words}-]{{0,15}}"
+        rf"|[{digits}]{{1,6}})"
+    )
     ids = rf"({marker_id}(?:[{spaces}]*[{separators}][{spaces}]*{marker_id})*)"
     if ascii_only:
         return rf"\[\^?[{spaces}]*{ids}[{spaces}]*\]"
-    return (rf"(?:[{_OPEN_SQUARE}]\^?|[{_OPEN_CJK}])[{spaces}]*{ids}[{spaces}]*"
-            rf"(?:†[^{_CLOSE}\n]{{0,64}})?[{_CLOSE}]")
+    return (
+        rf"(?:[{_OPEN_SQUARE}]\^?|[{_OPEN_CJK}])[{spaces}]*{ids}[{spaces}]*"
+        rf"(?:†[^{_CLOSE}\n]{{0,64}})?[{_CLOSE}]"
+    )
 
 
 DEFAULT_MARKER_PATTERN = _builtin_pattern(r"\s", r"\d", r"\w")
@@ -146,23 +150,32 @@ class MarkerParser:
             # Text whose IDs may be written otherwise than declared (format characters,
             # compatibility or decomposed forms) has every declared ID looked for; other
             # text only those the pattern's shape cannot find.
-            every_id = (self._regex is not _BUILTIN or FORMAT_CHARS.search(text) is not None
-                        or not unicodedata.is_normalized("NFKC", text))
-        if resolver is not None and (every_id or not _SHAPED_SETS.get(resolver.declared)
-                                     and not resolver.all_shaped()):
+            every_id = (
+                self._regex is not _BUILTIN
+                or FORMAT_CHARS.search(text) is not None
+                or not unicodedata.is_normalized("NFKC", text)
+            )
+        if resolver is not None and (
+            every_id or not _SHAPED_SETS.get(resolver.declared) and not resolver.all_shaped()
+        ):
             declared = resolver.find(text, every_id=every_id)
             if declared:
                 found = _merged(found, declared, cased, unknown)
         # One-character searches first: they run at memchr speed, longer ones do not.
-        if ("`" in text or ("~" in text and "~~~" in text) or (":" in text and "://" in text)
-                or "www." in text):
+        if (
+            "`" in text
+            or ("~" in text and "~~~" in text)
+            or (":" in text and "://" in text)
+            or "www." in text
+        ):
             kept = _outside(found, _code_and_urls(text))
             if len(kept) != len(found) and unknown:
                 # A marker in code that named an unknown ID: that ID counts no more.
                 unknown = dict.fromkeys([i for m in kept for i in m.ids if i in unknown])
             found = kept
-        return _new_tuple(Scan, (found, tuple(cased) if cased else (),
-                                 tuple(unknown) if unknown else ()))
+        return _new_tuple(
+            Scan, (found, tuple(cased) if cased else (), tuple(unknown) if unknown else ())
+        )
 
     def ids(self, text: str, resolver: IdResolver | None = None) -> list[str]:
         """Distinct cited IDs in first-seen order."""
@@ -173,8 +186,9 @@ class MarkerParser:
         return list(seen)
 
 
-def _ascii_markers(text: str, resolver: IdResolver | None, cased: dict[str, None],
-                   unknown: dict[str, None]) -> list[Marker]:
+def _ascii_markers(
+    text: str, resolver: IdResolver | None, cased: dict[str, None], unknown: dict[str, None]
+) -> list[Marker]:
     """The built-in pattern's markers in ASCII text, resolved: the hot path. The pattern's
     group is never empty and never starts or ends with whitespace, and ASCII IDs are in
     canonical form already."""
@@ -222,8 +236,9 @@ def _markers(regex: Any, text: str) -> list[Marker]:
     return found
 
 
-def _resolve_ids(ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, None],
-                 unknown: dict[str, None]) -> tuple[str, ...]:
+def _resolve_ids(
+    ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, None], unknown: dict[str, None]
+) -> tuple[str, ...]:
     resolved = []
     for written in ids:
         source_id, how = resolver.resolve(written)
@@ -235,18 +250,21 @@ def _resolve_ids(ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, No
     return tuple(resolved)
 
 
-def _resolved(found: list[Marker], resolver: IdResolver, cased: dict[str, None],
-              unknown: dict[str, None]) -> list[Marker]:
+def _resolved(
+    found: list[Marker], resolver: IdResolver, cased: dict[str, None], unknown: dict[str, None]
+) -> list[Marker]:
     declared = resolver.declared
     return [
-        marker if declared.issuperset(marker.ids)  # the common case, one C call
+        marker
+        if declared.issuperset(marker.ids)  # the common case, one C call
         else marker._replace(ids=_resolve_ids(marker.ids, resolver, cased, unknown))
         for marker in found
     ]
 
 
-def _merged(found: list[Marker], declared: list[Match], cased: dict[str, None],
-            unknown: dict[str, None]) -> list[Marker]:
+def _merged(
+    found: list[Marker], declared: list[Match], cased: dict[str, None], unknown: dict[str, None]
+) -> list[Marker]:
     """Both kinds of markers in order; a pattern marker that overlaps a declared-ID marker
     gives way to it (``[1]2]`` is the declared ``1]2``, not ``1``)."""
     out: list[Marker] = []

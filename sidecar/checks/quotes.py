@@ -46,8 +46,14 @@ class CitedTextCheck:
             if not document:
                 if (None, source_id) not in reported:
                     reported.add((None, source_id))
-                    findings.append(Finding("quote_unverifiable", "info", source_id=source_id,
-                                            detail="cited document has no text"))
+                    findings.append(
+                        Finding(
+                            "quote_unverifiable",
+                            "info",
+                            source_id=source_id,
+                            detail="cited document has no text",
+                        )
+                    )
                 continue
             if fold(quoted) in document:
                 continue
@@ -55,10 +61,15 @@ class CitedTextCheck:
                 if (claim_id, source_id) in reported:
                     continue
                 reported.add((claim_id, source_id))
-                findings.append(Finding("fabricated_quote",
-                                        "critical" if importance == 3 else "warning",
-                                        claim_id=claim_id, source_id=source_id,
-                                        detail="cited_text_not_in_document"))
+                findings.append(
+                    Finding(
+                        "fabricated_quote",
+                        "critical" if importance == 3 else "warning",
+                        claim_id=claim_id,
+                        source_id=source_id,
+                        detail="cited_text_not_in_document",
+                    )
+                )
         return findings
 
 
@@ -70,13 +81,15 @@ def _fields(quote: Any) -> tuple[str | None, str | None, str | None]:
     return source_id, quoted, cited
 
 
-def _claims_for(analysis: Analysis, source_id: str,
-                cited: str) -> list[tuple[str | None, int]]:
+def _claims_for(analysis: Analysis, source_id: str, cited: str) -> list[tuple[str | None, int]]:
     """The claims a quote is given for: those citing ``source_id`` whose text overlaps the
     answer text the quote came with (any citing claim if none does; the trace if none)."""
     citing = [item.claim for item in analysis.claims if source_id in item.valid_ids]
-    overlapping = [claim for claim in citing
-                   if cited and ((text := fold(claim.text)) in cited or cited in text)]
+    overlapping = [
+        claim
+        for claim in citing
+        if cited and ((text := fold(claim.text)) in cited or cited in text)
+    ]
     chosen = overlapping or citing
     if not chosen:
         return [(None, 0)]

@@ -28,7 +28,8 @@ __all__ = [
 ]
 
 LINE_FORMATS: frozenset[InputFormat] = frozenset(
-    {"trace_v1", "openai_responses", "openai_chat", "anthropic_messages", "otlp_json"})
+    {"trace_v1", "openai_responses", "openai_chat", "anthropic_messages", "otlp_json"}
+)
 """The formats a JSON Lines file can hold (protobuf records come from Kafka only)."""
 
 

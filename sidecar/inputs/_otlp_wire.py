@@ -46,14 +46,23 @@ def spans_from_proto(value: bytes) -> list[Span]:
         resource = {kv.key: _proto_value(kv.value) for kv in resource_spans.resource.attributes}
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
-                spans.append(Span(
-                    trace_id=span.trace_id.hex(), span_id=span.span_id.hex(), name=span.name,
-                    end_ns=span.end_time_unix_nano,
-                    attributes={kv.key: _proto_value(kv.value) for kv in span.attributes},
-                    resource=resource,
-                    events=tuple((event.name, {kv.key: _proto_value(kv.value)
-                                               for kv in event.attributes})
-                                 for event in span.events)))
+                spans.append(
+                    Span(
+                        trace_id=span.trace_id.hex(),
+                        span_id=span.span_id.hex(),
+                        name=span.name,
+                        end_ns=span.end_time_unix_nano,
+                        attributes={kv.key: _proto_value(kv.value) for kv in span.attributes},
+                        resource=resource,
+                        events=tuple(
+                            (
+                                event.name,
+                                {kv.key: _proto_value(kv.value) for kv in event.attributes},
+                            )
+                            for event in span.events
+                        ),
+                    )
+                )
     return spans
 
 
@@ -83,17 +92,24 @@ def spans_from_json(obj: Any) -> list[Span]:
             for span in (scope_spans or {}).get("spans") or ():
                 if not isinstance(span, dict):
                     raise InputError("a span is not an object")
-                spans.append(Span(
-                    trace_id=_json_id(span.get("traceId"), 16, "traceId"),
-                    span_id=_json_id(span.get("spanId"), 8, "spanId"),
-                    name=str(span.get("name") or ""),
-                    end_ns=_json_int(span.get("endTimeUnixNano")),
-                    attributes=_json_attributes(span.get("attributes")),
-                    resource=resource,
-                    events=tuple((str(event.get("name") or ""),
-                                  _json_attributes(event.get("attributes")))
-                                 for event in span.get("events") or ()
-                                 if isinstance(event, dict))))
+                spans.append(
+                    Span(
+                        trace_id=_json_id(span.get("traceId"), 16, "traceId"),
+                        span_id=_json_id(span.get("spanId"), 8, "spanId"),
+                        name=str(span.get("name") or ""),
+                        end_ns=_json_int(span.get("endTimeUnixNano")),
+                        attributes=_json_attributes(span.get("attributes")),
+                        resource=resource,
+                        events=tuple(
+                            (
+                                str(event.get("name") or ""),
+                                _json_attributes(event.get("attributes")),
+                            )
+                            for event in span.get("events") or ()
+                            if isinstance(event, dict)
+                        ),
+                    )
+                )
     return spans
 
 

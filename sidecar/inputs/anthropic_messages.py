@@ -67,12 +67,18 @@ class AnthropicMessagesAdapter:
             parts.append(text + "".join(f" [{source_id}]" for source_id in cited))
         if not parts:
             raise InputError("the response has no text block")
-        trace = envelope_fields(envelope, response_id=str(response.get("id") or ""),
-                                created=None, question=question,
-                                model=str(response.get("model") or request.get("model") or ""))
+        trace = envelope_fields(
+            envelope,
+            response_id=str(response.get("id") or ""),
+            created=None,
+            question=question,
+            model=str(response.get("model") or request.get("model") or ""),
+        )
         trace["answer"] = "".join(parts)
-        trace["sources"] = [*({"id": f"D{i + 1}", **doc} for i, doc in enumerate(documents)),
-                            *({"id": f"R{i + 1}", **doc} for i, doc in enumerate(results))]
+        trace["sources"] = [
+            *({"id": f"D{i + 1}", **doc} for i, doc in enumerate(documents)),
+            *({"id": f"R{i + 1}", **doc} for i, doc in enumerate(results)),
+        ]
         if quotes:
             trace["extra"] = {CITED_TEXTS: quotes}
         return trace
@@ -108,8 +114,10 @@ def _request_blocks(messages: Any) -> tuple[list[dict[str, str]], list[dict[str,
             if kind == "document":
                 documents.append(_document(block))
             elif kind == "search_result":
-                entry = {"title": str(block.get("title") or ""),
-                         "text": text_of(block.get("content"))}
+                entry = {
+                    "title": str(block.get("title") or ""),
+                    "text": text_of(block.get("content")),
+                }
                 if isinstance(block.get("source"), str):
                     entry["url"] = block["source"]
                 results.append(entry)

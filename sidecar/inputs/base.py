@@ -71,8 +71,9 @@ class InputAdapter(Protocol):
         ...
 
 
-def envelope_fields(record: Mapping[str, Any], *, response_id: str, created: Any,
-                    question: str, model: str) -> dict[str, Any]:
+def envelope_fields(
+    record: Mapping[str, Any], *, response_id: str, created: Any, question: str, model: str
+) -> dict[str, Any]:
     """The trace fields every API envelope gives: app, IDs, time, generator, question."""
     trace_id = record.get("trace_id")
     if trace_id is None:
@@ -92,8 +93,10 @@ def envelope_fields(record: Mapping[str, Any], *, response_id: str, created: Any
         "trace_id": trace_id,
         "timestamp": timestamp,
         "app": record.get("app") or DEFAULT_APP,
-        "generator": {"model": model or "unknown",
-                      "prompt_version": str(record.get("prompt_version") or "unknown")},
+        "generator": {
+            "model": model or "unknown",
+            "prompt_version": str(record.get("prompt_version") or "unknown"),
+        },
         "question": envelope_question if isinstance(envelope_question, str) else question,
     }
     for name in ("tenant", "environment"):
@@ -102,8 +105,9 @@ def envelope_fields(record: Mapping[str, Any], *, response_id: str, created: Any
     return fields
 
 
-def split_envelope(obj: Any, *, is_response: Any) -> tuple[dict[str, Any], dict[str, Any],
-                                                          dict[str, Any]]:
+def split_envelope(
+    obj: Any, *, is_response: Any
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """``(envelope, request, response)`` of a decoded record: an envelope with a
     ``response``, or a bare response that ``is_response(obj)`` recognises."""
     if not isinstance(obj, dict):
@@ -127,9 +131,13 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part["text"] for part in content
-                         if isinstance(part, dict) and isinstance(part.get("text"), str)
-                         and part.get("type") in (None, "text", "input_text", "output_text"))
+        return "\n".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and isinstance(part.get("text"), str)
+            and part.get("type") in (None, "text", "input_text", "output_text")
+        )
     return ""
 
 
@@ -163,16 +171,25 @@ class SourceTable:
                 if isinstance(item.get(name), str):
                     self._supplied.setdefault(item[name], item)
 
-    def cite(self, key: str, *, prefix: str, title: str = "", text: str | None = None,
-             url: str | None = None) -> str:
+    def cite(
+        self,
+        key: str,
+        *,
+        prefix: str,
+        title: str = "",
+        text: str | None = None,
+        url: str | None = None,
+    ) -> str:
         """The source ID of ``key``, adding the source on its first citation."""
         found = self._by_key.get(key)
         if found is None:
             supplied = self._supplied.get(key, {})
             count = sum(1 for source in self._order if source["id"].startswith(prefix))
-            found = {"id": f"{prefix}{count + 1}",
-                     "title": title or str(supplied.get("title") or ""),
-                     "text": text if text is not None else str(supplied.get("text") or "")}
+            found = {
+                "id": f"{prefix}{count + 1}",
+                "title": title or str(supplied.get("title") or ""),
+                "text": text if text is not None else str(supplied.get("text") or ""),
+            }
             if url or supplied.get("url"):
                 found["url"] = url or supplied.get("url")
             self._by_key[key] = found
@@ -201,8 +218,9 @@ def insert_markers(text: str, citations: Iterable[tuple[int, int | None, str]]) 
     for start, end, source_id in citations:
         begin = min(max(start, 0), size)
         stop = begin if end is None else min(max(end, begin), size)
-        span = (begin, stop) if _LINK.fullmatch(text, begin, stop) and stop > begin \
-            else (stop, stop)
+        span = (
+            (begin, stop) if _LINK.fullmatch(text, begin, stop) and stop > begin else (stop, stop)
+        )
         ids = edits.setdefault(span, [])
         if source_id not in ids:
             ids.append(source_id)
@@ -214,8 +232,10 @@ def insert_markers(text: str, citations: Iterable[tuple[int, int | None, str]]) 
         stop = max(stop, begin)
         out.append(text[position:begin])
         last = text[begin - 1] if begin > position else last
-        out.append(("" if last.isspace() or not last else " ")
-                   + " ".join(f"[{source_id}]" for source_id in ids))
+        out.append(
+            ("" if last.isspace() or not last else " ")
+            + " ".join(f"[{source_id}]" for source_id in ids)
+        )
         last = "]"
         position = stop
     out.append(text[position:])

@@ -59,13 +59,17 @@ class OpenAIChatAdapter:
             start, end = cited.get("start_index"), cited.get("end_index")
             if not isinstance(start, int) or not isinstance(end, int):
                 raise InputError("a url_citation's start_index or end_index is not an integer")
-            source_id = table.cite(cited["url"], prefix="W", title=str(cited.get("title") or ""),
-                                   url=cited["url"])
+            source_id = table.cite(
+                cited["url"], prefix="W", title=str(cited.get("title") or ""), url=cited["url"]
+            )
             citations.append((start, end, source_id))
-        trace = envelope_fields(envelope, response_id=str(response.get("id") or ""),
-                                created=response.get("created"),
-                                question=last_user_text(request.get("messages")),
-                                model=str(response.get("model") or request.get("model") or ""))
+        trace = envelope_fields(
+            envelope,
+            response_id=str(response.get("id") or ""),
+            created=response.get("created"),
+            question=last_user_text(request.get("messages")),
+            model=str(response.get("model") or request.get("model") or ""),
+        )
         trace["answer"] = insert_markers(text, citations)
         trace["sources"] = table.sources()
         return trace

@@ -62,10 +62,13 @@ class OpenAIResponsesAdapter:
         if not parts:
             raise InputError("the response has no output_text")
         request_input = request.get("input", "")
-        trace = envelope_fields(envelope, response_id=str(response.get("id") or ""),
-                                created=response.get("created_at"),
-                                question=last_user_text(request_input),
-                                model=str(response.get("model") or request.get("model") or ""))
+        trace = envelope_fields(
+            envelope,
+            response_id=str(response.get("id") or ""),
+            created=response.get("created_at"),
+            question=last_user_text(request_input),
+            model=str(response.get("model") or request.get("model") or ""),
+        )
         trace["answer"] = "\n\n".join(parts)
         trace["sources"] = table.sources()
         return trace
@@ -78,8 +81,11 @@ def _file_search_texts(output: list[Any]) -> dict[str, str]:
         if not isinstance(item, dict) or item.get("type") != "file_search_call":
             continue
         for result in item.get("results") or ():
-            if (isinstance(result, dict) and isinstance(result.get("file_id"), str)
-                    and isinstance(result.get("text"), str)):
+            if (
+                isinstance(result, dict)
+                and isinstance(result.get("file_id"), str)
+                and isinstance(result.get("text"), str)
+            ):
                 texts.setdefault(result["file_id"], []).append(result["text"])
     return {file_id: "\n\n".join(chunks) for file_id, chunks in texts.items()}
 
@@ -94,14 +100,18 @@ def _marked_text(part: dict[str, Any], table: SourceTable, file_texts: dict[str,
             raise InputError("an annotation is not a JSON object")
         kind = note.get("type")
         if kind == "url_citation" and isinstance(note.get("url"), str):
-            source_id = table.cite(note["url"], prefix="W", title=str(note.get("title") or ""),
-                                   url=note["url"])
-            citations.append((_index(note, "start_index"), _index(note, "end_index"),
-                              source_id))
+            source_id = table.cite(
+                note["url"], prefix="W", title=str(note.get("title") or ""), url=note["url"]
+            )
+            citations.append((_index(note, "start_index"), _index(note, "end_index"), source_id))
         elif kind == "file_citation" and isinstance(note.get("file_id"), str):
             file_id = note["file_id"]
-            source_id = table.cite(file_id, prefix="F", title=str(note.get("filename") or ""),
-                                   text=file_texts.get(file_id))
+            source_id = table.cite(
+                file_id,
+                prefix="F",
+                title=str(note.get("filename") or ""),
+                text=file_texts.get(file_id),
+            )
             citations.append((_index(note, "index"), None, source_id))
     return insert_markers(text, citations)
 

@@ -52,14 +52,19 @@ class OtlpAdapter:
 
     def to_trace(self, value: bytes) -> dict[str, Any]:
         """See :class:`sidecar.inputs.base.InputAdapter`."""
-        spans = (spans_from_proto(value) if self.format == "otlp_proto"
-                 else spans_from_json(loads(value)))
+        spans = (
+            spans_from_proto(value)
+            if self.format == "otlp_proto"
+            else spans_from_json(loads(value))
+        )
         trace_ids = {span.trace_id for span in spans}
         if not trace_ids:
             raise InputError("the record holds no spans")
         if len(trace_ids) > 1:
-            raise InputError(f"the record holds spans of {len(trace_ids)} traces; group them "
-                             "by trace (the Collector's groupbytrace, partition_traces_by_id)")
+            raise InputError(
+                f"the record holds spans of {len(trace_ids)} traces; group them "
+                "by trace (the Collector's groupbytrace, partition_traces_by_id)"
+            )
         llm = [span for span in spans if _is_llm(span)]
         if not llm:
             raise InputError("the trace has no LLM span")
@@ -69,22 +74,30 @@ class OtlpAdapter:
             raise InputError("the LLM span carries no output text")
         sources = _sources([span for span in spans if _is_retriever(span)])
         question = _question(answer_span) or next(
-            (str(span.attributes["input.value"]) for span in spans
-             if _is_retriever(span) and isinstance(span.attributes.get("input.value"), str)),
-            "")
+            (
+                str(span.attributes["input.value"])
+                for span in spans
+                if _is_retriever(span) and isinstance(span.attributes.get("input.value"), str)
+            ),
+            "",
+        )
         attributes = answer_span.attributes
-        model = (attributes.get("llm.model_name") or attributes.get("gen_ai.response.model")
-                 or attributes.get("gen_ai.request.model") or "unknown")
+        model = (
+            attributes.get("llm.model_name")
+            or attributes.get("gen_ai.response.model")
+            or attributes.get("gen_ai.request.model")
+            or "unknown"
+        )
         end_ns = answer_span.end_ns
-        timestamp = (datetime.fromtimestamp(end_ns / 1e9, tz=UTC) if end_ns
-                     else datetime.now(tz=UTC))
+        timestamp = datetime.fromtimestamp(end_ns / 1e9, tz=UTC) if end_ns else datetime.now(tz=UTC)
         return {
             "trace_id": answer_span.trace_id,
             "timestamp": timestamp.isoformat(),
             "app": str(answer_span.resource.get("service.name") or DEFAULT_APP),
-            "generator": {"model": str(model),
-                          "prompt_version": str(attributes.get("llm.prompt_template.version")
-                                                or "unknown")},
+            "generator": {
+                "model": str(model),
+                "prompt_version": str(attributes.get("llm.prompt_template.version") or "unknown"),
+            },
             "question": question,
             "answer": answer,
             "sources": sources,
@@ -96,13 +109,15 @@ def _kind(span: Span) -> str:
 
 
 def _is_llm(span: Span) -> bool:
-    return (_kind(span) == "LLM"
-            or span.attributes.get("gen_ai.operation.name") in _LLM_OPERATIONS)
+    return _kind(span) == "LLM" or span.attributes.get("gen_ai.operation.name") in _LLM_OPERATIONS
 
 
 def _is_retriever(span: Span) -> bool:
-    return (_kind(span) == "RETRIEVER" or "gen_ai.retrieval.documents" in span.attributes
-            or span.attributes.get("gen_ai.operation.name") == "retrieval")
+    return (
+        _kind(span) == "RETRIEVER"
+        or "gen_ai.retrieval.documents" in span.attributes
+        or span.attributes.get("gen_ai.operation.name") == "retrieval"
+    )
 
 
 def _indexed(attributes: dict[str, Any], prefix: str, suffix: str) -> list[tuple[int, Any]]:
@@ -110,7 +125,7 @@ def _indexed(attributes: dict[str, Any], prefix: str, suffix: str) -> list[tuple
     found: list[tuple[int, Any]] = []
     for key, value in attributes.items():
         if key.startswith(prefix) and key.endswith(suffix):
-            middle = key[len(prefix):len(key) - len(suffix)]
+            middle = key[len(prefix) : len(key) - len(suffix)]
             if middle.isdigit():
                 found.append((int(middle), value))
     return sorted(found, key=lambda item: item[0])
@@ -134,9 +149,11 @@ def _message_text(message: Any) -> str:
         return ""
     if isinstance(message.get("content"), str):
         return str(message["content"])
-    return "".join(str(part.get("content") or part.get("text") or "")
-                   for part in message.get("parts") or () if isinstance(part, dict)
-                   and part.get("type", "text") == "text")
+    return "".join(
+        str(part.get("content") or part.get("text") or "")
+        for part in message.get("parts") or ()
+        if isinstance(part, dict) and part.get("type", "text") == "text"
+    )
 
 
 def _answer(span: Span) -> str:
@@ -154,7 +171,8 @@ def _answer(span: Span) -> str:
     for name, event_attributes in reversed(span.events):
         if name == "gen_ai.choice":
             text = _message_text(event_attributes.get("message")) or str(
-                event_attributes.get("content") or "")
+                event_attributes.get("content") or ""
+            )
             if text:
                 return text
     return ""
@@ -163,8 +181,7 @@ def _answer(span: Span) -> str:
 def _question(span: Span) -> str:
     attributes = span.attributes
     roles = dict(_indexed(attributes, "llm.input_messages.", ".message.role"))
-    for index, content in reversed(_indexed(attributes, "llm.input_messages.",
-                                            ".message.content")):
+    for index, content in reversed(_indexed(attributes, "llm.input_messages.", ".message.content")):
         if roles.get(index) == "user":
             return str(content)
     for message in reversed(_json_list(attributes.get("gen_ai.input.messages"))):
@@ -186,10 +203,18 @@ def _sources(retrievers: list[Span]) -> list[dict[str, Any]]:
         for index in sorted(set(contents) | set(ids)):
             meta = metadata.get(index)
             meta = json.loads(meta) if isinstance(meta, str) and meta.startswith("{") else meta
-            documents.append({"id": ids.get(index), "content": contents.get(index, ""),
-                              **(meta if isinstance(meta, dict) else {})})
-        documents.extend(doc for doc in _json_list(attributes.get("gen_ai.retrieval.documents"))
-                         if isinstance(doc, dict))
+            documents.append(
+                {
+                    "id": ids.get(index),
+                    "content": contents.get(index, ""),
+                    **(meta if isinstance(meta, dict) else {}),
+                }
+            )
+        documents.extend(
+            doc
+            for doc in _json_list(attributes.get("gen_ai.retrieval.documents"))
+            if isinstance(doc, dict)
+        )
         for document in documents:
             source_id = str(document.get("id") or f"D{len(sources) + 1}")
             if source_id in seen:

@@ -63,16 +63,25 @@ class BeforeCall:
         prior.cached = len(settled.verdicts) - prior.screened
         return settled
 
-    def _screened(self, claim: ClaimRequest, importance: Mapping[str, int], settled: Settled,
-                  index: PassageIndex) -> bool:
+    def _screened(
+        self,
+        claim: ClaimRequest,
+        importance: Mapping[str, int],
+        settled: Settled,
+        index: PassageIndex,
+    ) -> bool:
         """Whether the screen's verdict on ``claim`` stands (and is now in ``settled``)."""
         found = screen_verdict(claim, self.screen)
         settled.prior.screen_said[claim.claim_id] = screen_outcome(found)
-        if (found is None or found.verdict not in self.trusted
-                or importance.get(claim.claim_id, 3) > self.skip_max_importance):
+        if (
+            found is None
+            or found.verdict not in self.trusted
+            or importance.get(claim.claim_id, 3) > self.skip_max_importance
+        ):
             return False
-        checked = check_verdict(claim, found, resolved_by="screen", index=index,
-                                rule=self.quote_rule)
+        checked = check_verdict(
+            claim, found, resolved_by="screen", index=index, rule=self.quote_rule
+        )
         # A screen verdict whose quote fails the check is not trusted: the LLM judges the
         # claim instead.
         if checked.quote_not_found or checked.quote_in_injection:

@@ -51,16 +51,30 @@ class Usage:
     output_tokens: int = 0
     attempts: int = 0
 
-    def run(self, judge: JudgeIdentity, outcome: str, *, latency: float = 0.0,
-            cached_claims: int = 0, screened_claims: int = 0,
-            error: str | None = None) -> JudgeRun:
+    def run(
+        self,
+        judge: JudgeIdentity,
+        outcome: str,
+        *,
+        latency: float = 0.0,
+        cached_claims: int = 0,
+        screened_claims: int = 0,
+        error: str | None = None,
+    ) -> JudgeRun:
         """The record's account of the trace's judge run: who judged, how it ended, what it
         spent and how many claims the cache and the screen settled."""
-        return JudgeRun(judge=judge.backend, model=judge.model,
-                        rubric_version=judge.rubric_version, outcome=outcome,
-                        input_tokens=self.input_tokens, output_tokens=self.output_tokens,
-                        latency_seconds=round(latency, 6), cached_claims=cached_claims,
-                        screened_claims=screened_claims, error=error)
+        return JudgeRun(
+            judge=judge.backend,
+            model=judge.model,
+            rubric_version=judge.rubric_version,
+            outcome=outcome,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            latency_seconds=round(latency, 6),
+            cached_claims=cached_claims,
+            screened_claims=screened_claims,
+            error=error,
+        )
 
 
 class JudgeCalls:
@@ -208,35 +222,55 @@ class JudgeCalls:
             try:
                 async with asyncio.timeout(timeout):
                     reply = await backend.judge(packet, self._rubric, timeout=timeout)
-                checked = validate_reply(packet, reply.result, abstained=reply.abstained,
-                                         resolved_by=self._resolved_by, rule=self._quote_rule)
+                checked = validate_reply(
+                    packet,
+                    reply.result,
+                    abstained=reply.abstained,
+                    resolved_by=self._resolved_by,
+                    rule=self._quote_rule,
+                )
             except TimeoutError:
                 error = JudgeCallError("judge call timed out", kind="timeout", retriable=True)
             except JudgeCallError as exc:
                 error = exc
             except JudgeError as exc:
                 # A reply whose claim IDs do not match: the model answered, but unusably.
-                error = JudgeCallError(str(exc), kind=exc.kind, input_tokens=reply.input_tokens,
-                                       output_tokens=reply.output_tokens)
+                error = JudgeCallError(
+                    str(exc),
+                    kind=exc.kind,
+                    input_tokens=reply.input_tokens,
+                    output_tokens=reply.output_tokens,
+                )
             else:
                 usage.input_tokens += reply.input_tokens
                 usage.output_tokens += reply.output_tokens
                 observer.judge_request(
-                    model=model, outcome="ok", latency_seconds=self._clock() - started,
-                    input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                    model=model,
+                    outcome="ok",
+                    latency_seconds=self._clock() - started,
+                    input_tokens=reply.input_tokens,
+                    output_tokens=reply.output_tokens,
                 )
                 return checked, reply.abstained
             usage.input_tokens += error.input_tokens
             usage.output_tokens += error.output_tokens
             observer.judge_request(
-                model=model, outcome=error.kind, latency_seconds=self._clock() - started,
-                input_tokens=error.input_tokens, output_tokens=error.output_tokens,
+                model=model,
+                outcome=error.kind,
+                latency_seconds=self._clock() - started,
+                input_tokens=error.input_tokens,
+                output_tokens=error.output_tokens,
             )
             if not error.retriable or attempt >= self._settings.max_retries or self._closing:
                 raise error
             if backend.metered and breaker.state == "open":
-                observer.judge_request(model=model, outcome="circuit_open",
-                                       latency_seconds=0.0, input_tokens=0, output_tokens=0)
+                observer.judge_request(
+                    model=model,
+                    outcome="circuit_open",
+                    latency_seconds=0.0,
+                    input_tokens=0,
+                    output_tokens=0,
+                )
                 raise JudgeCallError("circuit opened while retrying", kind="circuit_open")
             await self._sleep(self._backoff.delay(attempt, error.retry_after))
             attempt += 1

@@ -111,9 +111,12 @@ class BoundedTransport(_BaseTransport):  # type: ignore[misc]
         if declared.isdigit() and int(declared) > self._limit:
             await response.aclose()
             raise ReplyTooLargeError(f"judge reply of {declared} bytes, over {self._limit}")
-        return _HTTP.Response(response.status_code, headers=response.headers,
-                              stream=_BoundedStream(response.stream, self._limit),
-                              extensions=response.extensions)
+        return _HTTP.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_BoundedStream(response.stream, self._limit),
+            extensions=response.extensions,
+        )
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -129,13 +132,13 @@ def make_client(settings: JudgeSettings) -> openai.AsyncOpenAI:
         kwargs["base_url"] = settings.base_url
     transport = BoundedTransport(
         _HTTP.AsyncHTTPTransport(limits=_pool_limits(settings.concurrency)),
-        settings.max_reply_bytes)
+        settings.max_reply_bytes,
+    )
     return openai.AsyncOpenAI(
         api_key=key,
         timeout=settings.timeout_seconds,
         max_retries=0,
-        http_client=openai.DefaultAsyncHttpxClient(transport=transport,
-                                                   follow_redirects=False),
+        http_client=openai.DefaultAsyncHttpxClient(transport=transport, follow_redirects=False),
         **kwargs,
     )
 
@@ -184,22 +187,30 @@ def translate_error(exc: BaseException) -> JudgeCallError:
     if isinstance(exc, openai.APIConnectionError):
         return JudgeCallError("judge endpoint unreachable", kind="api_error", retriable=True)
     if isinstance(exc, openai.RateLimitError):
-        return JudgeCallError("judge rate limited (429)", kind="rate_limited", retriable=True,
-                              retry_after=_retry_after(exc.response.headers))
+        return JudgeCallError(
+            "judge rate limited (429)",
+            kind="rate_limited",
+            retriable=True,
+            retry_after=_retry_after(exc.response.headers),
+        )
     if isinstance(exc, openai.APIStatusError) and 300 <= exc.status_code < 400:
-        return JudgeCallError(f"judge endpoint answered a redirect ({exc.status_code}), "
-                              "which is not followed", kind="redirect")
+        return JudgeCallError(
+            f"judge endpoint answered a redirect ({exc.status_code}), which is not followed",
+            kind="redirect",
+        )
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         retriable = status >= 500 or status in _RETRIABLE_STATUS
-        return JudgeCallError(f"judge endpoint answered {status}", kind="api_error",
-                              retriable=retriable,
-                              retry_after=_retry_after(exc.response.headers) if retriable else None)
+        return JudgeCallError(
+            f"judge endpoint answered {status}",
+            kind="api_error",
+            retriable=retriable,
+            retry_after=_retry_after(exc.response.headers) if retriable else None,
+        )
     if isinstance(exc, openai.ContentFilterFinishReasonError):
         return JudgeCallError("judge reply stopped by a content filter", kind="refusal")
     if isinstance(exc, openai.LengthFinishReasonError):
         return JudgeCallError("judge reply cut at the token limit", kind="parse_error")
     if isinstance(exc, pydantic.ValidationError | ValueError):
-        return JudgeCallError("judge reply does not match the verdict schema",
-                              kind="parse_error")
+        return JudgeCallError("judge reply does not match the verdict schema", kind="parse_error")
     return JudgeCallError(f"judge call failed: {type(exc).__name__}", kind="api_error")

@@ -80,8 +80,9 @@ class ReplyLimits(NamedTuple):
     quote_chars: int
 
 
-def check_bounds(result: JudgeResult, limits: ReplyLimits, *, input_tokens: int = 0,
-                 output_tokens: int = 0) -> None:
+def check_bounds(
+    result: JudgeResult, limits: ReplyLimits, *, input_tokens: int = 0, output_tokens: int = 0
+) -> None:
     """Raise ``reply_too_large`` when a verdict's reason or evidence quote is over its limit.
 
     A quote within the limit but longer than every cited passage cannot be a quote of one:
@@ -93,8 +94,14 @@ def check_bounds(result: JudgeResult, limits: ReplyLimits, *, input_tokens: int 
         if len(verdict.reason) > limits.reason_chars:
             problem = f"a reason of {len(verdict.reason)} characters (limit {limits.reason_chars})"
         elif len(verdict.evidence_quote) > limits.quote_chars:
-            problem = (f"an evidence quote of {len(verdict.evidence_quote)} characters "
-                       f"(limit {limits.quote_chars})")
+            problem = (
+                f"an evidence quote of {len(verdict.evidence_quote)} characters "
+                f"(limit {limits.quote_chars})"
+            )
         if problem:
-            raise JudgeCallError(f"judge reply has {problem}", kind="reply_too_large",
-                                 input_tokens=input_tokens, output_tokens=output_tokens)
+            raise JudgeCallError(
+                f"judge reply has {problem}",
+                kind="reply_too_large",
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+            )

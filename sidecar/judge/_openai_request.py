@@ -57,7 +57,10 @@ JUDGE_SCHEMA: dict[str, Any] = _judge_schema()
 """The strict JSON schema of :class:`JudgeResult` as sent: no titles or descriptions."""
 
 RESPONSES_TEXT_FORMAT: dict[str, Any] = {
-    "type": "json_schema", "name": "JudgeResult", "strict": True, "schema": JUDGE_SCHEMA,
+    "type": "json_schema",
+    "name": "JudgeResult",
+    "strict": True,
+    "schema": JUDGE_SCHEMA,
 }
 """``text.format`` of a Responses API judge call."""
 

@@ -119,16 +119,20 @@ def withhold_incomplete_quotes(
     sentence the screen finds lacking part of the claim (:mod:`sidecar.judge.coverage`)."""
     for claim in request.claims:
         verdict = verdicts.get(claim.claim_id)
-        if (verdict is None or verdict.verdict != "supported"
-                or verdict.resolved_by != "llm"
-                or prior.importance.get(claim.claim_id) != 3):
+        if (
+            verdict is None
+            or verdict.verdict != "supported"
+            or verdict.resolved_by != "llm"
+            or prior.importance.get(claim.claim_id) != 3
+        ):
             continue
         context = quote_context(verdict.evidence_quote, claim.passages)
         found = screen(claim.text, [context])
         gap = quote_gap(found.verdict, found.reason)
         if gap is not None:
-            logger.debug("trace %s claim %s: supported withheld: %s", trace.trace_id,
-                         claim.claim_id, gap)
+            logger.debug(
+                "trace %s claim %s: supported withheld: %s", trace.trace_id, claim.claim_id, gap
+            )
             del verdicts[claim.claim_id]
             prior.withhold(claim.claim_id, verdict, ("unverified", "quote_incomplete"))
 
@@ -193,8 +197,11 @@ def _misattributed(
         if not unsupported and claim.claim_id not in suspect:
             continue
         if looked == _MISATTRIBUTION_CLAIMS:
-            logger.debug("trace %s: misattribution looked up for the first %d unsupported "
-                         "claims only", trace.trace_id, looked)
+            logger.debug(
+                "trace %s: misattribution looked up for the first %d unsupported claims only",
+                trace.trace_id,
+                looked,
+            )
             break
         looked += 1
         cited = {passage.passage_id for passage in claim.passages}
@@ -228,8 +235,11 @@ def _paths(
         claim_id = claim.claim_id
         screen = screen_said.get(claim_id)
         verdict = verdicts.get(claim_id)
-        llm = (verdict.verdict if llm_judged and verdict is not None
-               and verdict.resolved_by != "screen" else None)
+        llm = (
+            verdict.verdict
+            if llm_judged and verdict is not None and verdict.resolved_by != "screen"
+            else None
+        )
         if claim_id in prior.withdrawn:
             llm = prior.withdrawn[claim_id]  # the LLM's verdict, withheld all the same
         second = prior.rejudged.get(claim_id)

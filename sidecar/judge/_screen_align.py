@@ -14,8 +14,8 @@ from sidecar.judge._screen_window import Window, best_window, same_quantity
 
 __all__ = ["Clause", "ClauseResult", "judge_clause", "split_clauses"]
 
-_ALIGNED = 0.75       # share of a clause's other content that must be found to call a conflict
-_ABSENT = 1 / 3       # at most this share found: the clause is absent from the cited text
+_ALIGNED = 0.75  # share of a clause's other content that must be found to call a conflict
+_ABSENT = 1 / 3  # at most this share found: the clause is absent from the cited text
 _MONTHS_AND_DAYS = lx.MONTHS | lx.WEEKDAYS
 
 
@@ -29,8 +29,14 @@ class ClauseResult:
 
 
 # months and days do not convert exactly, currencies not at all, but each is a rival
-_FAMILY = {"month": "time", "usd": "money", "eur": "money", "gbp": "money", "jpy": "money",
-           "chf": "money"}
+_FAMILY = {
+    "month": "time",
+    "usd": "money",
+    "eur": "money",
+    "gbp": "money",
+    "jpy": "money",
+    "chf": "money",
+}
 _MONTH_SECONDS = 30.4375 * 86400
 
 
@@ -93,8 +99,9 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
         blocked = _blocked(clause, window) or _unbound(clause, window)
         if blocked:
             return ClauseResult("unsure", blocked)
-        return ClauseResult("found", "found: every part of the claim in the cited text",
-                            window.quote())
+        return ClauseResult(
+            "found", "found: every part of the claim in the cited text", window.quote()
+        )
     if share <= _ABSENT:
         return ClauseResult("absent", "abstained: content not found in the cited text")
     return ClauseResult("unsure", "abstained: content only partly found, no conflict detected")
@@ -108,22 +115,28 @@ def _matched_span(clause: Clause, window: Window) -> list[tuple[int, Token]]:
     """The window's tokens from the first to the last of its clauses (split at commas,
     conjunctions and conditions) that hold a claimed word or quantity: a negation or an
     opposite elsewhere in the window belongs to another statement."""
-    claimed_at = {pq.start for pq in _window_quantities(window)
-                  if any(same_quantity(cq, pq) for cq in clause.quantities)}
+    claimed_at = {
+        pq.start
+        for pq in _window_quantities(window)
+        if any(same_quantity(cq, pq) for cq in clause.quantities)
+    }
     tokens = _window_tokens(window)
     pieces: list[list[tuple[int, Token]]] = [[]]
     for item in tokens:
         tok = item[1]
-        if pieces[-1] and (tok.kind == "b" or tok.key in lx.SPLITTERS
-                           or tok.sent != pieces[-1][-1][1].sent):
+        if pieces[-1] and (
+            tok.kind == "b" or tok.key in lx.SPLITTERS or tok.sent != pieces[-1][-1][1].sent
+        ):
             pieces.append([])
         pieces[-1].append(item)
-    hit = [n for n, piece in enumerate(pieces)
-           if any((t.kind == "w" and t.key in clause.units) or t.start in claimed_at
-                  for _, t in piece)]
+    hit = [
+        n
+        for n, piece in enumerate(pieces)
+        if any((t.kind == "w" and t.key in clause.units) or t.start in claimed_at for _, t in piece)
+    ]
     if not hit:
         return []
-    return [item for piece in pieces[hit[0]:hit[-1] + 1] for item in piece]
+    return [item for piece in pieces[hit[0] : hit[-1] + 1] for item in piece]
 
 
 def _unbound(clause: Clause, window: Window) -> str:
@@ -160,9 +173,9 @@ def _conflict(clause: Clause, window: Window, hits: _Hits, total: int) -> str:
         for i in sorted(missing_q & rivals):
             cq = clause.quantities[i]
             if any(pq.dim == cq.dim and pq.value == cq.value for pq in stated):
-                continue    # the claimed value is there, said of something else or in part
+                continue  # the claimed value is there, said of something else or in part
             if not any(_rival_quantity(cq, pq) and _near(clause, window, pq) for pq in stated):
-                continue    # no rival stated of the claim's words: another fact's number
+                continue  # no rival stated of the claim's words: another fact's number
             dim = cq.dim
             code = "conflict_date" if dim in ("year", "day_of_month") else "conflict_number"
             return f"{code}: the cited text gives another {dim or 'number'} in the matched context"
@@ -173,8 +186,10 @@ def _conflict(clause: Clause, window: Window, hits: _Hits, total: int) -> str:
         for unit in sorted(missing_u & opposed):
             if unit in clause.negated:
                 continue
-            if unit in lx.RELATIONS and \
-                    _roles(clause, window, anchor=unit, opposite=True) not in ("same", "one_sided"):
+            if unit in lx.RELATIONS and _roles(clause, window, anchor=unit, opposite=True) not in (
+                "same",
+                "one_sided",
+            ):
                 continue
             code = "conflict_date" if unit in _MONTHS_AND_DAYS else "conflict_antonym"
             return f"{code}: the cited text states the opposite of a claimed word"
@@ -192,8 +207,11 @@ def _conflict(clause: Clause, window: Window, hits: _Hits, total: int) -> str:
         # a comparator on the matched number that is the opposite of the claim's
         for cq in clause.quantities:
             for pq in _window_quantities(window):
-                if same_quantity(cq, pq) and cq.qualifier and \
-                        pq.qualifier in lx.ANTONYMS.get(cq.qualifier, ()):
+                if (
+                    same_quantity(cq, pq)
+                    and cq.qualifier
+                    and pq.qualifier in lx.ANTONYMS.get(cq.qualifier, ())
+                ):
                     return "conflict_number: the cited text bounds the number the other way"
     return ""
 
@@ -205,8 +223,7 @@ def _opposite_in_claim(clause: Clause, unit: str) -> bool:
 
 def _negated(quantity: Quantity, negated_at: dict[int, bool]) -> bool:
     """Whether a negation reaches the passage's statement of ``quantity``."""
-    return any(neg for start, neg in negated_at.items()
-               if quantity.start <= start < quantity.end)
+    return any(neg for start, neg in negated_at.items() if quantity.start <= start < quantity.end)
 
 
 def _blocked(clause: Clause, window: Window) -> str:
@@ -217,29 +234,37 @@ def _blocked(clause: Clause, window: Window) -> str:
             seen = [t.hedged for _, t in tokens if t.key == unit]
             if seen and all(seen):
                 return "abstained: the cited text hedges what the claim states flatly"
-    if not clause.stale and "END" not in clause.units and any(
-            t.kind == "t" or t.key in ("STALE_NEG", "END") for _, t in tokens):
+    if (
+        not clause.stale
+        and "END" not in clause.units
+        and any(t.kind == "t" or t.key in ("STALE_NEG", "END") for _, t in tokens)
+    ):
         return "abstained: the cited text marks a superseded or past state"
     for unit in sorted(clause.units):
         # the claim's subject found only after the verb, or both sides crossed: the text
         # may say who does what the other way round ("the seller delivers to the buyer")
         if verb_like(unit) and _roles(clause, window, anchor=unit, opposite=False) in (
-                "swapped", "moved"):
+            "swapped",
+            "moved",
+        ):
             return "abstained: the words around a verb are in another order"
     span = _matched_span(clause, window)
     for unit in clause.units:
         opposites = lx.ANTONYMS.get(unit, frozenset()) - clause.units
-        if opposites and any(t.key in opposites and not t.neg and not t.compound
-                             for _, t in span):
+        if opposites and any(t.key in opposites and not t.neg and not t.compound for _, t in span):
             return "abstained: the matched text also states the opposite of a claimed word"
     text = window.passage.text
-    if any(t.kind == "w" and t.key in clause.units - clause.ranked and ranked_at(text, t.start)
-           for _, t in span):
+    if any(
+        t.kind == "w" and t.key in clause.units - clause.ranked and ranked_at(text, t.start)
+        for _, t in span
+    ):
         return "abstained: the cited text ranks what the claim states flatly (one of the, 2nd)"
     if not clause.conditional:
         keys = [t.key for _, t in tokens]
-        if any(k in lx.CONDITIONS and (k != "provide" or nxt == "that")
-               for k, nxt in zip(keys, [*keys[1:], ""], strict=True)):
+        if any(
+            k in lx.CONDITIONS and (k != "provide" or nxt == "that")
+            for k, nxt in zip(keys, [*keys[1:], ""], strict=True)
+        ):
             return "abstained: the cited text attaches a condition the claim leaves out"
     negated_at = {t.start: t.neg for _, t in tokens if t.kind == "q"}
     for cq in clause.quantities:
@@ -247,15 +272,16 @@ def _blocked(clause: Clause, window: Window) -> str:
         matches = [pq for pq in in_window if same_quantity(cq, pq)]
         if matches and all(pq.qualifier != cq.qualifier for pq in matches):
             return "abstained: the cited text qualifies the number differently"
-        claimed_negated = any(t.neg for t in clause.tokens
-                              if t.kind == "q" and cq.start <= t.start < cq.end)
+        claimed_negated = any(
+            t.neg for t in clause.tokens if t.kind == "q" and cq.start <= t.start < cq.end
+        )
         if matches and all(_negated(pq, negated_at) != claimed_negated for pq in matches):
             # "The fee is not 5 USD": the negation reaches only the number
-            return ("abstained: the cited text negates the number the claim states (or the "
-                    "reverse)")
+            return "abstained: the cited text negates the number the claim states (or the reverse)"
         rivals = [pq for pq in in_window if _rival_quantity(cq, pq)]
         if rivals and max(_near(clause, window, q) for q in rivals) >= max(
-                _near(clause, window, q) for q in matches):
+            _near(clause, window, q) for q in matches
+        ):
             return "abstained: another number of the same kind is as close to the claim's words"
     return ""
 
@@ -280,5 +306,11 @@ def _near(clause: Clause, window: Window, quantity: Quantity) -> int:
 
 
 def _roles(clause: Clause, window: Window, *, anchor: str, opposite: bool) -> str:
-    return roles(clause.tokens, clause.units, window.passage, window.sentences(),
-                 anchor=anchor, opposite=opposite)
+    return roles(
+        clause.tokens,
+        clause.units,
+        window.passage,
+        window.sentences(),
+        anchor=anchor,
+        opposite=opposite,
+    )

@@ -42,8 +42,11 @@ def split_clauses(claim: Prepared) -> list[Clause]:
     pieces: list[list[Token]] = [[]]
     for k, tok in enumerate(claim.tokens):
         starts_new = tok.key in lx.SPLITTERS or (pieces[-1] and pieces[-1][-1].sent != tok.sent)
-        if starts_new and tok.key in ("and", "or") and not (
-                _verb_follows(claim, verbs, k) and _verb_before(claim, verbs, k)):
+        if (
+            starts_new
+            and tok.key in ("and", "or")
+            and not (_verb_follows(claim, verbs, k) and _verb_before(claim, verbs, k))
+        ):
             starts_new = False
         if starts_new and pieces[-1]:
             pieces.append([])
@@ -59,10 +62,12 @@ def split_clauses(claim: Prepared) -> list[Clause]:
     if len(merged) > 1 and _size(merged[-1], claim) < 2:
         last = merged.pop()
         merged[-1].extend(last)
-    conditional = any(t.key in lx.CONDITIONS or t.key in ("when", "while", "provided")
-                      for t in claim.tokens)
-    return [replace(_clause(piece, claim, verbs), conditional=conditional)
-            for piece in merged if piece]
+    conditional = any(
+        t.key in lx.CONDITIONS or t.key in ("when", "while", "provided") for t in claim.tokens
+    )
+    return [
+        replace(_clause(piece, claim, verbs), conditional=conditional) for piece in merged if piece
+    ]
 
 
 def _verb_before(claim: Prepared, verbs: set[int], k: int) -> bool:
@@ -90,7 +95,8 @@ def _verb_follows(claim: Prepared, verbs: set[int], k: int) -> bool:
 def _size(tokens: Sequence[Token], claim: Prepared) -> int:
     starts = {t.start for t in tokens}
     return len({t.key for t in tokens if t.kind == "w"}) + sum(
-        1 for q in claim.quantities if q.start in starts)
+        1 for q in claim.quantities if q.start in starts
+    )
 
 
 def _clause(tokens: list[Token], claim: Prepared, verbs: set[int]) -> Clause:

@@ -40,9 +40,7 @@ def number_at(words: Sequence[str], i: int) -> tuple[float, int] | None:
         return value, j
     if word == "a" and i + 1 < len(words) and words[i + 1] == "dozen":
         return 12.0, i + 2
-    if word not in lx.NUMBER_WORDS and not (
-        word in lx.MULTIPLIERS and i and words[i - 1] == "a"
-    ):
+    if word not in lx.NUMBER_WORDS and not (word in lx.MULTIPLIERS and i and words[i - 1] == "a"):
         return None
     total, current, j = 0.0, 0.0, i
     while j < len(words):
@@ -56,8 +54,9 @@ def number_at(words: Sequence[str], i: int) -> tuple[float, int] | None:
         elif w in lx.MULTIPLIERS:
             total += (current or 1) * lx.MULTIPLIERS[w]
             current = 0
-        elif w == "and" and current >= 100 and j + 1 < len(words) and \
-                words[j + 1] in lx.NUMBER_WORDS:
+        elif (
+            w == "and" and current >= 100 and j + 1 < len(words) and words[j + 1] in lx.NUMBER_WORDS
+        ):
             pass
         else:
             break
@@ -90,18 +89,19 @@ def is_year(words: Sequence[str], i: int, before: str, after: str) -> bool:
         return True
     if not _year_like(raw):
         return False
-    if before == "," and i >= 3 and words[i - 2].isdigit() and \
-            words[i - 3] in lx.MONTHS:
+    if before == "," and i >= 3 and words[i - 2].isdigit() and words[i - 3] in lx.MONTHS:
         return True
     near = [words[k] for k in (i - 2, i - 1, i + 1, i + 2) if 0 <= k < len(words)]
     return any(_year_like(w) for w in near) or before in ("born", "died", "between", "c")
 
 
-_RANKED = re.compile(r"(?:\bone of the|\bamong the|\b(?:second|third|fourth|fifth|sixth|"
-                     r"seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th)))[\s-]+(?:most\s+)?$")
+_RANKED = re.compile(
+    r"(?:\bone of the|\bamong the|\b(?:second|third|fourth|fifth|sixth|"
+    r"seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th)))[\s-]+(?:most\s+)?$"
+)
 
 
 def ranked_at(text: str, start: int) -> bool:
     """The word at ``start`` is ranked among others just before it: "one of the largest",
     "the 2nd largest", "the second most visited"."""
-    return bool(_RANKED.search(text[max(0, start - 32):start].casefold()))
+    return bool(_RANKED.search(text[max(0, start - 32) : start].casefold()))

@@ -13,7 +13,7 @@ from sidecar.judge._screen_text import Prepared, Token
 
 __all__ = ["predicates", "roles", "states_something", "verb_like"]
 
-_MAX_ANCHORS = 16     # occurrences of a word whose two sides are compared
+_MAX_ANCHORS = 16  # occurrences of a word whose two sides are compared
 
 
 @lru_cache(maxsize=16384)
@@ -22,8 +22,9 @@ def verb_like(key: str) -> bool:
     return key in lx.RELATIONS or key.isupper() or "VERB" in getAllLemmas(key)
 
 
-_AUXILIARIES = frozenset("be have do can will shall must would should may might could "
-                         "'s 're 've 'd".split())
+_AUXILIARIES = frozenset(
+    "be have do can will shall must would should may might could 's 're 've 'd".split()
+)
 _PRONOUN_SUBJECTS = frozenset("i you he she it we they there this".split())
 
 
@@ -34,10 +35,10 @@ def predicates(tokens: Sequence[Token], text: str) -> list[int]:
     rise"); a capitalised word ("United", "Club") is taken for part of a name."""
     found = []
     for k, tok in enumerate(tokens):
-        raw = text[tok.start:tok.end].casefold()
+        raw = text[tok.start : tok.end].casefold()
         if tok.key in _AUXILIARIES or raw in _AUXILIARIES:
             found.append(k)
-        elif tok.kind == "w" and not tok.compound and text[tok.start:tok.start + 1].islower():
+        elif tok.kind == "w" and not tok.compound and text[tok.start : tok.start + 1].islower():
             verbs = getAllLemmas(raw).get("VERB", ())
             if not verbs:
                 continue
@@ -52,7 +53,7 @@ def states_something(tokens: Sequence[Token], text: str) -> bool:
     """The claim has a predicate, or a pronoun subject, so it states something."""
     if predicates(tokens, text):
         return True
-    return any(text[t.start:t.end].casefold() in _PRONOUN_SUBJECTS for t in tokens)
+    return any(text[t.start : t.end].casefold() in _PRONOUN_SUBJECTS for t in tokens)
 
 
 def _other_subject(units: frozenset[str], tokens: Sequence[Token], pos: int) -> bool:
@@ -81,8 +82,15 @@ def _passive(tokens: Sequence[Token], pos: int) -> bool:
     return False
 
 
-def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sents: range, *,
-          anchor: str, opposite: bool) -> str:
+def roles(
+    ctoks: Sequence[Token],
+    units: frozenset[str],
+    passage: Prepared,
+    sents: range,
+    *,
+    anchor: str,
+    opposite: bool,
+) -> str:
     """The order of a claim clause's two sides around ``anchor`` in the cited sentences.
 
     'same', 'swapped' (both sides crossed), 'moved' (the claim's subject only after the
@@ -96,7 +104,7 @@ def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sent
     if cpos is None:
         return "unknown"
     left = {t.key for t in ctoks[:cpos] if t.kind == "w"}
-    right = {t.key for t in ctoks[cpos + 1:] if t.kind == "w"}
+    right = {t.key for t in ctoks[cpos + 1 :] if t.kind == "w"}
     left, right = left - right, right - left
     if not left or not right:
         return "one_sided"
@@ -115,7 +123,7 @@ def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sent
             at += 1
     for pos in occurrences:
         if tokens[pos].compound:
-            continue        # "Harvard-trained": an adjective, not a verb with two sides
+            continue  # "Harvard-trained": an adjective, not a verb with two sides
         sent = tokens[pos].sent
         lo = pos
         while lo > 0 and tokens[lo - 1].sent == sent and pos - lo < 40:
@@ -124,7 +132,7 @@ def roles(ctoks: Sequence[Token], units: frozenset[str], passage: Prepared, sent
         while hi + 1 < len(tokens) and tokens[hi + 1].sent == sent and hi - pos < 40:
             hi += 1
         before = {t.key for t in tokens[lo:pos] if t.kind == "w"}
-        after = {t.key for t in tokens[pos + 1:hi + 1] if t.kind == "w"}
+        after = {t.key for t in tokens[pos + 1 : hi + 1] if t.kind == "w"}
         l_before, l_after = bool(left & before - after), bool(left & after - before)
         r_before, r_after = bool(right & before - after), bool(right & after - before)
         flipped = claim_passive != _passive(tokens, pos)

@@ -20,7 +20,7 @@ from sidecar.judge._screen_words import unit as _unit
 __all__ = ["Prepared", "Quantity", "Token", "prepare"]
 
 _BREAK = frozenset(",:") | {"but"}
-_MAX_SENTENCE_TOKENS = 160   # a longer run without a sentence end is cut into sentences
+_MAX_SENTENCE_TOKENS = 160  # a longer run without a sentence end is cut into sentences
 # measured with tracemalloc on encyclopedic and number-dense text (bench.screen_cost)
 _BYTES_PER_CHAR = 2
 _BYTES_PER_TOKEN = 460
@@ -53,8 +53,12 @@ class Prepared:
 
     def nbytes(self) -> int:
         """A close estimate of the memory this preparation holds (for the cache's bound)."""
-        return (_BYTES_PER_CHAR * len(self.text) + _BYTES_PER_TOKEN * len(self.tokens)
-                + _BYTES_PER_QUANTITY * len(self.quantities) + 4096)
+        return (
+            _BYTES_PER_CHAR * len(self.text)
+            + _BYTES_PER_TOKEN * len(self.tokens)
+            + _BYTES_PER_QUANTITY * len(self.quantities)
+            + 4096
+        )
 
     def tokens_of(self, first: int, last: int) -> list[tuple[int, Token]]:
         """(index, token) of sentences ``first`` to ``last``."""
@@ -86,7 +90,8 @@ def prepare(text: str) -> Prepared:
         if sent_start is None:
             sent_start = start
         compound = (start > 1 and text[start - 1] == "-" and text[start - 2].isalnum()) or (
-            end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha())
+            end + 1 < len(text) and text[end] == "-" and text[end + 1].isalpha()
+        )
         tokens.append(Token(key, kind, start, end, sent, compound=compound))
 
     sent_first = 0
@@ -99,8 +104,13 @@ def prepare(text: str) -> Prepared:
         if sent_start is None:
             sent_first = len(tokens)
         if w.word in _SENTENCE_END:
-            if (w.word == "." and 0 < w.start and w.end < len(text)
-                    and text[w.start - 1].isalnum() and text[w.end].isalnum()):
+            if (
+                w.word == "."
+                and 0 < w.start
+                and w.end < len(text)
+                and text[w.start - 1].isalnum()
+                and text[w.end].isalnum()
+            ):
                 i += 1  # a dot inside a word (an address, a domain, a file name) ends nothing
                 continue
             if sent_start is not None:
@@ -118,8 +128,7 @@ def prepare(text: str) -> Prepared:
         if number is not None:
             if sent_start is None:
                 sent_start = w.start
-            i = _take_quantity(words, i, number, pending_currency, tokens, quantities, sent,
-                               shared)
+            i = _take_quantity(words, i, number, pending_currency, tokens, quantities, sent, shared)
             pending_currency = ""
             continue
         pending_currency = ""
@@ -164,10 +173,20 @@ def prepare(text: str) -> Prepared:
         if q.sent < len(sentences):
             sent_quantities[q.sent].append(q)
         by_value.setdefault((q.dim, q.value), []).append(q)
-    return Prepared(text, tokens, sentences, index, quantities, first_of, token_at,
-                    [_one(frozenset(k), shared) for k in sent_keys],
-                    [_one(frozenset(k), shared) for k in sent_plain],
-                    key_sents, sent_quantities, by_value)
+    return Prepared(
+        text,
+        tokens,
+        sentences,
+        index,
+        quantities,
+        first_of,
+        token_at,
+        [_one(frozenset(k), shared) for k in sent_keys],
+        [_one(frozenset(k), shared) for k in sent_plain],
+        key_sents,
+        sent_quantities,
+        by_value,
+    )
 
 
 def _kind(key: str, word: str = "") -> str:
@@ -189,24 +208,38 @@ def _one(keys: frozenset[str], shared: dict[frozenset[str], frozenset[str]]) -> 
     return shared.setdefault(keys, keys)
 
 
-def _take_quantity(words: list[Word], i: int, number: tuple[float, int], currency: str,
-                   tokens: list[Token], quantities: list[Quantity], sent: int,
-                   shared: dict[frozenset[str], frozenset[str]]) -> int:
+def _take_quantity(
+    words: list[Word],
+    i: int,
+    number: tuple[float, int],
+    currency: str,
+    tokens: list[Token],
+    quantities: list[Quantity],
+    sent: int,
+    shared: dict[frozenset[str], frozenset[str]],
+) -> int:
     value, j = number
     start = words[i].start
     dim = ""
     if currency:
         dim = currency
-        if j < len(words) and words[j].word in lx.MONEY_MULTIPLIERS and \
-                words[j - 1].word not in lx.MULTIPLIERS:
+        if (
+            j < len(words)
+            and words[j].word in lx.MONEY_MULTIPLIERS
+            and words[j - 1].word not in lx.MULTIPLIERS
+        ):
             value *= lx.MONEY_MULTIPLIERS[words[j].word]
             j += 1
     elif j < len(words):
         if words[j].word == "us" and j + 1 < len(words) and _unit(words[j + 1]) == ("usd", 1.0):
-            j += 1      # "5 US dollars"
+            j += 1  # "5 US dollars"
         unit = _unit(words[j])
-        if unit is None and words[j].word == "per" and j + 1 < len(words) and \
-                words[j + 1].word == "cent":
+        if (
+            unit is None
+            and words[j].word == "per"
+            and j + 1 < len(words)
+            and words[j + 1].word == "cent"
+        ):
             unit, j = ("percent", 1.0), j + 1
         if unit is not None:
             dim, factor = unit
@@ -216,14 +249,20 @@ def _take_quantity(words: list[Word], i: int, number: tuple[float, int], currenc
     after = words[j].word if j < len(words) else "."
     if not dim and value <= 31 and j == i + 1 and (before in lx.MONTHS or after in lx.MONTHS):
         dim = "day_of_month"
-    elif not dim and j == i + 1 and is_year([w.word for w in words[max(0, i - 3):i + 3]],
-                                            min(i, 3), before, after):
+    elif (
+        not dim
+        and j == i + 1
+        and is_year([w.word for w in words[max(0, i - 3) : i + 3]], min(i, 3), before, after)
+    ):
         dim = "year"
     heads: list[str] = []
     k = j
     while k < len(words) and len(heads) < 2 and k < j + 3:
-        if words[k].word in _SENTENCE_END or words[k].word in _BREAK or \
-                words[k].word in lx.SPLITTERS:
+        if (
+            words[k].word in _SENTENCE_END
+            or words[k].word in _BREAK
+            or words[k].word in lx.SPLITTERS
+        ):
             break
         lem = lx.CONCEPTS.get(words[k].lem, words[k].lem)
         if _kind(lem, words[k].word) == "w" and not lem[0].isdigit():
@@ -231,8 +270,11 @@ def _take_quantity(words: list[Word], i: int, number: tuple[float, int], currenc
         k += 1
     for w in words[i:j]:
         tokens.append(Token("#", "q", w.start, w.end, sent))
-    quantities.append(Quantity(round(value, 9), dim, _one(frozenset(heads), shared), "", sent,
-                               start, words[j - 1].end))
+    quantities.append(
+        Quantity(
+            round(value, 9), dim, _one(frozenset(heads), shared), "", sent, start, words[j - 1].end
+        )
+    )
     return j
 
 
@@ -248,7 +290,7 @@ def _with_qualifiers(quantities: list[Quantity], tokens: list[Token]) -> list[Qu
         if pos is not None:
             back = pos - 1
             if back >= 0 and tokens[back].kind == "q" and tokens[back].key != "#":
-                back -= 1   # currency sign
+                back -= 1  # currency sign
             if _part_of(tokens, back, q.sent):
                 out.append(q._replace(qualifier="PART"))
                 continue
@@ -277,6 +319,9 @@ def _part_of(tokens: list[Token], back: int, sent: int) -> bool:
             break
         back -= 1
     keys = [k for k in keys if k != "the"]
-    return len(keys) >= 2 and keys[-1] == "#" and keys[0] == "of" and (
-        len(keys) == 2 or (len(keys) == 3 and keys[1] == "out"))
-
+    return (
+        len(keys) >= 2
+        and keys[-1] == "#"
+        and keys[0] == "of"
+        and (len(keys) == 2 or (len(keys) == 3 and keys[1] == "out"))
+    )

@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 __all__ = ["Quantity", "Token", "mark_scopes"]
 
-_NEG_SCOPE = 4      # tokens a negation cue reaches
-_HEDGE_SCOPE = 5    # tokens a hedge reaches
+_NEG_SCOPE = 4  # tokens a negation cue reaches
+_HEDGE_SCOPE = 5  # tokens a hedge reaches
 _NEGATED_BOUND = {"GT": "LE", "LT": "GE", "MORE": "LE", "LESS": "GE"}
 
 
@@ -16,7 +16,7 @@ class Token(NamedTuple):
     """One unit of meaning: a lemma or concept key, its kind and where it came from."""
 
     key: str
-    kind: str        # w content, s stop, n negation, h hedge, t stale, q quantity, b break
+    kind: str  # w content, s stop, n negation, h hedge, t stale, q quantity, b break
     start: int
     end: int
     sent: int
@@ -31,9 +31,9 @@ class Quantity(NamedTuple):
     """A number with its dimension (or none), value in the base unit and what follows it."""
 
     value: float
-    dim: str          # "" for a bare count
+    dim: str  # "" for a bare count
     heads: frozenset[str]
-    qualifier: str    # a comparator or approximation attached to it, or ""
+    qualifier: str  # a comparator or approximation attached to it, or ""
     sent: int
     start: int
     end: int

@@ -11,9 +11,9 @@ from sidecar.judge._screen_text import Prepared, Quantity
 
 __all__ = ["Window", "best_window", "same_quantity"]
 
-_WINDOW = 3           # neighbouring sentences a clause may draw on
-_MAX_STARTS = 24      # sentences of one passage where a clause's window may start
-_LISTED = 256         # a value stated this often in a passage is looked for sentence by sentence
+_WINDOW = 3  # neighbouring sentences a clause may draw on
+_MAX_STARTS = 24  # sentences of one passage where a clause's window may start
+_LISTED = 256  # a value stated this often in a passage is looked for sentence by sentence
 
 
 def same_quantity(a: Quantity, b: Quantity) -> bool:
@@ -180,8 +180,9 @@ def _word_starts(clause: Clause, passage: Prepared) -> set[int]:
     sentences than the budget left is checked only in the sentences already chosen, so a
     clause costs the same whatever the passage's size."""
     starts: set[int] = set()
-    postings = sorted((passage.key_sents[u] for u in clause.units if u in passage.key_sents),
-                      key=len)
+    postings = sorted(
+        (passage.key_sents[u] for u in clause.units if u in passage.key_sents), key=len
+    )
     for found in postings:
         if starts and len(starts) + len(found) > _MAX_STARTS:
             break
@@ -191,6 +192,10 @@ def _word_starts(clause: Clause, passage: Prepared) -> set[int]:
 
 def _chosen(clause: Clause, units: list[str], best: tuple[Prepared, int, int, int]) -> Window:
     passage, first, last, got = best
-    return Window(passage, first, last,
-                  {unit for n, unit in enumerate(units) if got >> n & 1},
-                  {i for i in range(len(clause.quantities)) if got >> (len(units) + i) & 1})
+    return Window(
+        passage,
+        first,
+        last,
+        {unit for n, unit in enumerate(units) if got >> n & 1},
+        {i for i in range(len(clause.quantities)) if got >> (len(units) + i) & 1},
+    )

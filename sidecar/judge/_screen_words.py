@@ -24,9 +24,9 @@ __all__ = ["SENTENCE_END", "Word", "lemma", "phrase_at", "read_words", "unit"]
 # must be followed by more of the class: no two ways to match one string, so no
 # backtracking blow-up on hostile text.
 _TOKEN = re.compile(
-    r"\d+(?:[.,]\d+)*"            # 12, 1,200, 1.5
-    r"|[^\W\d_]+(?:['\u2019][^\W\d_]+)*"   # words, don't, o'clock
-    r"|[%$\u20ac\u00a3\u00a5\u00b5]"     # % $ euro pound yen micro
+    r"\d+(?:[.,]\d+)*"  # 12, 1,200, 1.5
+    r"|[^\W\d_]+(?:['\u2019][^\W\d_]+)*"  # words, don't, o'clock
+    r"|[%$\u20ac\u00a3\u00a5\u00b5]"  # % $ euro pound yen micro
     r"|[.!?;,:\n]"
 )
 SENTENCE_END = frozenset(".!?;\n")
@@ -67,8 +67,8 @@ def read_words(text: str) -> list[Word]:
     """The words of ``text``, with the ambiguous ones re-read in context."""
     out: list[Word] = []
     for raw, start, end in _raw_tokens(text):
-        if raw == ";" and text[max(0, start - 8):start].rstrip().endswith("("):
-            raw = ","       # "Henry (; born 1977)": an empty pronunciation, not a sentence end
+        if raw == ";" and text[max(0, start - 8) : start].rstrip().endswith("("):
+            raw = ","  # "Henry (; born 1977)": an empty pronunciation, not a sentence end
         if raw.endswith("n't") or raw == "cannot":
             out.append(Word(raw, "not", start, end))
         elif raw[0].isalpha():
@@ -98,8 +98,9 @@ def read_words(text: str) -> list[Word]:
 
 _PHRASE_LENGTHS: dict[str, tuple[int, ...]] = {}
 for _key in lx.PHRASES:
-    _PHRASE_LENGTHS[_key[0]] = tuple(sorted({*_PHRASE_LENGTHS.get(_key[0], ()), len(_key)},
-                                            reverse=True))
+    _PHRASE_LENGTHS[_key[0]] = tuple(
+        sorted({*_PHRASE_LENGTHS.get(_key[0], ()), len(_key)}, reverse=True)
+    )
 del _key
 
 
@@ -109,10 +110,10 @@ def phrase_at(words: list[Word], i: int) -> tuple[int, tuple[str, ...]] | None:
     for length in sorted(set(lengths), reverse=True):
         if i + length > len(words):
             continue
-        key = tuple(w.lem for w in words[i:i + length])
+        key = tuple(w.lem for w in words[i : i + length])
         found = lx.PHRASES.get(key)
         if found is None:
-            key = tuple(w.word for w in words[i:i + length])
+            key = tuple(w.word for w in words[i : i + length])
             found = lx.PHRASES.get(key)
         if found is not None:
             return length, found

@@ -28,16 +28,27 @@ _PAIR_BYTES = sizeof((None, None)) + sizeof(2**40)
 
 
 def _entry_bytes(key: str, verdict: ClaimVerdict) -> int:
-    return (sizeof(key) + sizeof(verdict) + sizeof(verdict.reason)
-            + sizeof(verdict.evidence_quote) + _PAIR_BYTES + ENTRY_OVERHEAD_BYTES)
+    return (
+        sizeof(key)
+        + sizeof(verdict)
+        + sizeof(verdict.reason)
+        + sizeof(verdict.evidence_quote)
+        + _PAIR_BYTES
+        + ENTRY_OVERHEAD_BYTES
+    )
 
 
 class VerdictCache:
     """Least-recently-used verdicts, at most ``max_size`` of them and about ``max_bytes``
     bytes (either 0 disables caching)."""
 
-    def __init__(self, max_size: int, *, max_bytes: int = DEFAULT_MAX_BYTES,
-                 text_chars: int = DEFAULT_TEXT_CHARS) -> None:
+    def __init__(
+        self,
+        max_size: int,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        text_chars: int = DEFAULT_TEXT_CHARS,
+    ) -> None:
         self._max_size = max_size
         self._max_bytes = max_bytes
         self._text_chars = text_chars
@@ -70,10 +81,12 @@ class VerdictCache:
         if self._max_size <= 0 or self._max_bytes <= 0:
             return
         stored = verdict
-        if (len(verdict.reason) > self._text_chars
-                or len(verdict.evidence_quote) > self._text_chars):
-            stored = replace(verdict, reason=clip_text(verdict.reason, self._text_chars),
-                             evidence_quote=clip_text(verdict.evidence_quote, self._text_chars))
+        if len(verdict.reason) > self._text_chars or len(verdict.evidence_quote) > self._text_chars:
+            stored = replace(
+                verdict,
+                reason=clip_text(verdict.reason, self._text_chars),
+                evidence_quote=clip_text(verdict.evidence_quote, self._text_chars),
+            )
         size = _entry_bytes(key, stored)
         if size > self._max_bytes:
             return

@@ -39,8 +39,13 @@ def build_judge_stage(
         return None
     backend = build_backend(name, settings.judge)
     rubric = load_rubric(settings.judge.rubric_file)
-    logger.info("judge backend %s, model %s, rubric %s, sample rate %.4f", backend.name,
-                backend.model, rubric.version, settings.sampling.rate)
+    logger.info(
+        "judge backend %s, model %s, rubric %s, sample rate %.4f",
+        backend.name,
+        backend.model,
+        rubric.version,
+        settings.sampling.rate,
+    )
     return JudgeStageImpl(
         backend,
         judge_settings=settings.judge,

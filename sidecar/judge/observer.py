@@ -14,7 +14,12 @@ class JudgeObserver(Protocol):
     """Receives judge counts; implementations must not raise."""
 
     def judge_request(
-        self, *, model: str, outcome: str, latency_seconds: float, input_tokens: int,
+        self,
+        *,
+        model: str,
+        outcome: str,
+        latency_seconds: float,
+        input_tokens: int,
         output_tokens: int,
     ) -> None:
         """One request attempt ended with ``outcome`` (ok or a judge error kind)."""
@@ -41,7 +46,12 @@ class NullObserver:
     """Discards everything."""
 
     def judge_request(
-        self, *, model: str, outcome: str, latency_seconds: float, input_tokens: int,
+        self,
+        *,
+        model: str,
+        outcome: str,
+        latency_seconds: float,
+        input_tokens: int,
         output_tokens: int,
     ) -> None:
         """Discarded."""

@@ -87,9 +87,13 @@ class OpenAIResponsesBackend(_OpenAIBackend):
     def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
         super().__init__(settings, client)
         self.body = RequestBody(
-            {"model": self._model, "temperature": 0,
-             "max_output_tokens": self._max_output_tokens, "store": False,
-             "text": {"format": RESPONSES_TEXT_FORMAT}},
+            {
+                "model": self._model,
+                "temperature": 0,
+                "max_output_tokens": self._max_output_tokens,
+                "store": False,
+                "text": {"format": RESPONSES_TEXT_FORMAT},
+            },
             (',"instructions":', ',"input":', "}"),
         )
 
@@ -97,7 +101,9 @@ class OpenAIResponsesBackend(_OpenAIBackend):
         """One Responses API call; raises :class:`JudgeCallError`."""
         try:
             response = await self._client.post(
-                "/responses", cast_to=HTTP_RESPONSE, content=self.body.encode(rubric, packet),
+                "/responses",
+                cast_to=HTTP_RESPONSE,
+                content=self.body.encode(rubric, packet),
                 options={"timeout": timeout},
             )
             reply = ResponsesReply.model_validate_json(response.content)
@@ -105,12 +111,19 @@ class OpenAIResponsesBackend(_OpenAIBackend):
             # call), and the first is the result.
             parsed = [
                 JudgeResult.model_validate_json(content.text or "")
-                for item in reply.output or () if item.type == "message"
-                for content in item.content or () if content.type == "output_text"
+                for item in reply.output or ()
+                if item.type == "message"
+                for content in item.content or ()
+                if content.type == "output_text"
                 and (item.phase is None or item.phase == "final_answer")
             ]
-        except (openai.OpenAIError, pydantic.ValidationError, ValueError, TimeoutError,
-                ReplyTooLargeError) as exc:
+        except (
+            openai.OpenAIError,
+            pydantic.ValidationError,
+            ValueError,
+            TimeoutError,
+            ReplyTooLargeError,
+        ) as exc:
             raise translate_error(exc) from exc
         usage = reply.usage
         input_tokens = usage.input_tokens if usage is not None else 0
@@ -120,13 +133,22 @@ class OpenAIResponsesBackend(_OpenAIBackend):
                 continue
             for content in item.content or ():
                 if content.type == "refusal":
-                    raise JudgeCallError("judge refused", kind="refusal",
-                                         input_tokens=input_tokens, output_tokens=output_tokens)
+                    raise JudgeCallError(
+                        "judge refused",
+                        kind="refusal",
+                        input_tokens=input_tokens,
+                        output_tokens=output_tokens,
+                    )
         if not parsed:
-            raise JudgeCallError("judge reply has no structured output", kind="parse_error",
-                                 input_tokens=input_tokens, output_tokens=output_tokens)
-        check_bounds(parsed[0], self._limits, input_tokens=input_tokens,
-                     output_tokens=output_tokens)
+            raise JudgeCallError(
+                "judge reply has no structured output",
+                kind="parse_error",
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+            )
+        check_bounds(
+            parsed[0], self._limits, input_tokens=input_tokens, output_tokens=output_tokens
+        )
         return BackendReply(parsed[0], input_tokens, output_tokens)
 
 
@@ -144,33 +166,39 @@ class OpenAIChatBackend(_OpenAIBackend):
     def __init__(self, settings: JudgeSettings, client: openai.AsyncOpenAI | None = None) -> None:
         super().__init__(settings, client)
         self.body = RequestBody(
-            {"model": self._model, "temperature": 0,
-             "max_completion_tokens": self._max_output_tokens,
-             "response_format": CHAT_RESPONSE_FORMAT},
-            (',"messages":[{"role":"system","content":', '},{"role":"user","content":',
-             "}]}"),
+            {
+                "model": self._model,
+                "temperature": 0,
+                "max_completion_tokens": self._max_output_tokens,
+                "response_format": CHAT_RESPONSE_FORMAT,
+            },
+            (',"messages":[{"role":"system","content":', '},{"role":"user","content":', "}]}"),
         )
 
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Chat Completions call; raises :class:`JudgeCallError`."""
         try:
             response = await self._client.post(
-                "/chat/completions", cast_to=HTTP_RESPONSE,
-                content=self.body.encode(rubric, packet), options={"timeout": timeout},
+                "/chat/completions",
+                cast_to=HTTP_RESPONSE,
+                content=self.body.encode(rubric, packet),
+                options={"timeout": timeout},
             )
             completion = ChatReply.model_validate_json(response.content)
         except (openai.OpenAIError, TimeoutError, ReplyTooLargeError) as exc:
             raise translate_error(exc) from exc
         except pydantic.ValidationError:
-            raise JudgeCallError("judge reply is not a chat completion",
-                                 kind="parse_error") from None
+            raise JudgeCallError(
+                "judge reply is not a chat completion", kind="parse_error"
+            ) from None
         usage = completion.usage
         input_tokens = usage.prompt_tokens if usage is not None else 0
         output_tokens = usage.completion_tokens if usage is not None else 0
 
         def failed(message: str, kind: JudgeErrorKind) -> JudgeCallError:
-            return JudgeCallError(message, kind=kind, input_tokens=input_tokens,
-                                  output_tokens=output_tokens)
+            return JudgeCallError(
+                message, kind=kind, input_tokens=input_tokens, output_tokens=output_tokens
+            )
 
         if not completion.choices:
             raise failed("judge reply has no choices", "parse_error")
@@ -186,8 +214,6 @@ class OpenAIChatBackend(_OpenAIBackend):
         try:
             result = JudgeResult.model_validate_json(choice.message.content)
         except pydantic.ValidationError:
-            raise failed("judge reply does not match the verdict schema",
-                         "parse_error") from None
-        check_bounds(result, self._limits, input_tokens=input_tokens,
-                     output_tokens=output_tokens)
+            raise failed("judge reply does not match the verdict schema", "parse_error") from None
+        check_bounds(result, self._limits, input_tokens=input_tokens, output_tokens=output_tokens)
         return BackendReply(result, input_tokens, output_tokens)

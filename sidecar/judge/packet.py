@@ -19,8 +19,14 @@ from schemas import Trace
 from sidecar.checks.analysis import ClaimAnalysis
 
 __all__ = [
-    "DATAMARK", "ClaimRequest", "JudgePacket", "Passage", "build_packet", "cache_key",
-    "render_packet", "unmark",
+    "DATAMARK",
+    "ClaimRequest",
+    "JudgePacket",
+    "Passage",
+    "build_packet",
+    "cache_key",
+    "render_packet",
+    "unmark",
 ]
 
 DATAMARK = "\u02c6"
@@ -129,11 +135,13 @@ def render_packet(packet: JudgePacket) -> str:
     document_text = _marked if packet.datamark else _text
     document = {
         "question": document_text(packet.question),
-        "passages": [{"id": i, "text": document_text(t)}
-                     for i, t in packet.passages().items()],
+        "passages": [{"id": i, "text": document_text(t)} for i, t in packet.passages().items()],
         "claims": [
-            {"claim_id": c.claim_id, "cites": [p.passage_id for p in c.passages],
-             "text": _text(c.text)}
+            {
+                "claim_id": c.claim_id,
+                "cites": [p.passage_id for p in c.passages],
+                "text": _text(c.text),
+            }
             for c in packet.claims
         ],
     }

@@ -88,6 +88,8 @@ def build_backend(name: JudgeBackendName, settings: JudgeSettings) -> JudgeBacke
     """
     spec = BACKENDS[name]
     if spec.needs_api_key and not api_key_configured(settings):
-        raise ConfigError(f"the {name} judge needs an API key: set CITEWATCH_JUDGE_API_KEY or "
-                          "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)")
+        raise ConfigError(
+            f"the {name} judge needs an API key: set CITEWATCH_JUDGE_API_KEY or "
+            "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)"
+        )
     return spec.build(settings)

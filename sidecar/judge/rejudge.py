@@ -29,8 +29,7 @@ _JUDGED_AGAIN: frozenset[VerdictLabel] = frozenset({"supported", "partial", "uns
 
 def _cut(text: str) -> str:
     """``text`` without its flagged spans (the parts left joined by a blank line)."""
-    return "\n\n".join(part.strip() for part in outside_injections(unmark(text))
-                       if part.strip())
+    return "\n\n".join(part.strip() for part in outside_injections(unmark(text)) if part.strip())
 
 
 def exposed_claims(packet: JudgePacket, index: PassageIndex) -> frozenset[str]:
@@ -38,8 +37,10 @@ def exposed_claims(packet: JudgePacket, index: PassageIndex) -> frozenset[str]:
     span."""
     question_flagged = bool(injection_rules(packet.question))
     return frozenset(
-        claim.claim_id for claim in packet.claims
-        if question_flagged or injection_rules(claim.text)
+        claim.claim_id
+        for claim in packet.claims
+        if question_flagged
+        or injection_rules(claim.text)
         or any(index.flagged(passage) for passage in claim.passages)
     )
 
@@ -67,8 +68,12 @@ def rejudge_request(
     nothing_left: set[str] = set()
     for claim in packet.claims:
         verdict = verdicts.get(claim.claim_id)
-        if (claim.claim_id not in exposed or verdict is None or verdict.resolved_by != "llm"
-                or verdict.verdict not in _JUDGED_AGAIN):
+        if (
+            claim.claim_id not in exposed
+            or verdict is None
+            or verdict.resolved_by != "llm"
+            or verdict.verdict not in _JUDGED_AGAIN
+        ):
             continue
         asked.add(claim.claim_id)
         text = _cut(claim.text)
@@ -79,8 +84,7 @@ def rejudge_request(
             continue
         claims.append(ClaimRequest(claim.claim_id, text, kept))
     second = replace(packet, question=_cut(packet.question), claims=tuple(claims))
-    return RejudgeRequest(frozenset(asked), second if claims else None,
-                          frozenset(nothing_left))
+    return RejudgeRequest(frozenset(asked), second if claims else None, frozenset(nothing_left))
 
 
 def second_opinion_holds(first: ClaimVerdict, second: ClaimVerdict | None) -> bool:

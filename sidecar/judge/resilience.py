@@ -51,7 +51,7 @@ class Backoff:
         Retry-After wins when it is longer, capped at ``max_seconds`` too.
         """
         doublings = min(max(attempt, 0), _MAX_DOUBLINGS)
-        ceiling = min(self.max_seconds, self.base_seconds * (2.0 ** doublings))
+        ceiling = min(self.max_seconds, self.base_seconds * (2.0**doublings))
         delay = ceiling / 2 + self.rng.uniform(0.0, ceiling / 2)
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.max_seconds))

@@ -30,7 +30,7 @@ def _parse(content: str, origin: str) -> Rubric:
     first, _, rest = content.partition("\n")
     if not first.startswith(_HEADER):
         raise ConfigError(f"rubric {origin} must start with a '{_HEADER} ...' line")
-    version = first[len(_HEADER):].strip()
+    version = first[len(_HEADER) :].strip()
     if not version:
         raise ConfigError(f"rubric {origin} names an empty version")
     text = rest.strip()

@@ -40,8 +40,9 @@ def hash_fraction(trace_id: str) -> float:
 
 
 _GENERATOR_DIGEST_BYTES = 16
-_GENERATOR_ENTRY_BYTES = (sizeof(b"\0" * _GENERATOR_DIGEST_BYTES) + sizeof(2**40)
-                          + ENTRY_OVERHEAD_BYTES)
+_GENERATOR_ENTRY_BYTES = (
+    sizeof(b"\0" * _GENERATOR_DIGEST_BYTES) + sizeof(2**40) + ENTRY_OVERHEAD_BYTES
+)
 """Bytes one remembered generator costs: its digest, its count and the table's slot."""
 
 

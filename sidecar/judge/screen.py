@@ -39,9 +39,17 @@ from sidecar.judge._screen_align import Clause, ClauseResult, judge_clause, spli
 from sidecar.judge._screen_roles import states_something
 from sidecar.judge._screen_text import Prepared, prepare
 
-__all__ = ["DEFAULT_CACHE_BYTES", "PreparedPassage", "ScreenVerdict", "clear_passage_cache",
-           "find_support", "passage_cache_bytes", "prepare_passage", "screen_claim",
-           "set_passage_cache_bytes"]
+__all__ = [
+    "DEFAULT_CACHE_BYTES",
+    "PreparedPassage",
+    "ScreenVerdict",
+    "clear_passage_cache",
+    "find_support",
+    "passage_cache_bytes",
+    "prepare_passage",
+    "screen_claim",
+    "set_passage_cache_bytes",
+]
 
 PreparedPassage = Prepared
 """A passage normalised once; pass it instead of its text to skip preparing it again."""
@@ -159,8 +167,11 @@ def screen_claim(claim_text: str, passages: Sequence[str | PreparedPassage]) -> 
         # Across the sentences of a claim the clauses align with the wrong sentences of
         # the passage: on the public sets' dev splits none of these partials and few of
         # these conflicts were right. Only "every part found" stands for such a claim.
-        return ScreenVerdict(None, "abstained: a claim of several sentences is found "
-                                   "supported or not judged, never partial or in conflict")
+        return ScreenVerdict(
+            None,
+            "abstained: a claim of several sentences is found "
+            "supported or not judged, never partial or in conflict",
+        )
     return found
 
 
@@ -174,8 +185,9 @@ def _clauses_of(claim_text: str) -> list[Clause] | ScreenVerdict:
         return ScreenVerdict(None, unstated)
     claim = prepare(claim_text)
     if claim.tokens and not states_something(claim.tokens, claim.text):
-        return ScreenVerdict(None, "abstained: the claim names something and states nothing "
-                                   "about it")
+        return ScreenVerdict(
+            None, "abstained: the claim names something and states nothing about it"
+        )
     clauses = split_clauses(claim)
     if sum(len(c.units) + len(c.quantities) for c in clauses) > _MAX_CLAIM_UNITS:
         return ScreenVerdict(None, "abstained: claim too long to align")
@@ -193,7 +205,8 @@ _ANSWER = re.compile(r"\W*(?:(?:yes|yeah|yep)\b|(?:no|nope)\s*[,.!;:])", re.IGNO
 _FIRST_PERSON = re.compile(
     r"\bi\b|\bI'(?:m|ve|d|ll)\b|(?:^|[.!?,;:]\s*)I\b|\b(?i:me|my|myself)\b"
     r"|\bI (?:am|don't|think|love|like|know|really|believe|feel|agree|want|hope|enjoy"
-    r"|prefer|guess)\b")
+    r"|prefer|guess)\b"
+)
 
 
 # A sentence end inside a claim: ".", "!" or "?" before more text, except after an
@@ -201,14 +214,19 @@ _FIRST_PERSON = re.compile(
 _CLAIM_SENTENCE_END = re.compile(r"[.!?]+\s+(?=\S)")
 _ABBREVIATION = re.compile(
     r"(?:\b[A-Za-z]\.){1,3}$|\b(?:mr|mrs|ms|dr|prof|st|jr|sr|vs|etc|no|inc|ltd|co|corp|"
-    r"approx|fig|ref|vol|pp|art|sec|ch)\.$", re.IGNORECASE)
+    r"approx|fig|ref|vol|pp|art|sec|ch)\.$",
+    re.IGNORECASE,
+)
 
 
 def _sentence_count(text: str) -> int:
     """How many sentences ``text`` holds (one when it has no inner sentence end)."""
     text = text.strip()
-    return 1 + sum(1 for m in _CLAIM_SENTENCE_END.finditer(text)
-                   if not _ABBREVIATION.search(text[:m.start() + 1]))
+    return 1 + sum(
+        1
+        for m in _CLAIM_SENTENCE_END.finditer(text)
+        if not _ABBREVIATION.search(text[: m.start() + 1])
+    )
 
 
 def _unstated(text: str) -> str:
@@ -235,8 +253,10 @@ def _combine(clauses: Sequence[Clause], results: Sequence[ClauseResult]) -> Scre
     absent = [r for r in results if r.outcome == "absent"]
     if found and len(found) + len(absent) == len(results):
         return ScreenVerdict(
-            "partial", f"partial: {len(found)} of {len(results)} clauses found, the rest absent",
-            found[0].quote)
+            "partial",
+            f"partial: {len(found)} of {len(results)} clauses found, the rest absent",
+            found[0].quote,
+        )
     held = next((r for r in results if r.outcome not in ("found", "absent")), results[0])
     return ScreenVerdict(None, held.reason)
 

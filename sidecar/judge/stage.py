@@ -120,17 +120,28 @@ class JudgeStageImpl:
             trusted=frozenset(judge_settings.screen_trusted_verdicts) - {"unsupported"},
             skip_max_importance=judge_settings.screen_skip_max_importance,
             quote_rule=self._quote_rule,
-            cache=VerdictCache(judge_settings.cache_size,
-                               max_bytes=judge_settings.cache_max_bytes,
-                               text_chars=judge_settings.cache_text_chars),
-            rubric_version=self.rubric.version, model=backend.model, metered=backend.metered,
+            cache=VerdictCache(
+                judge_settings.cache_size,
+                max_bytes=judge_settings.cache_max_bytes,
+                text_chars=judge_settings.cache_text_chars,
+            ),
+            rubric_version=self.rubric.version,
+            model=backend.model,
+            metered=backend.metered,
         )
         self._resolved_by: ResolvedBy = "screen" if backend.name == SCREEN_JUDGE else "llm"
         self._clock = clock
         self._calls = JudgeCalls(
-            backend, rubric=self.rubric, observer=self.observer, breaker=self.breaker,
-            budget=self.budget, backoff=self.backoff, settings=judge_settings,
-            resolved_by=self._resolved_by, quote_rule=self._quote_rule, clock=clock,
+            backend,
+            rubric=self.rubric,
+            observer=self.observer,
+            breaker=self.breaker,
+            budget=self.budget,
+            backoff=self.backoff,
+            settings=judge_settings,
+            resolved_by=self._resolved_by,
+            quote_rule=self._quote_rule,
+            clock=clock,
             sleep=sleep,
         )
         self._failing = False
@@ -179,32 +190,38 @@ class JudgeStageImpl:
             return self._skip("not_sampled")
         packet = build_packet(trace, to_judge, datamark=self._settings.datamark)
         settled = self._before.settle(
-            packet, {item.claim.id: item.claim.importance for item in to_judge})
+            packet, {item.claim.id: item.claim.importance for item in to_judge}
+        )
         verdicts, pending, prior = settled.verdicts, settled.pending, settled.prior
         if prior.cached:
             self.observer.judge_cache_hit(prior.cached)
         if not pending:
-            run = Usage().run(self.identity, "ok", cached_claims=prior.cached,
-                              screened_claims=prior.screened)
+            run = Usage().run(
+                self.identity, "ok", cached_claims=prior.cached, screened_claims=prior.screened
+            )
             return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
         request = replace(packet, claims=tuple(claim for claim, _ in pending))
         reservation: Reservation | None = None
         if self.backend.metered:
             granted = self._calls.admit(request)
             if isinstance(granted, str):
-                return self._failed_before_call(trace, packet, verdicts, sampled_by, granted,
-                                                prior)
+                return self._failed_before_call(trace, packet, verdicts, sampled_by, granted, prior)
             reservation = granted
         if self.tracer is None or not self.backend.metered:
-            return await self._judge_call(trace, packet, request, pending, verdicts, prior,
-                                          sampled_by, reservation)
+            return await self._judge_call(
+                trace, packet, request, pending, verdicts, prior, sampled_by, reservation
+            )
         # A CLIENT span per LLM call, child of the consumer span current in this task.
         with judge_span(self.tracer, model=self.backend.model, operation="chat") as span:
-            outcome = await self._judge_call(trace, packet, request, pending, verdicts, prior,
-                                             sampled_by, reservation)
+            outcome = await self._judge_call(
+                trace, packet, request, pending, verdicts, prior, sampled_by, reservation
+            )
             if outcome.run is not None:
-                set_judge_usage(span, input_tokens=outcome.run.input_tokens,
-                                output_tokens=outcome.run.output_tokens)
+                set_judge_usage(
+                    span,
+                    input_tokens=outcome.run.input_tokens,
+                    output_tokens=outcome.run.output_tokens,
+                )
                 if outcome.run.outcome != "ok":
                     set_judge_error(span, outcome.run.outcome)
             return outcome
@@ -229,13 +246,25 @@ class JudgeStageImpl:
             kind = exc.kind
             self.errors[kind] += 1
             # One warning per run of failures: a dead judge is one line, not one per trace.
-            logger.log(logging.DEBUG if self._failing else logging.WARNING,
-                       "judge gave no usable verdicts for trace %s: %s (%s)%s", trace.trace_id,
-                       kind, exc, "" if self._failing else
-                       "; further judge failures are logged at DEBUG until a call succeeds")
+            logger.log(
+                logging.DEBUG if self._failing else logging.WARNING,
+                "judge gave no usable verdicts for trace %s: %s (%s)%s",
+                trace.trace_id,
+                kind,
+                exc,
+                ""
+                if self._failing
+                else "; further judge failures are logged at DEBUG until a call succeeds",
+            )
             self._failing = True
-            run = usage.run(self.identity, kind, latency=self._clock() - started,
-                            cached_claims=cached, screened_claims=screened, error=str(exc))
+            run = usage.run(
+                self.identity,
+                kind,
+                latency=self._clock() - started,
+                cached_claims=cached,
+                screened_claims=screened,
+                error=str(exc),
+            )
             # The screen's and the cache's verdicts stay: they are verdicts all the same.
             return self._outcome(trace, packet, verdicts, (), run, sampled_by, prior)
         finally:
@@ -248,8 +277,9 @@ class JudgeStageImpl:
             # together would otherwise hold back every waiting request until all of them had
             # been through the whole pipeline.
             await asyncio.sleep(0)
-        exposed = (exposed_claims(request, PassageIndex()) if self._resolved_by == "llm"
-                   else frozenset())
+        exposed = (
+            exposed_claims(request, PassageIndex()) if self._resolved_by == "llm" else frozenset()
+        )
         for claim, key in pending:
             verdict = checked.get(claim.claim_id)
             if verdict is None:
@@ -265,10 +295,21 @@ class JudgeStageImpl:
             await self._rejudge(trace, request, verdicts, exposed, prior, usage)
         if self._resolved_by == "llm":
             withhold_incomplete_quotes(trace, request, verdicts, prior, self._screen)
-        logger.debug("judged trace %s: %d claims, %d cached, %d screened, %d abstained",
-                     trace.trace_id, len(verdicts), cached, screened, len(abstained))
-        run = usage.run(self.identity, "ok", latency=self._clock() - started,
-                        cached_claims=cached, screened_claims=screened)
+        logger.debug(
+            "judged trace %s: %d claims, %d cached, %d screened, %d abstained",
+            trace.trace_id,
+            len(verdicts),
+            cached,
+            screened,
+            len(abstained),
+        )
+        run = usage.run(
+            self.identity,
+            "ok",
+            latency=self._clock() - started,
+            cached_claims=cached,
+            screened_claims=screened,
+        )
         return self._outcome(trace, packet, verdicts, abstained, run, sampled_by, prior)
 
     async def _rejudge(
@@ -314,9 +355,17 @@ class JudgeStageImpl:
         sampled_by: SampledBy,
         prior: Prior,
     ) -> JudgeOutcome:
-        return assemble_outcome(trace, packet, verdicts, abstained, run, sampled_by, prior,
-                                screen_only=self._resolved_by == "screen",
-                                find_support=self._find_support)
+        return assemble_outcome(
+            trace,
+            packet,
+            verdicts,
+            abstained,
+            run,
+            sampled_by,
+            prior,
+            screen_only=self._resolved_by == "screen",
+            find_support=self._find_support,
+        )
 
     # -- shutdown -----------------------------------------------------------------------------
 

@@ -37,8 +37,16 @@ from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage, unmark
 from sidecar.scoring import ClaimVerdict
 
 __all__ = [
-    "DEFAULT_QUOTE_RULE", "PassageIndex", "QuoteRule", "QuoteStatus", "check_verdict",
-    "content_words", "quote_found", "quote_refusal", "quote_status", "validate_reply",
+    "DEFAULT_QUOTE_RULE",
+    "PassageIndex",
+    "QuoteRule",
+    "QuoteStatus",
+    "check_verdict",
+    "content_words",
+    "quote_found",
+    "quote_refusal",
+    "quote_status",
+    "validate_reply",
 ]
 
 _QUOTE_EDGES = " \t\n\"'`\u201c\u201d\u2018\u2019"
@@ -49,8 +57,18 @@ QuoteStatus = Literal["found", "not_found", "in_injection"]
 
 # Scripts written without spaces between words: a word there is a phrase, read as
 # overlapping pairs of characters.
-_UNSPACED = frozenset().union(*(map(chr, range(lo, hi + 1)) for lo, hi in (
-    (0x0E00, 0x0E7F), (0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))))
+_UNSPACED = frozenset().union(
+    *(
+        map(chr, range(lo, hi + 1))
+        for lo, hi in (
+            (0x0E00, 0x0E7F),
+            (0x3040, 0x30FF),
+            (0x3400, 0x4DBF),
+            (0x4E00, 0x9FFF),
+            (0xF900, 0xFAFF),
+        )
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +84,9 @@ class QuoteRule:
     @classmethod
     def from_settings(cls, settings: JudgeSettings) -> QuoteRule:
         """The rule ``judge.quote_min_chars`` and ``judge.quote_min_content_words`` set."""
-        return cls(min_chars=settings.quote_min_chars,
-                   min_content_words=settings.quote_min_content_words)
+        return cls(
+            min_chars=settings.quote_min_chars, min_content_words=settings.quote_min_content_words
+        )
 
 
 DEFAULT_QUOTE_RULE = QuoteRule.from_settings(JudgeSettings())
@@ -84,7 +103,7 @@ def content_words(text: str) -> frozenset[str]:
         if _UNSPACED.isdisjoint(key):
             words.add(key)
         else:
-            words.update(key[i:i + 2] for i in range(max(1, len(key) - 1)))
+            words.update(key[i : i + 2] for i in range(max(1, len(key) - 1)))
     return frozenset(words)
 
 
@@ -108,8 +127,7 @@ class PassageIndex:
         """The passage's text outside every flagged span, in parts (one part when none is)."""
         found = self._outside.get(passage.passage_id)
         if found is None:
-            found = self._outside[passage.passage_id] = outside_injections(
-                unmark(passage.text))
+            found = self._outside[passage.passage_id] = outside_injections(unmark(passage.text))
         return found
 
     def flagged(self, passage: Passage) -> bool:
@@ -131,9 +149,7 @@ def _needle(quote: str) -> str:
     return normalise(unmark(quote).strip(_QUOTE_EDGES))
 
 
-def quote_status(
-    quote: str, claim: ClaimRequest, index: PassageIndex | None = None
-) -> QuoteStatus:
+def quote_status(quote: str, claim: ClaimRequest, index: PassageIndex | None = None) -> QuoteStatus:
     """Where a quote stands against the claim's cited passages: found outside every flagged
     span, found only inside a flagged span, or not found (an empty quote is not found)."""
     needle = _needle(quote)
@@ -152,7 +168,9 @@ def quote_status(
 
 
 def quote_refusal(
-    quote: str, claim: ClaimRequest, rule: QuoteRule = DEFAULT_QUOTE_RULE,
+    quote: str,
+    claim: ClaimRequest,
+    rule: QuoteRule = DEFAULT_QUOTE_RULE,
     index: PassageIndex | None = None,
 ) -> str | None:
     """Why ``quote`` cannot be the evidence of ``claim`` whatever the passages say (too short,
@@ -163,16 +181,22 @@ def quote_refusal(
     if _width(needle) < rule.min_chars:
         index = index if index is not None else PassageIndex()
         bare = needle.rstrip(_SENTENCE_END)
-        if not any(bare == index.get(passage)[0].strip(_QUOTE_EDGES).rstrip(_SENTENCE_END)
-                   for passage in claim.passages):
-            return (f"evidence quote of {len(needle)} characters, under the "
-                    f"{rule.min_chars} an evidence quote needs")
+        if not any(
+            bare == index.get(passage)[0].strip(_QUOTE_EDGES).rstrip(_SENTENCE_END)
+            for passage in claim.passages
+        ):
+            return (
+                f"evidence quote of {len(needle)} characters, under the "
+                f"{rule.min_chars} an evidence quote needs"
+            )
     wanted = content_words(claim.text)
     need = min(rule.min_content_words, len(wanted))
     carried = len(wanted & content_words(needle))
     if carried < need:
-        return (f"evidence quote carries {carried} of the claim's content words, "
-                f"under the {need} an evidence quote needs")
+        return (
+            f"evidence quote carries {carried} of the claim's content words, "
+            f"under the {need} an evidence quote needs"
+        )
     return None
 
 
@@ -207,12 +231,14 @@ def check_verdict(
             )
         status = quote_status(verdict.evidence_quote, claim, index)
         if status != "found":
-            where = ("only inside text addressed to a model" if status == "in_injection"
-                     else "not found in the cited passages")
+            where = (
+                "only inside text addressed to a model"
+                if status == "in_injection"
+                else "not found in the cited passages"
+            )
             return ClaimVerdict(
                 verdict="unsupported",
-                reason=f"evidence quote {where} (judge said {verdict.verdict}): "
-                       f"{verdict.reason}",
+                reason=f"evidence quote {where} (judge said {verdict.verdict}): {verdict.reason}",
                 evidence_quote=verdict.evidence_quote,
                 quote_not_found=status == "not_found",
                 quote_in_injection=status == "in_injection",
@@ -254,6 +280,7 @@ def validate_reply(
     for verdict in result.verdicts:
         claim = packet.claim(verdict.claim_id)
         assert claim is not None  # every ID was just matched against the request
-        checked[verdict.claim_id] = check_verdict(claim, verdict, resolved_by=resolved_by,
-                                                  index=index, rule=rule)
+        checked[verdict.claim_id] = check_verdict(
+            claim, verdict, resolved_by=resolved_by, index=index, rule=rule
+        )
     return checked

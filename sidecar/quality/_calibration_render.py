@@ -40,17 +40,31 @@ def _wkappa(m: GroupMetrics) -> str:
     return "n/a" if m.weighted_kappa is None else f"{m.weighted_kappa:.3f}"
 
 
-_HEAD = ("group", "n", "unsupported->supported", "partial->supported", "exact agreement",
-         "kappa [95% bootstrap]", "weighted kappa (linear)", "abstained",
-         *(f"precision {label}" for label in LABELS))
+_HEAD = (
+    "group",
+    "n",
+    "unsupported->supported",
+    "partial->supported",
+    "exact agreement",
+    "kappa [95% bootstrap]",
+    "weighted kappa (linear)",
+    "abstained",
+    *(f"precision {label}" for label in LABELS),
+)
 
 
 def _row(name: str, m: GroupMetrics) -> tuple[str, ...]:
-    return (name, str(m.n), fmt_estimate(m.unsupported_to_supported),
-            fmt_estimate(m.partial_to_supported), fmt_estimate(m.agreement), _kappa(m),
-            _wkappa(m), fmt_estimate(m.abstained),
-            *(fmt_estimate(m.precision[label]) if label in m.precision else "n/a"
-              for label in LABELS))
+    return (
+        name,
+        str(m.n),
+        fmt_estimate(m.unsupported_to_supported),
+        fmt_estimate(m.partial_to_supported),
+        fmt_estimate(m.agreement),
+        _kappa(m),
+        _wkappa(m),
+        fmt_estimate(m.abstained),
+        *(fmt_estimate(m.precision[label]) if label in m.precision else "n/a" for label in LABELS),
+    )
 
 
 def _groups(report: CalibrationReport) -> list[tuple[str, list[tuple[str, GroupMetrics]]]]:
@@ -58,8 +72,9 @@ def _groups(report: CalibrationReport) -> list[tuple[str, list[tuple[str, GroupM
         ("Overall", [("all claims", report.overall)]),
     ]
     if report.by_importance:
-        sections.append(("By importance", [(f"importance {k}", v)
-                                           for k, v in report.by_importance.items()]))
+        sections.append(
+            ("By importance", [(f"importance {k}", v) for k, v in report.by_importance.items()])
+        )
     for name, values in report.by_slice.items():
         sections.append((f"By {name}", [(f"{name}={value}", m) for value, m in values.items()]))
     return sections
@@ -78,19 +93,29 @@ def calibration_markdown(reports: Sequence[CalibrationReport]) -> str:
         lines += [f"## Rubric {report.rubric_version}, judge model {report.judge_model}", ""]
         if report.unmatched:
             lines += [f"{report.unmatched} labels had no judged claim to pair with.", ""]
-        lines += ["Rates are 95% Wilson intervals with the count behind each; "
-                  "unsupported->supported is the share of claims people found unsupported "
-                  "that the judge called supported. n counts the claims the judge answered; "
-                  "abstained is the share of labelled claims it left without a verdict, and "
-                  "precision per verdict class the share of its verdicts people agree with.",
-                  ""]
+        lines += [
+            "Rates are 95% Wilson intervals with the count behind each; "
+            "unsupported->supported is the share of claims people found unsupported "
+            "that the judge called supported. n counts the claims the judge answered; "
+            "abstained is the share of labelled claims it left without a verdict, and "
+            "precision per verdict class the share of its verdicts people agree with.",
+            "",
+        ]
         for title, rows in _groups(report):
-            lines += [f"### {title}", "", "| " + " | ".join(_HEAD) + " |",
-                      "|" + "---|" * len(_HEAD)]
+            lines += [
+                f"### {title}",
+                "",
+                "| " + " | ".join(_HEAD) + " |",
+                "|" + "---|" * len(_HEAD),
+            ]
             lines += ["| " + " | ".join(_row(name, m)) + " |" for name, m in rows]
             lines.append("")
-        lines += ["### Confusion matrix (rows: human, columns: judge)", "",
-                  "| human \\ judge | " + " | ".join(LABELS) + " |", "|---|---|---|---|"]
+        lines += [
+            "### Confusion matrix (rows: human, columns: judge)",
+            "",
+            "| human \\ judge | " + " | ".join(LABELS) + " |",
+            "|---|---|---|---|",
+        ]
         for label, counts in zip(LABELS, report.overall.matrix, strict=True):
             lines.append(f"| {label} | " + " | ".join(str(c) for c in counts) + " |")
         lines.append("")
@@ -101,36 +126,55 @@ def calibration_html(reports: Sequence[CalibrationReport]) -> str:
     """A self-contained HTML page; side-by-side matrices when several series are shown."""
     body = ["<h1>Judge calibration</h1>"]
     if len(reports) > 1:
-        body.append("<h2>Series side by side</h2><table><tr><th>series</th>"
-                    + "".join(f"<th>{esc(h)}</th>" for h in _HEAD[1:]) + "</tr>")
+        body.append(
+            "<h2>Series side by side</h2><table><tr><th>series</th>"
+            + "".join(f"<th>{esc(h)}</th>" for h in _HEAD[1:])
+            + "</tr>"
+        )
         for report in reports:
             cells = _row("", report.overall)[1:]
-            body.append(f"<tr><th>rubric {esc(report.rubric_version)}<br>"
-                        f"{esc(report.judge_model)}</th>"
-                        + "".join(f'<td class="num">{esc(c)}</td>' for c in cells) + "</tr>")
+            body.append(
+                f"<tr><th>rubric {esc(report.rubric_version)}<br>"
+                f"{esc(report.judge_model)}</th>"
+                + "".join(f'<td class="num">{esc(c)}</td>' for c in cells)
+                + "</tr>"
+            )
         body.append("</table>")
     body.append('<div class="charts">')
     for report in reports:
-        body.append(confusion_svg(
-            report.overall.matrix, LABELS, risky=_RISKY,
-            title=f"rubric {report.rubric_version} / {report.judge_model}"))
+        body.append(
+            confusion_svg(
+                report.overall.matrix,
+                LABELS,
+                risky=_RISKY,
+                title=f"rubric {report.rubric_version} / {report.judge_model}",
+            )
+        )
     body.append("</div>")
     for report in reports:
-        body.append(f"<h2>Rubric {esc(report.rubric_version)}, judge model "
-                    f"{esc(report.judge_model)}</h2>")
+        body.append(
+            f"<h2>Rubric {esc(report.rubric_version)}, judge model {esc(report.judge_model)}</h2>"
+        )
         u2s = report.overall.unsupported_to_supported
         body.append(f'<p class="risk">unsupported&rarr;supported: {esc(fmt_estimate(u2s))}</p>')
-        body.append('<p class="muted">Rates: 95% Wilson intervals with the count behind each. '
-                    "Kappa interval: 95% bootstrap.</p>")
+        body.append(
+            '<p class="muted">Rates: 95% Wilson intervals with the count behind each. '
+            "Kappa interval: 95% bootstrap.</p>"
+        )
         if report.unmatched:
             body.append(f"<p>{report.unmatched} labels had no judged claim to pair with.</p>")
         for title, rows in _groups(report):
-            body.append(f"<h3>{esc(title)}</h3><table><tr>"
-                        + "".join(f"<th>{esc(h)}</th>" for h in _HEAD) + "</tr>")
+            body.append(
+                f"<h3>{esc(title)}</h3><table><tr>"
+                + "".join(f"<th>{esc(h)}</th>" for h in _HEAD)
+                + "</tr>"
+            )
             for name, m in rows:
                 cells = _row(name, m)
-                body.append(f"<tr><th>{esc(cells[0])}</th>"
-                            + "".join(f'<td class="num">{esc(c)}</td>' for c in cells[1:])
-                            + "</tr>")
+                body.append(
+                    f"<tr><th>{esc(cells[0])}</th>"
+                    + "".join(f'<td class="num">{esc(c)}</td>' for c in cells[1:])
+                    + "</tr>"
+                )
             body.append("</table>")
     return html_page("citewatch judge calibration", "\n".join(body))

@@ -71,7 +71,8 @@ class PrometheusClient:
         if user is not None or password is not None:
             pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password or '')}"
             self._headers["Authorization"] = "Basic " + base64.b64encode(
-                pair.encode("utf-8")).decode("ascii")
+                pair.encode("utf-8")
+            ).decode("ascii")
             parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
         self.base_url = urllib.parse.urlunsplit(parts).rstrip("/")
         self.timeout = timeout
@@ -82,7 +83,8 @@ class PrometheusClient:
         Raises PrometheusError naming the query's error type (never echoing the body).
         """
         params = urllib.parse.urlencode(
-            {"query": query, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step:g}"})
+            {"query": query, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{step:g}"}
+        )
         url = f"{self.base_url}/api/v1/query_range?{params}"
         try:
             request = urllib.request.Request(url, headers=self._headers)
@@ -91,11 +93,13 @@ class PrometheusClient:
         except urllib.error.HTTPError as exc:
             payload = _error_body(exc)
             if payload is None:
-                raise PrometheusError(f"Prometheus answered HTTP {exc.code} for a "
-                                      "query_range request") from None
+                raise PrometheusError(
+                    f"Prometheus answered HTTP {exc.code} for a query_range request"
+                ) from None
         except (urllib.error.URLError, OSError) as exc:
-            raise PrometheusError(f"cannot reach Prometheus at {self.base_url}: "
-                                  f"{getattr(exc, 'reason', exc)}") from None
+            raise PrometheusError(
+                f"cannot reach Prometheus at {self.base_url}: {getattr(exc, 'reason', exc)}"
+            ) from None
         except json.JSONDecodeError:
             raise PrometheusError("Prometheus answered with something that is not JSON") from None
         if not isinstance(payload, dict) or payload.get("status") != "success":
@@ -131,8 +135,7 @@ def _bounded(total: float, count: float) -> Estimate:
         return Estimate(None, None, None, 0, method="none")
     mean = min(max(total / count, 0.0), 1.0)
     half = Z95 * math.sqrt(mean * (1 - mean) / n)
-    return Estimate(mean, max(0.0, mean - half), min(1.0, mean + half), n,
-                    method="bernoulli-bound")
+    return Estimate(mean, max(0.0, mean - half), min(1.0, mean + half), n, method="bernoulli-bound")
 
 
 def weekly_from_prometheus(client: PrometheusClient, *, end: date) -> WeeklyReport:
@@ -146,10 +149,12 @@ def weekly_from_prometheus(client: PrometheusClient, *, end: date) -> WeeklyRepo
     report = WeeklyReport(end=end, source=f"Prometheus at {client.base_url}")
     sections: dict[str, AppSection] = {}
     for metric, (name, selector, by) in _RATIOS.items():
-        sums = client.query_range(f"sum by ({by}) (increase({name}_sum{selector}[1d]))",
-                                  start=first, end=last, step=DAY)
-        counts = client.query_range(f"sum by ({by}) (increase({name}_count{selector}[1d]))",
-                                    start=first, end=last, step=DAY)
+        sums = client.query_range(
+            f"sum by ({by}) (increase({name}_sum{selector}[1d]))", start=first, end=last, step=DAY
+        )
+        counts = client.query_range(
+            f"sum by ({by}) (increase({name}_count{selector}[1d]))", start=first, end=last, step=DAY
+        )
         count_by_key = {tuple(sorted(labels.items())): values for labels, values in counts}
         judges_per_app: dict[str, set[str]] = defaultdict(set)
         for labels, _ in sums:
@@ -162,32 +167,46 @@ def weekly_from_prometheus(client: PrometheusClient, *, end: date) -> WeeklyRepo
             section = sections.setdefault(app, AppSection(app=app))
             section.series[series_name] = [
                 DayFigure(day, _bounded(values.get(t, 0.0), counted.get(t, 0.0)))
-                for day, t in zip(days, stamps, strict=True)]
+                for day, t in zip(days, stamps, strict=True)
+            ]
             weeks = []
             for window in (stamps[:7], stamps[7:]):
-                weeks.append(_bounded(sum(values.get(t, 0.0) for t in window),
-                                      sum(counted.get(t, 0.0) for t in window)))
+                weeks.append(
+                    _bounded(
+                        sum(values.get(t, 0.0) for t in window),
+                        sum(counted.get(t, 0.0) for t in window),
+                    )
+                )
             section.weeks[series_name] = (weeks[0], weeks[1])
             if metric == "validity":
                 section.traces = sum(d.estimate.n for d in section.series[series_name])
     for labels, values in client.query_range(
-            "sum by (app, reason) (increase(citewatch_critical_unsupported_claims_total[7d]))",
-            start=last, end=last, step=DAY):
-        section = sections.setdefault(labels.get("app", "unknown"),
-                                      AppSection(app=labels.get("app", "unknown")))
+        "sum by (app, reason) (increase(citewatch_critical_unsupported_claims_total[7d]))",
+        start=last,
+        end=last,
+        step=DAY,
+    ):
+        section = sections.setdefault(
+            labels.get("app", "unknown"), AppSection(app=labels.get("app", "unknown"))
+        )
         count = int(round(values.get(last, 0.0)))
         reason = labels.get("reason", "unknown")
         if count:
             section.critical_counts[reason] = section.critical_counts.get(reason, 0) + count
             section.critical_total += count
     for section in sections.values():
-        section.critical_counts = dict(sorted(
-            section.critical_counts.items(),
-            key=lambda kv: CRITICAL_ORDER.index(kv[0]) if kv[0] in CRITICAL_ORDER else 99))
+        section.critical_counts = dict(
+            sorted(
+                section.critical_counts.items(),
+                key=lambda kv: CRITICAL_ORDER.index(kv[0]) if kv[0] in CRITICAL_ORDER else 99,
+            )
+        )
     report.apps = [sections[app] for app in sorted(sections)]
     report.judge = _judge_costs(client, last)
-    report.notes.append("Prometheus holds counts only: the top critical claims and the sources "
-                        "cited by unsupported claims need evaluation records (--records).")
+    report.notes.append(
+        "Prometheus holds counts only: the top critical claims and the sources "
+        "cited by unsupported claims need evaluation records (--records)."
+    )
     if not report.apps:
         report.notes.append(f"no citewatch series in Prometheus for the two weeks ending {end}")
     return report
@@ -196,25 +215,38 @@ def weekly_from_prometheus(client: PrometheusClient, *, end: date) -> WeeklyRepo
 def _judge_costs(client: PrometheusClient, at: float) -> list[JudgeCost]:
     outcomes: dict[str, dict[str, int]] = defaultdict(dict)
     for labels, values in client.query_range(
-            "sum by (model, outcome) (increase(citewatch_judge_requests_total[7d]))",
-            start=at, end=at, step=DAY):
+        "sum by (model, outcome) (increase(citewatch_judge_requests_total[7d]))",
+        start=at,
+        end=at,
+        step=DAY,
+    ):
         count = int(round(values.get(at, 0.0)))
         if count:
             outcomes[labels.get("model", "unknown")][labels.get("outcome", "unknown")] = count
     tokens: dict[str, dict[str, int]] = defaultdict(dict)
     for labels, values in client.query_range(
-            "sum by (model, type) (increase(citewatch_judge_tokens_total[7d]))",
-            start=at, end=at, step=DAY):
+        "sum by (model, type) (increase(citewatch_judge_tokens_total[7d]))",
+        start=at,
+        end=at,
+        step=DAY,
+    ):
         tokens[labels.get("model", "unknown")][labels.get("type", "")] = int(
-            round(values.get(at, 0.0)))
+            round(values.get(at, 0.0))
+        )
     costs = []
     for model in sorted(set(outcomes) | set(tokens)):
         by_outcome = dict(sorted(outcomes.get(model, {}).items()))
         requests = sum(by_outcome.values())
         errors = requests - by_outcome.get("ok", 0)
-        costs.append(JudgeCost(
-            scope="all apps", model=model, requests=requests,
-            errors=wilson_interval(errors, requests),
-            input_tokens=tokens.get(model, {}).get("input", 0),
-            output_tokens=tokens.get(model, {}).get("output", 0), outcomes=by_outcome))
+        costs.append(
+            JudgeCost(
+                scope="all apps",
+                model=model,
+                requests=requests,
+                errors=wilson_interval(errors, requests),
+                input_tokens=tokens.get(model, {}).get("input", 0),
+                output_tokens=tokens.get(model, {}).get("output", 0),
+                outcomes=by_outcome,
+            )
+        )
     return costs

@@ -48,8 +48,15 @@ def _overview_rows(report: WeeklyReport) -> list[list[str]]:
     for section in report.apps:
         for metric, (last, this) in section.weeks.items():
             rows.append([section.app, metric, _fmt(last), _fmt(this), _change(last, this)])
-        rows.append([section.app, "critical unsupported claims (this week)",
-                     "", str(section.critical_total), ""])
+        rows.append(
+            [
+                section.app,
+                "critical unsupported claims (this week)",
+                "",
+                str(section.critical_total),
+                "",
+            ]
+        )
     return rows
 
 
@@ -71,41 +78,88 @@ def _seen(item: CriticalItem) -> str:
 
 
 def _critical_rows(section: AppSection) -> list[list[str]]:
-    return [[_seen(item), str(item.traces), item.trace_id, item.claim_id, item.reason,
-             item.verdict or "not judged", item.text, ", ".join(item.citation_ids) or "none",
-             item.verdict_reason or "", item.evidence or ""] for item in section.critical]
+    return [
+        [
+            _seen(item),
+            str(item.traces),
+            item.trace_id,
+            item.claim_id,
+            item.reason,
+            item.verdict or "not judged",
+            item.text,
+            ", ".join(item.citation_ids) or "none",
+            item.verdict_reason or "",
+            item.evidence or "",
+        ]
+        for item in section.critical
+    ]
 
 
 def _critical_line(section: AppSection) -> str:
     counts = ", ".join(f"{k}: {v}" for k, v in section.critical_counts.items()) or "none"
     claims = len(section.critical)
-    listed = (f"; {claims} distinct claim(s) listed, each once with the traces that made it"
-              if claims else "")
+    listed = (
+        f"; {claims} distinct claim(s) listed, each once with the traces that made it"
+        if claims
+        else ""
+    )
     return f"{section.critical_total} in total ({counts}){listed}"
 
 
-_CRITICAL_HEAD = ["seen", "traces", "latest trace", "claim", "reason", "verdict",
-                  "claim text (redacted)", "cited IDs", "judge's reason", "evidence"]
+_CRITICAL_HEAD = [
+    "seen",
+    "traces",
+    "latest trace",
+    "claim",
+    "reason",
+    "verdict",
+    "claim text (redacted)",
+    "cited IDs",
+    "judge's reason",
+    "evidence",
+]
 _SOURCES_TITLE = "Sources most often cited by unsupported claims"
-_SOURCES_NOTE = ("Each source by its URL, else its title (both as redaction left them); a "
-                 "source with neither is shown by its ID, which may name no document.")
+_SOURCES_NOTE = (
+    "Each source by its URL, else its title (both as redaction left them); a "
+    "source with neither is shown by its ID, which may name no document."
+)
 _SOURCES_HEAD = ["source (URL or title)", "unsupported claims citing it"]
 _OVERVIEW_HEAD = ["app", "metric", "last week", "this week", "change"]
-_JUDGE_HEAD = ["scope", "judge/model", "calls", "error rate", "input tokens", "output tokens",
-               "outcomes"]
+_JUDGE_HEAD = [
+    "scope",
+    "judge/model",
+    "calls",
+    "error rate",
+    "input tokens",
+    "output tokens",
+    "outcomes",
+]
 
 
 def _judge_rows(report: WeeklyReport) -> list[list[str]]:
-    return [[c.scope, c.model, str(c.requests), _rate(c.errors), f"{c.input_tokens:,}",
-             f"{c.output_tokens:,}", ", ".join(f"{k} {v}" for k, v in c.outcomes.items())]
-            for c in report.judge]
+    return [
+        [
+            c.scope,
+            c.model,
+            str(c.requests),
+            _rate(c.errors),
+            f"{c.input_tokens:,}",
+            f"{c.output_tokens:,}",
+            ", ".join(f"{k} {v}" for k, v in c.outcomes.items()),
+        ]
+        for c in report.judge
+    ]
 
 
 def weekly_markdown(report: WeeklyReport) -> str:
     """The report as Markdown, for pasting into a ticket."""
-    lines = [f"# {_title(report)}", "",
-             f"Source: {report.source}. Figures: mean [95% interval] (n = traces behind it); "
-             "correctness and completeness from the judged base sample only.", ""]
+    lines = [
+        f"# {_title(report)}",
+        "",
+        f"Source: {report.source}. Figures: mean [95% interval] (n = traces behind it); "
+        "correctness and completeness from the judged base sample only.",
+        "",
+    ]
     lines += [f"> {note}" for note in report.notes]
     if report.notes:
         lines.append("")
@@ -123,8 +177,11 @@ def weekly_markdown(report: WeeklyReport) -> str:
             lines += [f"### {_SOURCES_TITLE}", "", _SOURCES_NOTE, ""]
             lines += _md_table(_SOURCES_HEAD, [[s, str(n)] for s, n in section.top_sources])
     lines += ["## Judge cost and errors (this week)", ""]
-    lines += (_md_table(_JUDGE_HEAD, _judge_rows(report)) if report.judge
-              else ["No judge calls recorded.", ""])
+    lines += (
+        _md_table(_JUDGE_HEAD, _judge_rows(report))
+        if report.judge
+        else ["No judge calls recorded.", ""]
+    )
     return "\n".join(lines)
 
 
@@ -143,40 +200,64 @@ def _html_table(head: list[str], rows: list[list[str]], *, numeric_from: int = 1
 def _charts(section: AppSection) -> str:
     charts = []
     for metric, days in section.series.items():
-        points = [ChartPoint(d.day.isoformat(), d.estimate.value, d.estimate.low,
-                             d.estimate.high, d.estimate.n) for d in days]
-        charts.append(line_chart_svg([ChartSeries(metric, points)],
-                                     title=f"{section.app}: {metric} per day (95% interval)"))
+        points = [
+            ChartPoint(
+                d.day.isoformat(), d.estimate.value, d.estimate.low, d.estimate.high, d.estimate.n
+            )
+            for d in days
+        ]
+        charts.append(
+            line_chart_svg(
+                [ChartSeries(metric, points)],
+                title=f"{section.app}: {metric} per day (95% interval)",
+            )
+        )
     return '<div class="charts">' + "".join(charts) + "</div>"
 
 
 def weekly_html(report: WeeklyReport) -> str:
     """The report as one self-contained HTML page with inline SVG plots."""
-    body = [f"<h1>{esc(_title(report))}</h1>",
-            f'<p class="muted">Source: {esc(report.source)}. Figures: mean [95% interval] '
-            "(n = traces behind it); correctness and completeness from the judged base "
-            "sample only.</p>"]
+    body = [
+        f"<h1>{esc(_title(report))}</h1>",
+        f'<p class="muted">Source: {esc(report.source)}. Figures: mean [95% interval] '
+        "(n = traces behind it); correctness and completeness from the judged base "
+        "sample only.</p>",
+    ]
     body += [f"<p><strong>Note:</strong> {esc(note)}</p>" for note in report.notes]
-    body += ["<h2>This week against last week</h2>",
-             _html_table(_OVERVIEW_HEAD, _overview_rows(report), numeric_from=2)]
+    body += [
+        "<h2>This week against last week</h2>",
+        _html_table(_OVERVIEW_HEAD, _overview_rows(report), numeric_from=2),
+    ]
     for section in report.apps:
-        body += [f"<h2>{esc(section.app)}</h2>",
-                 f'<p class="muted">{section.traces} traces in the two weeks.</p>',
-                 _charts(section)]
+        body += [
+            f"<h2>{esc(section.app)}</h2>",
+            f'<p class="muted">{section.traces} traces in the two weeks.</p>',
+            _charts(section),
+        ]
         head, rows = _daily_rows(section)
-        body += ["<details><summary>Per day, with counts</summary>",
-                 _html_table(head, rows), "</details>"]
+        body += [
+            "<details><summary>Per day, with counts</summary>",
+            _html_table(head, rows),
+            "</details>",
+        ]
         # Red only for what needs looking at: none is no risk.
         css = ' class="risk"' if section.critical_total else ""
-        body += ["<h3>Critical unsupported claims (this week)</h3>",
-                 f"<p{css}>{esc(_critical_line(section))}</p>"]
+        body += [
+            "<h3>Critical unsupported claims (this week)</h3>",
+            f"<p{css}>{esc(_critical_line(section))}</p>",
+        ]
         if section.critical:
             body.append(_html_table(_CRITICAL_HEAD, _critical_rows(section), numeric_from=99))
         if section.top_sources:
-            body += [f"<h3>{esc(_SOURCES_TITLE)}</h3>",
-                     f'<p class="muted">{esc(_SOURCES_NOTE)}</p>',
-                     _html_table(_SOURCES_HEAD, [[s, str(n)] for s, n in section.top_sources])]
+            body += [
+                f"<h3>{esc(_SOURCES_TITLE)}</h3>",
+                f'<p class="muted">{esc(_SOURCES_NOTE)}</p>',
+                _html_table(_SOURCES_HEAD, [[s, str(n)] for s, n in section.top_sources]),
+            ]
     body.append("<h2>Judge cost and errors (this week)</h2>")
-    body.append(_html_table(_JUDGE_HEAD, _judge_rows(report), numeric_from=2)
-                if report.judge else "<p>No judge calls recorded.</p>")
+    body.append(
+        _html_table(_JUDGE_HEAD, _judge_rows(report), numeric_from=2)
+        if report.judge
+        else "<p>No judge calls recorded.</p>"
+    )
     return html_page(_title(report), "\n".join(body))

@@ -83,9 +83,7 @@ def mean_interval(values: Sequence[float], *, seed: int = 0) -> Estimate:
         return Estimate(mean, mean, mean, 1, method="single")
     if n <= _BOOTSTRAP_MAX_N:
         rng = random.Random(seed)
-        means = sorted(
-            math.fsum(rng.choices(values, k=n)) / n for _ in range(_BOOTSTRAP_RESAMPLES)
-        )
+        means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(_BOOTSTRAP_RESAMPLES))
         low = means[int(0.025 * (_BOOTSTRAP_RESAMPLES - 1))]
         high = means[int(math.ceil(0.975 * (_BOOTSTRAP_RESAMPLES - 1)))]
         return Estimate(mean, low, high, n, method="bootstrap")

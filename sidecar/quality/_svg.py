@@ -37,8 +37,8 @@ def esc(value: object) -> str:
 def html_page(title: str, body: str) -> str:
     """A complete, self-contained HTML document (inline CSS, no scripts, no fetches)."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style>{_CSS}</style></head>\n<body>\n{body}\n"
         "</body></html>\n"
     )
@@ -70,28 +70,40 @@ def confusion_svg(
         f'transform="rotate(-90 14 {top + cell * k / 2})">human label</text>',
     ]
     for j, label in enumerate(labels):
-        parts.append(f'<text x="{left + cell * j + cell / 2}" y="{top - 10}" '
-                     f'text-anchor="middle" font-size="11">{esc(label)}</text>')
+        parts.append(
+            f'<text x="{left + cell * j + cell / 2}" y="{top - 10}" '
+            f'text-anchor="middle" font-size="11">{esc(label)}</text>'
+        )
     for i, label in enumerate(labels):
         row_total = sum(matrix[i])
-        parts.append(f'<text x="{left - 6}" y="{top + cell * i + cell / 2 + 4}" '
-                     f'text-anchor="end" font-size="11">{esc(label)}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{top + cell * i + cell / 2 + 4}" '
+            f'text-anchor="end" font-size="11">{esc(label)}</text>'
+        )
         for j in range(k):
             count = matrix[i][j]
             share = count / row_total if row_total else 0.0
             shade = int(255 - 190 * share)
             fill = f"rgb({shade},{shade},255)" if i == j else f"rgb(255,{shade},{shade})"
             x, y = left + cell * j, top + cell * i
-            parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" '
-                         f'fill="{fill}" stroke="#999"/>')
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" '
+                f'fill="{fill}" stroke="#999"/>'
+            )
             if risky == (i, j):
-                parts.append(f'<rect x="{x + 2}" y="{y + 2}" width="{cell - 4}" '
-                             f'height="{cell - 4}" fill="none" stroke="#b00020" '
-                             'stroke-width="3"/>')
-            parts.append(f'<text x="{x + cell / 2}" y="{y + cell / 2}" text-anchor="middle" '
-                         f'font-size="16" font-weight="600">{count}</text>')
-            parts.append(f'<text x="{x + cell / 2}" y="{y + cell / 2 + 18}" '
-                         f'text-anchor="middle" font-size="11">{share:.0%} of row</text>')
+                parts.append(
+                    f'<rect x="{x + 2}" y="{y + 2}" width="{cell - 4}" '
+                    f'height="{cell - 4}" fill="none" stroke="#b00020" '
+                    'stroke-width="3"/>'
+                )
+            parts.append(
+                f'<text x="{x + cell / 2}" y="{y + cell / 2}" text-anchor="middle" '
+                f'font-size="16" font-weight="600">{count}</text>'
+            )
+            parts.append(
+                f'<text x="{x + cell / 2}" y="{y + cell / 2 + 18}" '
+                f'text-anchor="middle" font-size="11">{share:.0%} of row</text>'
+            )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -115,8 +127,9 @@ class ChartSeries:
     points: Sequence[ChartPoint]
 
 
-def line_chart_svg(series: Sequence[ChartSeries], *, title: str, width: int = 520,
-                   height: int = 240) -> str:
+def line_chart_svg(
+    series: Sequence[ChartSeries], *, title: str, width: int = 520, height: int = 240
+) -> str:
     """Lines on a fixed 0..1 y axis with shaded 95% intervals and a legend.
 
     X positions are the union of the series' x labels in first-seen order.
@@ -145,18 +158,25 @@ def line_chart_svg(series: Sequence[ChartSeries], *, title: str, width: int = 52
     ]
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = py(tick)
-        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" '
-                     'stroke="#e4e4e4"/>')
-        parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end" '
-                     f'font-size="10">{tick:.2f}</text>')
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>'
+        )
+        parts.append(
+            f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end" '
+            f'font-size="10">{tick:.2f}</text>'
+        )
     step = max(1, len(xs) // 8)
     for index, x in enumerate(xs):
         if index % step == 0:
-            parts.append(f'<text x="{px(index):.1f}" y="{top + plot_h + 14}" '
-                         f'text-anchor="middle" font-size="10">{esc(x[-5:])}</text>')
+            parts.append(
+                f'<text x="{px(index):.1f}" y="{top + plot_h + 14}" '
+                f'text-anchor="middle" font-size="10">{esc(x[-5:])}</text>'
+            )
     if not any(p.value is not None for line in series for p in line.points):
-        parts.append(f'<text x="{left + plot_w / 2}" y="{top + plot_h / 2}" '
-                     'text-anchor="middle" font-size="12" fill="#888">no data</text>')
+        parts.append(
+            f'<text x="{left + plot_w / 2}" y="{top + plot_h / 2}" '
+            'text-anchor="middle" font-size="12" fill="#888">no data</text>'
+        )
     for number, line in enumerate(series):
         colour = _PALETTE[number % len(_PALETTE)]
         known = [(xs.index(p.x), p) for p in line.points if p.value is not None]
@@ -164,26 +184,32 @@ def line_chart_svg(series: Sequence[ChartSeries], *, title: str, width: int = 52
         band_low = [(i, p.low) for i, p in known if p.high is not None and p.low is not None]
         if len(band_top) > 1:
             path = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, v in band_top if v is not None)
-            back = " ".join(f"{px(i):.1f},{py(v):.1f}" for i, v in reversed(band_low)
-                            if v is not None)
-            parts.append(f'<polygon points="{path} {back}" fill="{colour}" '
-                         'fill-opacity="0.15" stroke="none"/>')
+            back = " ".join(
+                f"{px(i):.1f},{py(v):.1f}" for i, v in reversed(band_low) if v is not None
+            )
+            parts.append(
+                f'<polygon points="{path} {back}" fill="{colour}" '
+                'fill-opacity="0.15" stroke="none"/>'
+            )
         for i, p in known:
             if p.low is not None and p.high is not None:
-                parts.append(f'<line x1="{px(i):.1f}" x2="{px(i):.1f}" y1="{py(p.low):.1f}" '
-                             f'y2="{py(p.high):.1f}" stroke="{colour}" stroke-opacity="0.5"/>')
+                parts.append(
+                    f'<line x1="{px(i):.1f}" x2="{px(i):.1f}" y1="{py(p.low):.1f}" '
+                    f'y2="{py(p.high):.1f}" stroke="{colour}" stroke-opacity="0.5"/>'
+                )
         if len(known) > 1:
             path = " ".join(f"{px(i):.1f},{py(p.value or 0.0):.1f}" for i, p in known)
-            parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
-                         'stroke-width="2"/>')
+            parts.append(
+                f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+            )
         for i, p in known:
-            parts.append(f'<circle cx="{px(i):.1f}" cy="{py(p.value or 0.0):.1f}" r="3" '
-                         f'fill="{colour}"><title>{esc(line.name)} {esc(p.x)}: '
-                         f'{(p.value or 0.0):.3f} (n={p.n})</title></circle>')
+            parts.append(
+                f'<circle cx="{px(i):.1f}" cy="{py(p.value or 0.0):.1f}" r="3" '
+                f'fill="{colour}"><title>{esc(line.name)} {esc(p.x)}: '
+                f"{(p.value or 0.0):.3f} (n={p.n})</title></circle>"
+            )
         lx = left + 4 + number * 130
-        parts.append(f'<rect x="{lx}" y="{height - 16}" width="10" height="10" '
-                     f'fill="{colour}"/>')
-        parts.append(f'<text x="{lx + 14}" y="{height - 7}" font-size="11">'
-                     f'{esc(line.name)}</text>')
+        parts.append(f'<rect x="{lx}" y="{height - 16}" width="10" height="10" fill="{colour}"/>')
+        parts.append(f'<text x="{lx + 14}" y="{height - 7}" font-size="11">{esc(line.name)}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -73,9 +73,16 @@ class AuditSection:
 
 def audit_rows(labels: Iterable[FinalLabel]) -> list[AuditRow]:
     """The settled audit items that carry a verdict of the judge."""
-    return [AuditRow(judge=label.item.verdict, human=label.label,
-                     path=label.item.resolved_by or "unknown", day=label.item.day)
-            for label in labels if label.item.audit and label.item.verdict is not None]
+    return [
+        AuditRow(
+            judge=label.item.verdict,
+            human=label.label,
+            path=label.item.resolved_by or "unknown",
+            day=label.item.day,
+        )
+        for label in labels
+        if label.item.audit and label.item.verdict is not None
+    ]
 
 
 def audit_figures(rows: Iterable[AuditRow], *, start: date, end: date) -> AuditFigures:
@@ -95,9 +102,16 @@ def audit_figures(rows: Iterable[AuditRow], *, start: date, end: date) -> AuditF
             said = [row for row in chosen if row.path == path and row.judge == label]
             if said:
                 by_path.setdefault(path, {})[label] = wilson_interval(
-                    sum(row.human == label for row in said), len(said))
-    return AuditFigures(start=start, end=end, n=len(chosen), precision=precision,
-                        precision_by_path=by_path, recall=recall)
+                    sum(row.human == label for row in said), len(said)
+                )
+    return AuditFigures(
+        start=start,
+        end=end,
+        n=len(chosen),
+        precision=precision,
+        precision_by_path=by_path,
+        recall=recall,
+    )
 
 
 def audit_section(store: ReviewStore | str | Path, *, end: date) -> AuditSection:
@@ -111,8 +125,9 @@ def audit_section(store: ReviewStore | str | Path, *, end: date) -> AuditSection
     start = end - timedelta(days=6)
     return AuditSection(
         this_week=audit_figures(rows, start=start, end=end),
-        last_week=audit_figures(rows, start=start - timedelta(days=7),
-                                end=start - timedelta(days=1)),
+        last_week=audit_figures(
+            rows, start=start - timedelta(days=7), end=start - timedelta(days=1)
+        ),
         unsettled=audited - len(rows),
     )
 
@@ -125,36 +140,60 @@ def _fmt(est: Estimate) -> str:
 
 def _table(section: AuditSection) -> tuple[list[str], list[list[str]]]:
     this, last = section.this_week, section.last_week
-    rows = [[f"precision {label}", _fmt(this.precision[label]), _fmt(last.precision[label])]
-            for label in _CLASSES]
+    rows = [
+        [f"precision {label}", _fmt(this.precision[label]), _fmt(last.precision[label])]
+        for label in _CLASSES
+    ]
     for path in sorted(set(this.precision_by_path) | set(last.precision_by_path)):
         for label in _CLASSES:
             now = this.precision_by_path.get(path, {}).get(label)
             before = last.precision_by_path.get(path, {}).get(label)
             if now is None and before is None:
                 continue
-            rows.append([f"precision {label}, resolved by {path}",
-                         _fmt(now) if now else "n/a (0)", _fmt(before) if before else "n/a (0)"])
-    rows += [[f"recall {label}", _fmt(this.recall[label]), _fmt(last.recall[label])]
-             for label in _CLASSES]
-    head = ["figure", f"this week ({this.start} to {this.end}, {this.n} items)",
-            f"last week ({last.start} to {last.end}, {last.n} items)"]
+            rows.append(
+                [
+                    f"precision {label}, resolved by {path}",
+                    _fmt(now) if now else "n/a (0)",
+                    _fmt(before) if before else "n/a (0)",
+                ]
+            )
+    rows += [
+        [f"recall {label}", _fmt(this.recall[label]), _fmt(last.recall[label])]
+        for label in _CLASSES
+    ]
+    head = [
+        "figure",
+        f"this week ({this.start} to {this.end}, {this.n} items)",
+        f"last week ({last.start} to {last.end}, {last.n} items)",
+    ]
     return head, rows
 
 
-_NOTE = ("Audit slice: a uniform random share of the judge's verdicts, labelled by people; "
-         "95 % Wilson intervals, (agreeing/labelled) in brackets.")
+_NOTE = (
+    "Audit slice: a uniform random share of the judge's verdicts, labelled by people; "
+    "95 % Wilson intervals, (agreeing/labelled) in brackets."
+)
 
 
 def audit_markdown(section: AuditSection) -> str:
     """The section as Markdown."""
     head, rows = _table(section)
-    lines = ["", "## Judge precision on the audit slice", "", _NOTE, "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        "",
+        "## Judge precision on the audit slice",
+        "",
+        _NOTE,
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     if section.unsettled:
-        lines += ["", f"{section.unsettled} audit items are not settled yet (unlabelled, "
-                      "skipped or disputed) and are left out."]
+        lines += [
+            "",
+            f"{section.unsettled} audit items are not settled yet (unlabelled, "
+            "skipped or disputed) and are left out.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -162,10 +201,16 @@ def audit_html(section: AuditSection) -> str:
     """The section as an HTML fragment (a heading, a note and a table)."""
     head, rows = _table(section)
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                   for row in rows)
-    extra = (f"<p>{section.unsettled} audit items are not settled yet and are left out.</p>"
-             if section.unsettled else "")
-    return (f'<section id="audit"><h2>Judge precision on the audit slice</h2>'
-            f"<p>{html.escape(_NOTE)}</p><table><thead><tr>{cells}</tr></thead>"
-            f"<tbody>{body}</tbody></table>{extra}</section>")
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    extra = (
+        f"<p>{section.unsettled} audit items are not settled yet and are left out.</p>"
+        if section.unsettled
+        else ""
+    )
+    return (
+        f'<section id="audit"><h2>Judge precision on the audit slice</h2>'
+        f"<p>{html.escape(_NOTE)}</p><table><thead><tr>{cells}</tr></thead>"
+        f"<tbody>{body}</tbody></table>{extra}</section>"
+    )

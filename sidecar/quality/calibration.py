@@ -70,7 +70,9 @@ class GroupMetrics:
             "kappa_interval": [self.kappa_low, self.kappa_high],
             "weighted_kappa_linear": self.weighted_kappa,
             "confusion_matrix": {
-                "rows": "human", "columns": "judge", "labels": list(LABELS),
+                "rows": "human",
+                "columns": "judge",
+                "labels": list(LABELS),
                 "counts": [list(row) for row in self.matrix],
             },
         }
@@ -136,8 +138,10 @@ def compute_metrics(pairs: Sequence[LabelPair], *, seed: int = 0) -> GroupMetric
         unsupported_to_supported=wilson_interval(matrix[u][s], sum(matrix[u])),
         partial_to_supported=wilson_interval(matrix[p][s], sum(matrix[p])),
         abstained=wilson_interval(labelled - n, labelled),
-        precision={label: wilson_interval(matrix[j][j], sum(row[j] for row in matrix))
-                   for j, label in enumerate(LABELS)},
+        precision={
+            label: wilson_interval(matrix[j][j], sum(row[j] for row in matrix))
+            for j, label in enumerate(LABELS)
+        },
     )
 
 
@@ -172,8 +176,9 @@ def calibrate(
     for pair in pairs:
         series.setdefault(pair.series, []).append(pair)
     if len(series) > 1 and not compare:
-        names = ", ".join(f"rubric {r} / model {m} ({len(v)} claims)"
-                          for (r, m), v in sorted(series.items()))
+        names = ", ".join(
+            f"rubric {r} / model {m} ({len(v)} claims)" for (r, m), v in sorted(series.items())
+        )
         raise CalibrationError(
             f"labels mix {len(series)} judge series ({names}); calibrate one series at a "
             "time, or pass --compare to show them side by side"

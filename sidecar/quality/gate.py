@@ -79,8 +79,11 @@ class GateSummary(BaseModel):
     overall: float | None = Field(description="Mean overall score of the judged traces.")
     traces: int = Field(default=0, ge=0, description="Traces evaluated.")
     judged: int = Field(default=0, ge=0, description="Traces with an overall score.")
-    duplicates: int = Field(default=0, ge=0, description=(
-        "Records skipped because their trace (app, trace_id) was already counted."))
+    duplicates: int = Field(
+        default=0,
+        ge=0,
+        description=("Records skipped because their trace (app, trace_id) was already counted."),
+    )
     unresolved_citations: list[UnresolvedCitation] = Field(default_factory=list)
     critical_claims: list[CriticalClaimRef] = Field(default_factory=list)
     rubric_versions: list[str] = Field(default_factory=list)
@@ -126,9 +129,13 @@ def summarise(records: Iterable[EvaluationRecord]) -> GateSummary:
         for claim in record.claims:
             ids.update(dict.fromkeys(claim.invalid_citation_ids))
             if claim.critical_reason is not None:
-                critical.append(CriticalClaimRef(trace_id=record.trace_id,
-                                                 claim_id=claim.claim_id,
-                                                 reason=claim.critical_reason))
+                critical.append(
+                    CriticalClaimRef(
+                        trace_id=record.trace_id,
+                        claim_id=claim.claim_id,
+                        reason=claim.critical_reason,
+                    )
+                )
         if ids:
             unresolved.append(UnresolvedCitation(trace_id=record.trace_id, ids=list(ids)))
         if record.judge is not None and record.judged:
@@ -172,8 +179,13 @@ def load_summary(path: str | Path) -> GateSummary:
         raise GateError(str(exc)) from None
     bad: list[int] = []
     duplicates: list[int] = []
-    summary = summarise(read_records(files, on_bad_line=lambda _f, n: bad.append(n),
-                                     on_duplicate=lambda _f, n: duplicates.append(n)))
+    summary = summarise(
+        read_records(
+            files,
+            on_bad_line=lambda _f, n: bad.append(n),
+            on_duplicate=lambda _f, n: duplicates.append(n),
+        )
+    )
     summary.duplicates = len(duplicates)
     if summary.traces == 0:
         raise GateError(f"{target}: no evaluation records and not a gate summary")
@@ -200,28 +212,36 @@ def decide(baseline: GateSummary, candidate: GateSummary, *, tolerance: float) -
         if drop > tolerance + _EPSILON:
             reasons.append(
                 f"overall regressed from {baseline.overall:.4f} to {candidate.overall:.4f} "
-                f"(-{drop:.4f}, more than the tolerance {tolerance:.4f})")
+                f"(-{drop:.4f}, more than the tolerance {tolerance:.4f})"
+            )
     if candidate.unresolved_citations:
-        ids = [f"{','.join(u.ids)} in trace {u.trace_id}"
-               for u in candidate.unresolved_citations]
+        ids = [f"{','.join(u.ids)} in trace {u.trace_id}" for u in candidate.unresolved_citations]
         count = sum(len(u.ids) for u in candidate.unresolved_citations)
-        reasons.append(f"{count} unresolved citation ID(s) in "
-                       f"{len(candidate.unresolved_citations)} trace(s): {_listed(ids)}")
+        reasons.append(
+            f"{count} unresolved citation ID(s) in "
+            f"{len(candidate.unresolved_citations)} trace(s): {_listed(ids)}"
+        )
     if candidate.critical_claims:
-        claims = [f"{c.claim_id} in trace {c.trace_id} ({c.reason})"
-                  for c in candidate.critical_claims]
-        reasons.append(f"{len(candidate.critical_claims)} critical unsupported claim(s): "
-                       f"{_listed(claims)}")
+        claims = [
+            f"{c.claim_id} in trace {c.trace_id} ({c.reason})" for c in candidate.critical_claims
+        ]
+        reasons.append(
+            f"{len(candidate.critical_claims)} critical unsupported claim(s): {_listed(claims)}"
+        )
     for name, side in (("baseline", baseline), ("candidate", candidate)):
         if side.duplicates:
-            notes.append(f"{name}: {side.duplicates} record(s) of traces already counted were "
-                         "skipped (each trace counts once)")
-    for name, base, cand in (("rubric version", baseline.rubric_versions,
-                              candidate.rubric_versions),
-                             ("judge model", baseline.judge_models, candidate.judge_models)):
+            notes.append(
+                f"{name}: {side.duplicates} record(s) of traces already counted were "
+                "skipped (each trace counts once)"
+            )
+    for name, base, cand in (
+        ("rubric version", baseline.rubric_versions, candidate.rubric_versions),
+        ("judge model", baseline.judge_models, candidate.judge_models),
+    ):
         if base and cand and base != cand:
-            notes.append(f"{name} differs (baseline {', '.join(base)}, candidate "
-                         f"{', '.join(cand)}): the scores are not one series")
-    logger.info("gate decided: %s with %d reasons", "pass" if not reasons else "fail",
-                len(reasons))
+            notes.append(
+                f"{name} differs (baseline {', '.join(base)}, candidate "
+                f"{', '.join(cand)}): the scores are not one series"
+            )
+    logger.info("gate decided: %s with %d reasons", "pass" if not reasons else "fail", len(reasons))
     return GateDecision(baseline, candidate, tolerance, reasons, notes)

@@ -42,12 +42,28 @@ LABELS: tuple[VerdictLabel, ...] = ("unsupported", "partial", "supported")
 """The ordered label scale: the order weighted kappa uses."""
 
 UNKNOWN = "unknown"
-_ALIASES = {"partially_supported": "partial", "partially supported": "partial",
-            "not_supported": "unsupported", "not supported": "unsupported"}
-_CORE_COLUMNS = frozenset({
-    "case_id", "trace_id", "claim_id", "human_label", "judge_label", "importance",
-    "failure_type", "rubric_version", "judge_model", "claim_text", "passages", "citation_ids",
-})
+_ALIASES = {
+    "partially_supported": "partial",
+    "partially supported": "partial",
+    "not_supported": "unsupported",
+    "not supported": "unsupported",
+}
+_CORE_COLUMNS = frozenset(
+    {
+        "case_id",
+        "trace_id",
+        "claim_id",
+        "human_label",
+        "judge_label",
+        "importance",
+        "failure_type",
+        "rubric_version",
+        "judge_model",
+        "claim_text",
+        "passages",
+        "citation_ids",
+    }
+)
 _ABSTAINED = frozenset({"abstained", "abstain", "none", "not_judged"})
 
 
@@ -83,10 +99,10 @@ def parse_label(value: Any, *, where: str) -> VerdictLabel:
     text = str(value).strip().lower() if value is not None else ""
     text = _ALIASES.get(text, text)
     if text not in LABELS:
-        raise CalibrationError(f"{where}: label {text or '(empty)'!r} is not one of "
-                               f"{', '.join(LABELS)}")
+        raise CalibrationError(
+            f"{where}: label {text or '(empty)'!r} is not one of {', '.join(LABELS)}"
+        )
     return text
-
 
 
 def _read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -177,20 +193,22 @@ def load_labels(path: str | Path) -> list[HumanLabel]:
         abstained = judge_raw is not None and judge_raw.lower() in _ABSTAINED
         if abstained:
             judge_raw = None
-        labels.append(HumanLabel(
-            where=where,
-            case_id=case_id,
-            claim_id=claim_id,
-            human=parse_label(row.get("human_label"), where=f"{where} human_label"),
-            judge=parse_label(judge_raw, where=f"{where} judge_label") if judge_raw else None,
-            importance=_importance(row, where),
-            failure_type=_text(row, "failure_type"),
-            rubric_version=_text(row, "rubric_version"),
-            judge_model=_text(row, "judge_model"),
-            slices=_slices(row),
-            row=row,
-            abstained=abstained,
-        ))
+        labels.append(
+            HumanLabel(
+                where=where,
+                case_id=case_id,
+                claim_id=claim_id,
+                human=parse_label(row.get("human_label"), where=f"{where} human_label"),
+                judge=parse_label(judge_raw, where=f"{where} judge_label") if judge_raw else None,
+                importance=_importance(row, where),
+                failure_type=_text(row, "failure_type"),
+                rubric_version=_text(row, "rubric_version"),
+                judge_model=_text(row, "judge_model"),
+                slices=_slices(row),
+                row=row,
+                abstained=abstained,
+            )
+        )
     return labels
 
 
@@ -202,14 +220,23 @@ def pairs_from_labels(labels: Iterable[HumanLabel]) -> list[LabelPair]:
     pairs = []
     for label in labels:
         if label.judge is None and not label.abstained:
-            raise CalibrationError(f"{label.where}: no judge_label (pass --evaluations to "
-                                   "take judge verdicts from evaluation records)")
-        pairs.append(LabelPair(
-            case_id=label.case_id, claim_id=label.claim_id, human=label.human,
-            judge=label.judge, importance=label.importance, failure_type=label.failure_type,
-            rubric_version=label.rubric_version or UNKNOWN,
-            judge_model=label.judge_model or UNKNOWN, slices=label.slices,
-        ))
+            raise CalibrationError(
+                f"{label.where}: no judge_label (pass --evaluations to "
+                "take judge verdicts from evaluation records)"
+            )
+        pairs.append(
+            LabelPair(
+                case_id=label.case_id,
+                claim_id=label.claim_id,
+                human=label.human,
+                judge=label.judge,
+                importance=label.importance,
+                failure_type=label.failure_type,
+                rubric_version=label.rubric_version or UNKNOWN,
+                judge_model=label.judge_model or UNKNOWN,
+                slices=label.slices,
+            )
+        )
     return pairs
 
 
@@ -236,13 +263,17 @@ def path_slice(claim: ClaimResult) -> str:
     (both gave a verdict), ``rejudged`` (a second opinion without flagged text), ``cache``,
     or ``not_judged_<reason>``."""
     path = claim.path
-    return path_name(claim.not_judged, claim.resolved_by,
-                     rejudge=path.rejudge if path is not None else None,
-                     agreed=path.agreed if path is not None else None)
+    return path_name(
+        claim.not_judged,
+        claim.resolved_by,
+        rejudge=path.rejudge if path is not None else None,
+        agreed=path.agreed if path is not None else None,
+    )
 
 
-def path_name(not_judged: str | None, resolved_by: str | None, *, rejudge: object,
-              agreed: object) -> str:
+def path_name(
+    not_judged: str | None, resolved_by: str | None, *, rejudge: object, agreed: object
+) -> str:
     """:func:`path_slice` from the fields a record or a review item carries."""
     if not_judged is not None:
         return f"not_judged_{not_judged}"
@@ -281,15 +312,21 @@ def join_evaluations(
         slices = dict(label.slices)
         slices.setdefault("app", record.app)
         slices.setdefault("path", path_slice(claim))
-        pairs.append(LabelPair(
-            case_id=label.case_id, claim_id=label.claim_id, human=label.human,
-            judge=claim.verdict, importance=label.importance or claim.importance,
-            failure_type=label.failure_type,
-            rubric_version=(run.rubric_version if run else None) or record.versions.rubric
-            or UNKNOWN,
-            judge_model=run.model if run else UNKNOWN,
-            slices=tuple(sorted(slices.items())),
-        ))
+        pairs.append(
+            LabelPair(
+                case_id=label.case_id,
+                claim_id=label.claim_id,
+                human=label.human,
+                judge=claim.verdict,
+                importance=label.importance or claim.importance,
+                failure_type=label.failure_type,
+                rubric_version=(run.rubric_version if run else None)
+                or record.versions.rubric
+                or UNKNOWN,
+                judge_model=run.model if run else UNKNOWN,
+                slices=tuple(sorted(slices.items())),
+            )
+        )
     if unmatched:
         logger.warning("%d labels matched no judged claim in the evaluations", unmatched)
     return pairs, unmatched

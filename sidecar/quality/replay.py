@@ -78,8 +78,10 @@ def _passages(label: HumanLabel) -> list[tuple[str, str]]:
         except json.JSONDecodeError:
             raise CalibrationError(f"{label.where}: passages is not JSON") from None
     if not isinstance(raw, list) or not raw:
-        raise CalibrationError(f"{label.where}: passages must be a non-empty list of "
-                               '{"id", "text"} (or pass --traces)')
+        raise CalibrationError(
+            f"{label.where}: passages must be a non-empty list of "
+            '{"id", "text"} (or pass --traces)'
+        )
     found = []
     for item in raw:
         if not isinstance(item, dict) or "id" not in item or "text" not in item:
@@ -103,20 +105,30 @@ def traces_from_labels(labels: Sequence[HumanLabel]) -> list[Trace]:
         cited = []
         for source_id, passage in _passages(label):
             if sources.setdefault(source_id, passage) != passage:
-                raise CalibrationError(f"{label.where}: passage {source_id} has two texts "
-                                       f"in case {label.case_id}")
+                raise CalibrationError(
+                    f"{label.where}: passage {source_id} has two texts in case {label.case_id}"
+                )
             cited.append(source_id)
-        claims.append(Claim(id=label.claim_id, text=text, citation_ids=cited,
-                            importance=label.importance or 2))
+        claims.append(
+            Claim(
+                id=label.claim_id, text=text, citation_ids=cited, importance=label.importance or 2
+            )
+        )
     traces = []
     for case_id, (sources, claims) in cases.items():
         answer = " ".join(f"{c.text} [{', '.join(c.citation_ids)}]" for c in claims)
-        traces.append(Trace(
-            trace_id=_trace_id(case_id), timestamp=_REPLAY_TIME, app=_REPLAY_APP,
-            generator=Generator(model="replay", prompt_version="replay"),
-            question="", answer=answer,
-            sources=[Source(id=i, text=t) for i, t in sources.items()], claims=claims,
-        ))
+        traces.append(
+            Trace(
+                trace_id=_trace_id(case_id),
+                timestamp=_REPLAY_TIME,
+                app=_REPLAY_APP,
+                generator=Generator(model="replay", prompt_version="replay"),
+                question="",
+                answer=answer,
+                sources=[Source(id=i, text=t) for i, t in sources.items()],
+                claims=claims,
+            )
+        )
     return traces
 
 

@@ -36,8 +36,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CRITICAL_ORDER: tuple[str, ...] = ("judged_unsupported", "quote_not_found",
-                                   "quote_in_injection", "invalid_citation", "uncited")
+CRITICAL_ORDER: tuple[str, ...] = (
+    "judged_unsupported",
+    "quote_not_found",
+    "quote_in_injection",
+    "invalid_citation",
+    "uncited",
+)
 """Critical reasons, most telling first: the order the top list is sorted in (every
 ``CriticalReason``)."""
 
@@ -193,8 +198,11 @@ def weekly_from_records(
     if end is None:
         assert kept is not None
         if not kept:
-            return WeeklyReport(end=date.today(), source="evaluation records",
-                                notes=["no evaluation records were found"])
+            return WeeklyReport(
+                end=date.today(),
+                source="evaluation records",
+                notes=["no evaluation records were found"],
+            )
         end = max(_day(r) for r in kept)
     first = end - timedelta(days=13)
     this_week_start = end - timedelta(days=6)
@@ -229,15 +237,20 @@ def weekly_from_records(
         for claim in record.claims:
             if claim.verdict == "unsupported":
                 bad = set(claim.invalid_citation_ids)
-                data.sources.update(source_document(i, documents)
-                                    for i in claim.citation_ids if i not in bad)
+                data.sources.update(
+                    source_document(i, documents) for i in claim.citation_ids if i not in bad
+                )
             if claim.critical_reason is None:
                 continue
             data.critical_counts[claim.critical_reason] += 1
             item = CriticalItem(
-                trace_id=record.trace_id, claim_id=claim.claim_id, day=day,
-                text=_clip(claim.text), citation_ids=tuple(claim.citation_ids),
-                verdict=claim.verdict, reason=claim.critical_reason,
+                trace_id=record.trace_id,
+                claim_id=claim.claim_id,
+                day=day,
+                text=_clip(claim.text),
+                citation_ids=tuple(claim.citation_ids),
+                verdict=claim.verdict,
+                reason=claim.critical_reason,
                 verdict_reason=_clip(claim.verdict_reason) if claim.verdict_reason else None,
                 evidence=_clip(claim.evidence_quote) if claim.evidence_quote else None,
             )
@@ -254,11 +267,17 @@ def weekly_from_records(
     for app in sorted(apps):
         report.apps.append(_section(app, apps[app], end, top))
     for (scope, model), stats in sorted(judges.items()):
-        report.judge.append(JudgeCost(
-            scope=scope, model=model, requests=stats.requests,
-            errors=wilson_interval(stats.errors, stats.requests),
-            input_tokens=stats.input_tokens, output_tokens=stats.output_tokens,
-            outcomes=dict(sorted(stats.outcomes.items()))))
+        report.judge.append(
+            JudgeCost(
+                scope=scope,
+                model=model,
+                requests=stats.requests,
+                errors=wilson_interval(stats.errors, stats.requests),
+                input_tokens=stats.input_tokens,
+                output_tokens=stats.output_tokens,
+                outcomes=dict(sorted(stats.outcomes.items())),
+            )
+        )
     if not report.apps:
         report.notes.append(f"no evaluation records in the two weeks ending {end}")
     return report
@@ -273,18 +292,19 @@ def _section(app: str, data: _AppData, end: date, top: int) -> AppSection:
         name = base if single_judge or not judge else f"{base} ({judge})"
         by_day = data.values[metric]
         section.series[name] = [
-            DayFigure(day, mean_interval(by_day.get(day, []), seed=i))
-            for i, day in enumerate(days)
+            DayFigure(day, mean_interval(by_day.get(day, []), seed=i)) for i, day in enumerate(days)
         ]
         last = [v for day in days[:7] for v in by_day.get(day, [])]
         this = [v for day in days[7:] for v in by_day.get(day, [])]
         section.weeks[name] = (mean_interval(last), mean_interval(this))
-    section.critical_counts = {r: data.critical_counts[r] for r in CRITICAL_ORDER
-                               if data.critical_counts[r]}
+    section.critical_counts = {
+        r: data.critical_counts[r] for r in CRITICAL_ORDER if data.critical_counts[r]
+    }
     section.critical_total = sum(data.critical_counts.values())
     # Most telling reason first, then the claims most traces made, then the latest.
-    groups = sorted(data.critical.values(),
-                    key=lambda g: (_rank(g.latest.reason), -g.traces, -g.stamp))
+    groups = sorted(
+        data.critical.values(), key=lambda g: (_rank(g.latest.reason), -g.traces, -g.stamp)
+    )
     section.critical = [group.item() for group in groups[:top]]
     section.top_sources = data.sources.most_common(top)
     return section

@@ -45,8 +45,12 @@ def _pair(label: FinalLabel) -> LabelPair | None:
         "route": next((r for r in item.reasons if r != "audit"), "audit"),
         "sample": "audit" if item.audit else "flagged",
         "resolved_by": item.resolved_by or (item.not_judged or "none"),
-        "path": path_name(item.not_judged, item.resolved_by, rejudge=item.path.get("rejudge"),
-                          agreed=item.path.get("agreed")),
+        "path": path_name(
+            item.not_judged,
+            item.resolved_by,
+            rejudge=item.path.get("rejudge"),
+            agreed=item.path.get("agreed"),
+        ),
     }
     return LabelPair(
         case_id=item.trace_id,

@@ -81,15 +81,25 @@ async def measure_stability(
                 scores.setdefault(trace.trace_id, []).append(record.scores.overall)
             for claim in record.claims:
                 if claim.verdict is not None:
-                    verdicts.setdefault((trace.trace_id, claim.claim_id), []).append(
-                        claim.verdict)
+                    verdicts.setdefault((trace.trace_id, claim.claim_id), []).append(claim.verdict)
         run_means.append(math.fsum(values) / len(values) if values else None)
-        logger.info("stability run %d of %d: %d of %d traces judged", run + 1, repeats,
-                    len(values), len(traces))
+        logger.info(
+            "stability run %d of %d: %d of %d traces judged",
+            run + 1,
+            repeats,
+            len(values),
+            len(traces),
+        )
     judged_means = [m for m in run_means if m is not None]
     full = [v for v in scores.values() if len(v) >= 2]
-    pooled = (math.sqrt(math.fsum(statistics.variance(v) * (len(v) - 1) for v in full)
-                        / sum(len(v) - 1 for v in full)) if full else None)
+    pooled = (
+        math.sqrt(
+            math.fsum(statistics.variance(v) * (len(v) - 1) for v in full)
+            / sum(len(v) - 1 for v in full)
+        )
+        if full
+        else None
+    )
     complete = [v for v in verdicts.values() if len(v) == repeats]
     return StabilityResult(
         traces=len(traces),

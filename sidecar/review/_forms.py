@@ -18,25 +18,28 @@ FORM_TOKEN_SECONDS = 12 * 3600.0
 def issue(db: sqlite3.Connection, *, item_id: str, reviewer: str, now: datetime) -> str:
     """A new token for one label form of ``reviewer`` on ``item_id``, stored in ``db``."""
     token = secrets.token_urlsafe(24)
-    db.execute("INSERT INTO form_tokens (token, item_id, reviewer, issued_at) "
-               "VALUES (?, ?, ?, ?)", (token, item_id, reviewer, now.isoformat()))
+    db.execute(
+        "INSERT INTO form_tokens (token, item_id, reviewer, issued_at) VALUES (?, ?, ?, ?)",
+        (token, item_id, reviewer, now.isoformat()),
+    )
     return token
 
 
-def spend(db: sqlite3.Connection, token: str, *, item_id: str, reviewer: str,
-          now: datetime) -> None:
+def spend(
+    db: sqlite3.Connection, token: str, *, item_id: str, reviewer: str, now: datetime
+) -> None:
     """Mark ``token`` used, within the caller's transaction.
 
     Raises :class:`FormTokenError` (no such token, one issued for another item or reviewer,
     or expired) or :class:`ReplayedFormError` (already spent).
     """
-    row = db.execute("SELECT item_id, reviewer, issued_at, used_at FROM form_tokens "
-                     "WHERE token = ?", (token,)).fetchone()
+    row = db.execute(
+        "SELECT item_id, reviewer, issued_at, used_at FROM form_tokens WHERE token = ?", (token,)
+    ).fetchone()
     if row is None:
         raise FormTokenError("this form was not issued by this page (reload the item)")
     if row[3] is not None:
-        raise ReplayedFormError("this form was already submitted; the label was not "
-                                "written twice")
+        raise ReplayedFormError("this form was already submitted; the label was not written twice")
     if row[0] != item_id or row[1] != reviewer:
         raise FormTokenError("this form was issued for another item or reviewer")
     issued = datetime.fromisoformat(row[2])

@@ -29,7 +29,9 @@ def _run(db: sqlite3.Connection, script: str) -> None:
 
 def _v1_items_and_labels(db: sqlite3.Connection) -> None:
     """Items (the redacted packets), their reasons, labels (immutable), per-day counts."""
-    _run(db, """
+    _run(
+        db,
+        """
         CREATE TABLE items (
             item_id        TEXT PRIMARY KEY,
             trace_id       TEXT NOT NULL,
@@ -85,14 +87,17 @@ def _v1_items_and_labels(db: sqlite3.Connection) -> None:
             item_id TEXT PRIMARY KEY,
             day     TEXT NOT NULL
         );
-    """)
+    """,
+    )
 
 
 def _v2_form_tokens(db: sqlite3.Connection) -> None:
     """One-time tokens of the reviewers' page forms: a label post names the token it was
     given, which is spent in the same transaction as the label is written, so a replayed
     or forged post changes nothing."""
-    _run(db, """
+    _run(
+        db,
+        """
         CREATE TABLE form_tokens (
             token     TEXT PRIMARY KEY,
             item_id   TEXT NOT NULL,
@@ -103,7 +108,8 @@ def _v2_form_tokens(db: sqlite3.Connection) -> None:
         ALTER TABLE labels ADD COLUMN form_token TEXT;
         CREATE UNIQUE INDEX labels_form_token ON labels (form_token)
             WHERE form_token IS NOT NULL;
-    """)
+    """,
+    )
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
@@ -135,8 +141,10 @@ def migrate(db: sqlite3.Connection, *, target: int = SCHEMA_VERSION) -> int:
     try:
         version = current_version(db)
         if version > target:
-            raise NewerStoreError(f"the review store has schema version {version}; this "
-                                  f"citewatch knows up to {target}")
+            raise NewerStoreError(
+                f"the review store has schema version {version}; this "
+                f"citewatch knows up to {target}"
+            )
         if version == 0:
             db.execute("INSERT INTO schema_version (version) VALUES (0)")
         db.execute("COMMIT")

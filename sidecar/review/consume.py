@@ -35,8 +35,14 @@ class ConsumeSummary:
     bad: int = 0
 
 
-def consume(consumer: Any, store: ReviewStore, stop: threading.Event, *,
-            poll_timeout_ms: int = 500, max_records: int = 500) -> ConsumeSummary:
+def consume(
+    consumer: Any,
+    store: ReviewStore,
+    stop: threading.Event,
+    *,
+    poll_timeout_ms: int = 500,
+    max_records: int = 500,
+) -> ConsumeSummary:
     """Read ``consumer`` (subscribed to the review topic, auto-commit off) into ``store``
     until ``stop`` is set; commits after each stored batch and once more at the end."""
     from kafka.structs import OffsetAndMetadata
@@ -55,14 +61,17 @@ def consume(consumer: Any, store: ReviewStore, stop: threading.Event, *,
                     items.append(ReviewItem.model_validate_json(message.value or b""))
                 except ValidationError:
                     summary.bad += 1
-                    logger.warning("review topic %s[%d]@%d is not a review item; skipped",
-                                   tp.topic, tp.partition, message.offset)
+                    logger.warning(
+                        "review topic %s[%d]@%d is not a review item; skipped",
+                        tp.topic,
+                        tp.partition,
+                        message.offset,
+                    )
                 offsets[tp] = OffsetAndMetadata(message.offset + 1, "", -1)
         result = store.add(items)
         summary.stored += result.stored
         summary.duplicates += result.duplicates
         summary.capped += result.capped
         consumer.commit(offsets=offsets)
-        logger.debug("stored %d review items (%d duplicates)", result.stored,
-                     result.duplicates)
+        logger.debug("stored %d review items (%d duplicates)", result.stored, result.duplicates)
     return summary

@@ -31,8 +31,12 @@ def redacted_traces(traces: Iterable[Trace], settings: Settings) -> dict[str, Tr
     return out
 
 
-def items_from_records(records: Iterable[EvaluationRecord], settings: Settings, *,
-                       traces: Mapping[str, Trace] | None = None) -> list[ReviewItem]:
+def items_from_records(
+    records: Iterable[EvaluationRecord],
+    settings: Settings,
+    *,
+    traces: Mapping[str, Trace] | None = None,
+) -> list[ReviewItem]:
     """The review items the records route, with passages from ``traces`` (redacted)."""
     items: list[ReviewItem] = []
     missing = 0

@@ -57,21 +57,22 @@ Latest = tuple[dict[str, LabelRow], LabelRow | None]
 """Of one item: each reviewer's latest label, and the latest adjudication (or None)."""
 
 
-def checked_label(*, label: str, reviewer: str, failure_type: str | None,
-                  note: str | None) -> tuple[str, str, str | None, str | None]:
+def checked_label(
+    *, label: str, reviewer: str, failure_type: str | None, note: str | None
+) -> tuple[str, str, str | None, str | None]:
     """(label, reviewer, failure_type, note) as stored: trimmed, the label lower-cased,
     empty ones None. Raises :class:`LabelValueError` for a value that is not acceptable."""
     label = label.strip().lower()
     if label not in _LABELS:
-        raise LabelValueError(f"label {label!r} is not one of "
-                              f"{', '.join(sorted(_LABELS))}")
+        raise LabelValueError(f"label {label!r} is not one of {', '.join(sorted(_LABELS))}")
     reviewer = reviewer.strip()
     if not reviewer or len(reviewer) > 64:
         raise LabelValueError("a reviewer name (1 to 64 characters) is required")
     failure_type = (failure_type or "").strip() or None
     if failure_type is not None and failure_type not in _FAILURE_TYPES:
-        raise LabelValueError(f"failure type {failure_type[:40]!r} is not one of "
-                              f"{', '.join(sorted(_FAILURE_TYPES))}")
+        raise LabelValueError(
+            f"failure type {failure_type[:40]!r} is not one of {', '.join(sorted(_FAILURE_TYPES))}"
+        )
     note = (note or "").strip() or None
     if note is not None and len(note) > MAX_NOTE_CHARS:
         raise LabelValueError(f"note longer than {MAX_NOTE_CHARS} characters")
@@ -104,8 +105,11 @@ def settled_label(latest: Latest, required: int) -> LabelRow | None:
     given = answered(reviewers)
     if decided is not None and decided.label != "skip":
         return decided
-    if (decided is None and len(given) >= required
-            and len({row.label for row in given.values()}) == 1):
+    if (
+        decided is None
+        and len(given) >= required
+        and len({row.label for row in given.values()}) == 1
+    ):
         return max(given.values(), key=lambda row: row.label_id)
     return None
 

@@ -27,15 +27,26 @@ class ReviewRunMetrics:
     """Counters of the routing in `citewatch run`, on an injected registry."""
 
     def __init__(self, *, registry: CollectorRegistry) -> None:
-        self._routed = Counter("citewatch_review_items_routed", "Claims routed to review, by "
-                               "reason (an item with two reasons counts under both).",
-                               ["reason"], registry=registry)
-        self._capped = Counter("citewatch_review_items_capped", "Reasons of routed claims "
-                               "dropped by the store's per-day cap.", ["reason"],
-                               registry=registry)
-        self._errors = Counter("citewatch_review_write_errors", "Review packets not routed "
-                               "or not stored (stage routing or store); the log names the "
-                               "trace ID.", ["stage"], registry=registry)
+        self._routed = Counter(
+            "citewatch_review_items_routed",
+            "Claims routed to review, by reason (an item with two reasons counts under both).",
+            ["reason"],
+            registry=registry,
+        )
+        self._capped = Counter(
+            "citewatch_review_items_capped",
+            "Reasons of routed claims dropped by the store's per-day cap.",
+            ["reason"],
+            registry=registry,
+        )
+        self._errors = Counter(
+            "citewatch_review_write_errors",
+            "Review packets not routed "
+            "or not stored (stage routing or store); the log names the "
+            "trace ID.",
+            ["stage"],
+            registry=registry,
+        )
         for reason in _REASONS:
             self._routed.labels(reason=reason)
             self._capped.labels(reason=reason)
@@ -63,27 +74,35 @@ class StoreCollector:
 
     def collect(self) -> Iterator[Metric]:
         """The store's figures as metric families."""
-        depth = GaugeMetricFamily("citewatch_review_queue_items", "Review items waiting for "
-                                  "a label (or a second reviewer), by reason.",
-                                  labels=["reason"])
+        depth = GaugeMetricFamily(
+            "citewatch_review_queue_items",
+            "Review items waiting for a label (or a second reviewer), by reason.",
+            labels=["reason"],
+        )
         for reason, count in sorted(self.store.queue_depth().items()):
             depth.add_metric([reason], count)
         yield depth
-        labels = CounterMetricFamily("citewatch_review_labels", "Labels written by "
-                                     "reviewers (corrections and adjudications included), by "
-                                     "label; increase over a day is labels per day.",
-                                     labels=["label"])
+        labels = CounterMetricFamily(
+            "citewatch_review_labels",
+            "Labels written by "
+            "reviewers (corrections and adjudications included), by "
+            "label; increase over a day is labels per day.",
+            labels=["label"],
+        )
         totals = dict.fromkeys(_LABELS, 0)
         for (_, label), count in self.store.label_counts().items():
             totals[label] = totals.get(label, 0) + count
         for label, count in sorted(totals.items()):
             labels.add_metric([label], count)
         yield labels
-        stored = CounterMetricFamily("citewatch_review_items_stored", "Items the store took, "
-                                     "by reason.", labels=["reason"])
-        capped = CounterMetricFamily("citewatch_review_items_dropped_by_cap", "Reasons the "
-                                     "store dropped by its per-day caps, by reason.",
-                                     labels=["reason"])
+        stored = CounterMetricFamily(
+            "citewatch_review_items_stored", "Items the store took, by reason.", labels=["reason"]
+        )
+        capped = CounterMetricFamily(
+            "citewatch_review_items_dropped_by_cap",
+            "Reasons the store dropped by its per-day caps, by reason.",
+            labels=["reason"],
+        )
         stored_by = dict.fromkeys(_REASONS, 0)
         capped_by = dict.fromkeys(_REASONS, 0)
         for (_, reason), (s, c) in self.store.day_counts().items():
@@ -95,12 +114,17 @@ class StoreCollector:
         yield stored
         yield capped
         agree, total = self.store.agreement()
-        agreement = GaugeMetricFamily("citewatch_review_reviewer_agreement_ratio", "Share of "
-                                      "items labelled by two or more reviewers on which their "
-                                      "latest labels agree (NaN before any).")
+        agreement = GaugeMetricFamily(
+            "citewatch_review_reviewer_agreement_ratio",
+            "Share of "
+            "items labelled by two or more reviewers on which their "
+            "latest labels agree (NaN before any).",
+        )
         agreement.add_metric([], agree / total if total else float("nan"))
         yield agreement
-        disputes = GaugeMetricFamily("citewatch_review_disagreements", "Items whose "
-                                     "reviewers disagree, waiting for adjudication.")
+        disputes = GaugeMetricFamily(
+            "citewatch_review_disagreements",
+            "Items whose reviewers disagree, waiting for adjudication.",
+        )
         disputes.add_metric([], len(self.store.disagreements()))
         yield disputes

@@ -84,8 +84,9 @@ class RoutingClaim:
         )
 
 
-def route_claim(claim: RoutingClaim, *, trace_id: str, settings: ReviewSettings
-                ) -> list[ReviewReason]:
+def route_claim(
+    claim: RoutingClaim, *, trace_id: str, settings: ReviewSettings
+) -> list[ReviewReason]:
     """The reasons ``claim`` is routed for, most urgent first (empty: not routed)."""
     flags: dict[str, bool] = {
         "critical_unjudged": claim.critical_unjudged,
@@ -97,19 +98,26 @@ def route_claim(claim: RoutingClaim, *, trace_id: str, settings: ReviewSettings
     }
     enabled = set(settings.routes)
     reasons: list[ReviewReason] = [r for r in _REASONS if flags.get(r) and r in enabled]
-    if (claim.verdict is not None and settings.audit_rate > 0.0
-            and audit_point(trace_id, claim.claim_id) < settings.audit_rate):
+    if (
+        claim.verdict is not None
+        and settings.audit_rate > 0.0
+        and audit_point(trace_id, claim.claim_id) < settings.audit_rate
+    ):
         reasons.append("audit")
     return reasons
 
 
-def route_record(record: EvaluationRecord, redacted: Trace | None, settings: ReviewSettings
-                 ) -> list[ReviewItem]:
+def route_record(
+    record: EvaluationRecord, redacted: Trace | None, settings: ReviewSettings
+) -> list[ReviewItem]:
     """The review items of one evaluated trace. ``redacted`` is the redacted trace the
     record was built from: the only source of the passages' text (None: the items carry
     the cited source IDs without text, as from an evaluation file alone)."""
-    influenced = {f.claim_id for f in record.findings
-                  if f.code == "injection_influenced" and f.claim_id is not None}
+    influenced = {
+        f.claim_id
+        for f in record.findings
+        if f.code == "injection_influenced" and f.claim_id is not None
+    }
     items = []
     for claim in record.claims:
         view = RoutingClaim.of(claim, influenced=claim.claim_id in influenced)
@@ -119,59 +127,81 @@ def route_record(record: EvaluationRecord, redacted: Trace | None, settings: Rev
     return items
 
 
-def build_item(record: EvaluationRecord, claim: ClaimResult, redacted: Trace | None,
-               reasons: Sequence[ReviewReason]) -> ReviewItem:
+def build_item(
+    record: EvaluationRecord,
+    claim: ClaimResult,
+    redacted: Trace | None,
+    reasons: Sequence[ReviewReason],
+) -> ReviewItem:
     """The packet of one routed claim."""
     invalid = set(claim.invalid_citation_ids)
     passages: list[dict[str, object]] = []
     if redacted is None:
-        passages = [{"source_id": source_id, "text": ""}
-                    for source_id in dict.fromkeys(claim.citation_ids) if source_id not in invalid]
+        passages = [
+            {"source_id": source_id, "text": ""}
+            for source_id in dict.fromkeys(claim.citation_ids)
+            if source_id not in invalid
+        ]
     sources = {source.id: source for source in redacted.sources} if redacted else {}
     for source_id in dict.fromkeys(claim.citation_ids):
         source = sources.get(source_id)
         if source is None:
             continue
         span = locate_quote(claim.evidence_quote, source.text) if claim.evidence_quote else None
-        passages.append({
-            "source_id": source_id, "title": source.title, "text": source.text,
-            "quote_start": span[0] if span else None, "quote_end": span[1] if span else None,
-        })
+        passages.append(
+            {
+                "source_id": source_id,
+                "title": source.title,
+                "text": source.text,
+                "quote_start": span[0] if span else None,
+                "quote_end": span[1] if span else None,
+            }
+        )
     run = record.judge
     path = claim.path.model_dump() if claim.path is not None else {}
-    return ReviewItem.model_validate({
-        "item_id": item_id(record.trace_id, claim.claim_id),
-        "trace_id": record.trace_id,
-        "claim_id": claim.claim_id,
-        "app": record.app,
-        "day": record.trace_timestamp.date(),
-        "evaluated_at": record.evaluated_at,
-        "reasons": list(reasons),
-        "priority": PRIORITY[reasons[0]] + claim.importance,
-        "question": redacted.question if redacted is not None else "",
-        "claim_text": claim.text,
-        "importance": claim.importance,
-        "citation_ids": claim.citation_ids,
-        "passages": passages,
-        "verdict": claim.verdict,
-        "verdict_reason": claim.verdict_reason,
-        "evidence_quote": claim.evidence_quote,
-        "resolved_by": claim.resolved_by,
-        "not_judged": claim.not_judged,
-        "not_judged_detail": claim.not_judged_detail,
-        "path": path,
-        "critical_unjudged": claim.critical_unjudged,
-        "sampled_by": record.sampled_by,
-        "judge": run.judge if run else None,
-        "judge_model": run.model if run else None,
-        "rubric_version": (run.rubric_version if run else None) or record.versions.rubric,
-    })
+    return ReviewItem.model_validate(
+        {
+            "item_id": item_id(record.trace_id, claim.claim_id),
+            "trace_id": record.trace_id,
+            "claim_id": claim.claim_id,
+            "app": record.app,
+            "day": record.trace_timestamp.date(),
+            "evaluated_at": record.evaluated_at,
+            "reasons": list(reasons),
+            "priority": PRIORITY[reasons[0]] + claim.importance,
+            "question": redacted.question if redacted is not None else "",
+            "claim_text": claim.text,
+            "importance": claim.importance,
+            "citation_ids": claim.citation_ids,
+            "passages": passages,
+            "verdict": claim.verdict,
+            "verdict_reason": claim.verdict_reason,
+            "evidence_quote": claim.evidence_quote,
+            "resolved_by": claim.resolved_by,
+            "not_judged": claim.not_judged,
+            "not_judged_detail": claim.not_judged_detail,
+            "path": path,
+            "critical_unjudged": claim.critical_unjudged,
+            "sampled_by": record.sampled_by,
+            "judge": run.judge if run else None,
+            "judge_model": run.model if run else None,
+            "rubric_version": (run.rubric_version if run else None) or record.versions.rubric,
+        }
+    )
 
 
-_FOLD = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-    "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ",
-})
+_FOLD = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+    }
+)
 _QUOTE_EDGES = " \t\n\"'`\u201c\u201d\u2018\u2019"
 
 

@@ -43,8 +43,14 @@ class ReviewSink:
     (IDs only) and counted.
     """
 
-    def __init__(self, settings: ReviewSettings, *, store: ReviewStore | None = None,
-                 producer: Any = None, metrics: ReviewRunMetrics | None = None) -> None:
+    def __init__(
+        self,
+        settings: ReviewSettings,
+        *,
+        store: ReviewStore | None = None,
+        producer: Any = None,
+        metrics: ReviewRunMetrics | None = None,
+    ) -> None:
         self.settings = settings
         self.store = store
         self.producer = producer
@@ -62,8 +68,9 @@ class ReviewSink:
         try:
             items = tuple(route_record(record, redacted, self.settings))
         except Exception as exc:
-            logger.error("routing trace %s for review raised %s", record.trace_id,
-                         type(exc).__name__)
+            logger.error(
+                "routing trace %s for review raised %s", record.trace_id, type(exc).__name__
+            )
             if self.metrics is not None:
                 self.metrics.write_error("routing")
             return
@@ -89,8 +96,9 @@ class ReviewSink:
             try:
                 result = self.store.add(items)
             except Exception as exc:
-                logger.error("review items of trace %s not stored (%s)", record.trace_id,
-                             type(exc).__name__)
+                logger.error(
+                    "review items of trace %s not stored (%s)", record.trace_id, type(exc).__name__
+                )
                 if self.metrics is not None:
                     self.metrics.write_error("store")
             else:
@@ -102,12 +110,14 @@ class ReviewSink:
     def publish(self, item: ReviewItem) -> Any:
         """Produce ``item`` to the review topic keyed by its ID; the producer's future."""
         assert self.producer is not None and self.settings.topic is not None
-        return self.producer.send(self.settings.topic, value=item_json(item),
-                                  key=item.item_id.encode("ascii"))
+        return self.producer.send(
+            self.settings.topic, value=item_json(item), key=item.item_id.encode("ascii")
+        )
 
 
-def review_sink(settings: Settings, pipeline: Pipeline, registry: CollectorRegistry, *,
-                producer: Any = None) -> ReviewSink | None:
+def review_sink(
+    settings: Settings, pipeline: Pipeline, registry: CollectorRegistry, *, producer: Any = None
+) -> ReviewSink | None:
     """The sink ``review.store`` and ``review.topic`` ask for, hooked into ``pipeline``
     (None when neither is set). ``producer`` is the Kafka runtime's; without one (the file
     source) a topic alone is a ConfigError and beside a store it is not used.
@@ -119,15 +129,25 @@ def review_sink(settings: Settings, pipeline: Pipeline, registry: CollectorRegis
         return None
     if review.topic and producer is None:
         if not review.store:
-            raise ConfigError("review.topic needs the Kafka runtime; with --input set "
-                              "review.store instead")
-        logger.warning("review.topic is not used with --input; routed claims go to %s",
-                       review.store)
-    store = (ReviewStore(review.store, caps=review.daily_caps,
-                         reviewers=review.reviewers_per_item) if review.store else None)
-    sink = ReviewSink(review, store=store, producer=producer,
-                      metrics=ReviewRunMetrics(registry=registry))
+            raise ConfigError(
+                "review.topic needs the Kafka runtime; with --input set review.store instead"
+            )
+        logger.warning(
+            "review.topic is not used with --input; routed claims go to %s", review.store
+        )
+    store = (
+        ReviewStore(review.store, caps=review.daily_caps, reviewers=review.reviewers_per_item)
+        if review.store
+        else None
+    )
+    sink = ReviewSink(
+        review, store=store, producer=producer, metrics=ReviewRunMetrics(registry=registry)
+    )
     pipeline.on_redacted = sink.observe
-    logger.info("review queue: store %s, topic %s, audit rate %g", review.store,
-                review.topic if producer is not None else None, review.audit_rate)
+    logger.info(
+        "review queue: store %s, topic %s, audit rate %g",
+        review.store,
+        review.topic if producer is not None else None,
+        review.audit_rate,
+    )
     return sink

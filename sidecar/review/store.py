@@ -43,6 +43,7 @@ __all__ = ["AddResult", "FinalLabel", "LabelRow", "ReviewStore"]
 
 logger = logging.getLogger(__name__)
 
+
 @dataclass
 class AddResult:
     """What :meth:`ReviewStore.add` did with a batch of items."""
@@ -65,15 +66,17 @@ class ReviewStore:
     be opened or was written by a newer citewatch.
     """
 
-    def __init__(self, path: str | Path, *, caps: Mapping[str, int] | None = None,
-                 reviewers: int = 1) -> None:
+    def __init__(
+        self, path: str | Path, *, caps: Mapping[str, int] | None = None, reviewers: int = 1
+    ) -> None:
         self.path = Path(path)
         self.caps = dict(caps or {})
         self.reviewers = reviewers
         self._lock = threading.RLock()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
-                                       check_same_thread=False)
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=30.0, check_same_thread=False
+            )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the review store {self.path}: {exc}") from None
         try:
@@ -130,7 +133,8 @@ class ReviewStore:
                 known = db.execute(
                     "SELECT 1 FROM items WHERE item_id = ? UNION ALL "
                     "SELECT 1 FROM capped_items WHERE item_id = ?",
-                    (item.item_id, item.item_id)).fetchone()
+                    (item.item_id, item.item_id),
+                ).fetchone()
                 if known is not None:
                     result.duplicates += 1
                     continue
@@ -139,30 +143,34 @@ class ReviewStore:
                 for reason in item.reasons:
                     cap = self.caps.get(reason)
                     stored = db.execute(
-                        "SELECT stored FROM day_counts WHERE day = ? AND reason = ?",
-                        (day, reason)).fetchone()
+                        "SELECT stored FROM day_counts WHERE day = ? AND reason = ?", (day, reason)
+                    ).fetchone()
                     if cap is not None and (stored[0] if stored else 0) >= cap:
                         db.execute(
                             "INSERT INTO day_counts (day, reason, capped) VALUES (?, ?, 1) "
                             "ON CONFLICT (day, reason) DO UPDATE SET capped = capped + 1",
-                            (day, reason))
+                            (day, reason),
+                        )
                         result.capped_reasons[reason] = result.capped_reasons.get(reason, 0) + 1
                     else:
                         kept.append(reason)
                 if not kept:
-                    db.execute("INSERT INTO capped_items (item_id, day) VALUES (?, ?)",
-                               (item.item_id, day))
+                    db.execute(
+                        "INSERT INTO capped_items (item_id, day) VALUES (?, ?)", (item.item_id, day)
+                    )
                     result.capped += 1
                     continue
                 if kept != item.reasons:
-                    item = item.model_copy(update={
-                        "reasons": kept, "priority": PRIORITY[kept[0]] + item.importance})
+                    item = item.model_copy(
+                        update={"reasons": kept, "priority": PRIORITY[kept[0]] + item.importance}
+                    )
                 self._insert(db, item, received)
                 for reason in kept:
                     db.execute(
                         "INSERT INTO day_counts (day, reason, stored) VALUES (?, ?, 1) "
                         "ON CONFLICT (day, reason) DO UPDATE SET stored = stored + 1",
-                        (day, reason))
+                        (day, reason),
+                    )
                 result.stored += 1
         return result
 
@@ -172,11 +180,27 @@ class ReviewStore:
             "INSERT INTO items (item_id, trace_id, claim_id, app, day, priority, audit, "
             "importance, verdict, resolved_by, judge_model, rubric_version, packet, "
             "received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (item.item_id, item.trace_id, item.claim_id, item.app, item.day.isoformat(),
-             item.priority, int(item.audit), item.importance, item.verdict, item.resolved_by,
-             item.judge_model, item.rubric_version, item.model_dump_json(), received))
-        db.executemany("INSERT INTO item_reasons (item_id, reason) VALUES (?, ?)",
-                       [(item.item_id, reason) for reason in item.reasons])
+            (
+                item.item_id,
+                item.trace_id,
+                item.claim_id,
+                item.app,
+                item.day.isoformat(),
+                item.priority,
+                int(item.audit),
+                item.importance,
+                item.verdict,
+                item.resolved_by,
+                item.judge_model,
+                item.rubric_version,
+                item.model_dump_json(),
+                received,
+            ),
+        )
+        db.executemany(
+            "INSERT INTO item_reasons (item_id, reason) VALUES (?, ?)",
+            [(item.item_id, reason) for reason in item.reasons],
+        )
 
     def item(self, item_id: str) -> ReviewItem | None:
         """The stored item, or None."""
@@ -185,8 +209,7 @@ class ReviewStore:
 
     def items(self) -> list[ReviewItem]:
         """Every stored item, in queue order."""
-        rows = self._query("SELECT packet FROM items ORDER BY priority DESC, received_at, "
-                           "item_id")
+        rows = self._query("SELECT packet FROM items ORDER BY priority DESC, received_at, item_id")
         return [ReviewItem.model_validate_json(row[0]) for row in rows]
 
     def queue(self, reviewer: str, *, limit: int = 50) -> list[ReviewItem]:
@@ -201,7 +224,8 @@ class ReviewStore:
             "AND NOT EXISTS (SELECT 1 FROM labels AS a "
             "                WHERE a.item_id = i.item_id AND a.adjudication = 1) "
             "ORDER BY i.priority DESC, i.received_at, i.item_id LIMIT ?",
-            (reviewer, self.reviewers, limit))
+            (reviewer, self.reviewers, limit),
+        )
         return [ReviewItem.model_validate_json(row[0]) for row in rows]
 
     def queue_depth(self) -> dict[str, int]:
@@ -212,7 +236,9 @@ class ReviewStore:
             "       WHERE e.item_id = r.item_id AND e.label != 'skip') < ? "
             "AND NOT EXISTS (SELECT 1 FROM labels AS a "
             "                WHERE a.item_id = r.item_id AND a.adjudication = 1) "
-            "GROUP BY r.reason", (self.reviewers,))
+            "GROUP BY r.reason",
+            (self.reviewers,),
+        )
         depth = dict.fromkeys(get_args(ReviewReason), 0)
         depth.update({reason: count for reason, count in rows})
         return depth
@@ -229,9 +255,18 @@ class ReviewStore:
         with self._transaction() as db:
             return _forms.issue(db, item_id=item_id, reviewer=reviewer, now=now or _now())
 
-    def add_label(self, *, item_id: str, reviewer: str, label: str, form_token: str | None,
-                  failure_type: str | None = None, note: str | None = None,
-                  adjudication: bool = False, now: datetime | None = None) -> int:
+    def add_label(
+        self,
+        *,
+        item_id: str,
+        reviewer: str,
+        label: str,
+        form_token: str | None,
+        failure_type: str | None = None,
+        note: str | None = None,
+        adjudication: bool = False,
+        now: datetime | None = None,
+    ) -> int:
         """Write one label; returns its ID. The form token is spent in the same transaction.
 
         Raises :class:`LabelValueError` (a label, reviewer, failure type or note that is not
@@ -240,7 +275,8 @@ class ReviewStore:
         (the token was already spent); nothing is written then.
         """
         label, reviewer, failure_type, note = checked_label(
-            label=label, reviewer=reviewer, failure_type=failure_type, note=note)
+            label=label, reviewer=reviewer, failure_type=failure_type, note=note
+        )
         when = now or _now()
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM items WHERE item_id = ?", (item_id,)).fetchone() is None:
@@ -250,8 +286,17 @@ class ReviewStore:
             cursor = db.execute(
                 "INSERT INTO labels (item_id, reviewer, label, failure_type, note, "
                 "adjudication, created_at, form_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (item_id, reviewer, label, failure_type, note, int(adjudication),
-                 when.isoformat(), form_token))
+                (
+                    item_id,
+                    reviewer,
+                    label,
+                    failure_type,
+                    note,
+                    int(adjudication),
+                    when.isoformat(),
+                    form_token,
+                ),
+            )
             label_id = cursor.lastrowid
         assert label_id is not None
         logger.debug("label %d on item %s", label_id, item_id)
@@ -259,15 +304,19 @@ class ReviewStore:
 
     def labels(self, item_id: str | None = None) -> list[LabelRow]:
         """Every label written (of one item, or all), oldest first."""
-        sql = ("SELECT label_id, item_id, reviewer, label, failure_type, note, adjudication, "
-               "created_at FROM labels")
+        sql = (
+            "SELECT label_id, item_id, reviewer, label, failure_type, note, adjudication, "
+            "created_at FROM labels"
+        )
         args: tuple[Any, ...] = ()
         if item_id is not None:
             sql += " WHERE item_id = ?"
             args = (item_id,)
         rows = self._query(sql + " ORDER BY label_id", args)
-        return [LabelRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]),
-                         datetime.fromisoformat(r[7])) for r in rows]
+        return [
+            LabelRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), datetime.fromisoformat(r[7]))
+            for r in rows
+        ]
 
     def final_labels(self) -> list[FinalLabel]:
         """Items whose label is settled: adjudicated, or labelled alike by at least the
@@ -280,10 +329,15 @@ class ReviewStore:
             item = self.item(item_id)
             if item is None or final.label == "skip":
                 continue
-            out.append(FinalLabel(item=item, label=final.label,
-                                  reviewers=tuple(sorted(answered(latest[0]))),
-                                  failure_type=final.failure_type,
-                                  adjudicated=final.adjudication))
+            out.append(
+                FinalLabel(
+                    item=item,
+                    label=final.label,
+                    reviewers=tuple(sorted(answered(latest[0]))),
+                    failure_type=final.failure_type,
+                    adjudicated=final.adjudication,
+                )
+            )
         return out
 
     def disagreements(self) -> list[tuple[ReviewItem, dict[str, LabelRow]]]:
@@ -303,8 +357,9 @@ class ReviewStore:
 
     def label_counts(self) -> dict[tuple[str, str], int]:
         """(UTC day, label) -> labels written that day."""
-        rows = self._query("SELECT substr(created_at, 1, 10), label, COUNT(*) FROM labels "
-                           "GROUP BY 1, 2")
+        rows = self._query(
+            "SELECT substr(created_at, 1, 10), label, COUNT(*) FROM labels GROUP BY 1, 2"
+        )
         return {(day, label): count for day, label, count in rows}
 
     # -- retention -------------------------------------------------------------------------
@@ -314,11 +369,14 @@ class ReviewStore:
         form tokens as old; labelled items and labels are kept. Returns items deleted."""
         cutoff = ((now or _now()) - timedelta(days=older_than_days)).isoformat()
         with self._transaction() as db:
-            stale = "SELECT item_id FROM items WHERE received_at < ? AND item_id NOT IN " \
-                    "(SELECT item_id FROM labels)"
+            stale = (
+                "SELECT item_id FROM items WHERE received_at < ? AND item_id NOT IN "
+                "(SELECT item_id FROM labels)"
+            )
             db.execute(f"DELETE FROM item_reasons WHERE item_id IN ({stale})", (cutoff,))
-            deleted = db.execute(f"DELETE FROM items WHERE item_id IN ({stale})",
-                                 (cutoff,)).rowcount
+            deleted = db.execute(
+                f"DELETE FROM items WHERE item_id IN ({stale})", (cutoff,)
+            ).rowcount
             db.execute("DELETE FROM form_tokens WHERE issued_at < ?", (cutoff,))
             db.execute("DELETE FROM capped_items WHERE day < ?", (cutoff[:10],))
         return int(deleted)

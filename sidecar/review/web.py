@@ -47,8 +47,9 @@ def _segments(passage: ReviewPassage) -> tuple[str, str, str]:
     return text[:start], text[start:end], text[end:]
 
 
-def create_app(store: ReviewStore, *, token: str | None = None,
-               secret_key: bytes | None = None) -> Flask:
+def create_app(
+    store: ReviewStore, *, token: str | None = None, secret_key: bytes | None = None
+) -> Flask:
     """The page over ``store``. With ``token``, signing in asks for it."""
     app = Flask(__name__)
     app.config.update(
@@ -95,15 +96,18 @@ def create_app(store: ReviewStore, *, token: str | None = None,
             return render_template("login.html", needs_token=token is not None)
         name = (request.form.get("reviewer") or "").strip()
         if not name or len(name) > 64 or not name.isprintable():
-            return render_template("login.html", needs_token=token is not None,
-                                   message="a reviewer name (1 to 64 characters) is "
-                                           "required"), 400
+            return render_template(
+                "login.html",
+                needs_token=token is not None,
+                message="a reviewer name (1 to 64 characters) is required",
+            ), 400
         if token is not None:
             given = request.form.get("token") or ""
             if not hmac.compare_digest(given.encode(), token.encode()):
                 logger.warning("review page: sign-in refused (wrong or missing token)")
-                return render_template("login.html", needs_token=True,
-                                       message="wrong or missing token"), 403
+                return render_template(
+                    "login.html", needs_token=True, message="wrong or missing token"
+                ), 403
         session.clear()
         session["reviewer"] = name
         return redirect(url_for("queue"), code=303)
@@ -116,12 +120,14 @@ def create_app(store: ReviewStore, *, token: str | None = None,
     @app.get("/")
     def queue() -> str:
         reviewer = session["reviewer"]
-        return render_template("queue.html", reviewer=reviewer,
-                               items=store.queue(reviewer, limit=50),
-                               depth=store.queue_depth(),
-                               disputes=len(store.disagreements()),
-                               mine=[row for row in store.labels()
-                                     if row.reviewer == reviewer][-10:])
+        return render_template(
+            "queue.html",
+            reviewer=reviewer,
+            items=store.queue(reviewer, limit=50),
+            depth=store.queue_depth(),
+            disputes=len(store.disagreements()),
+            mine=[row for row in store.labels() if row.reviewer == reviewer][-10:],
+        )
 
     @app.get("/next")
     def next_item() -> Any:
@@ -137,24 +143,38 @@ def create_app(store: ReviewStore, *, token: str | None = None,
             return error(404, f"no review item {item_id[:64]!r}")
         reviewer = session["reviewer"]
         adjudicate = request.args.get("adjudicate") == "1"
-        others = ({row.reviewer: row for row in store.labels(item_id)
-                   if not row.adjudication} if adjudicate else {})
+        others = (
+            {row.reviewer: row for row in store.labels(item_id) if not row.adjudication}
+            if adjudicate
+            else {}
+        )
         return render_template(
-            "item.html", item=found, reviewer=reviewer, adjudicate=adjudicate,
-            others=others, passages=[(p, _segments(p)) for p in found.passages],
-            failure_types=FAILURE_TYPES, keys=_KEYS,
+            "item.html",
+            item=found,
+            reviewer=reviewer,
+            adjudicate=adjudicate,
+            others=others,
+            passages=[(p, _segments(p)) for p in found.passages],
+            failure_types=FAILURE_TYPES,
+            keys=_KEYS,
             form_token=store.issue_form(item_id, reviewer),
-            history=[row for row in store.labels(item_id) if row.reviewer == reviewer])
+            history=[row for row in store.labels(item_id) if row.reviewer == reviewer],
+        )
 
     @app.post("/label")
     def label() -> Any:
         form = request.form
         item_id = form.get("item_id") or ""
         try:
-            store.add_label(item_id=item_id, reviewer=session["reviewer"],
-                            label=form.get("label") or "", form_token=form.get("form_token"),
-                            failure_type=form.get("failure_type"), note=form.get("note"),
-                            adjudication=form.get("adjudication") == "1")
+            store.add_label(
+                item_id=item_id,
+                reviewer=session["reviewer"],
+                label=form.get("label") or "",
+                form_token=form.get("form_token"),
+                failure_type=form.get("failure_type"),
+                note=form.get("note"),
+                adjudication=form.get("adjudication") == "1",
+            )
         except LabelError as exc:
             return error(exc.status, str(exc))
         if form.get("adjudication") == "1":
@@ -163,8 +183,9 @@ def create_app(store: ReviewStore, *, token: str | None = None,
 
     @app.get("/disagreements")
     def disagreements() -> str:
-        return render_template("disagreements.html", reviewer=session["reviewer"],
-                               disputes=store.disagreements())
+        return render_template(
+            "disagreements.html", reviewer=session["reviewer"], disputes=store.disagreements()
+        )
 
     @app.errorhandler(413)
     def too_large(_: Exception) -> tuple[str, int]:

@@ -51,8 +51,9 @@ class Backpressure:
             consumer.pause(*assigned)
             self.paused = True
             logger.debug("paused: %d records (%d bytes) in flight", in_flight, self.bytes)
-        elif (self.paused and in_flight <= self.max_records // 2
-              and self.bytes <= self.max_bytes // 2):
+        elif (
+            self.paused and in_flight <= self.max_records // 2 and self.bytes <= self.max_bytes // 2
+        ):
             consumer.resume(*consumer.paused())
             self.paused = False
             logger.debug("resumed: %d records in flight", in_flight)

@@ -46,18 +46,26 @@ class _Streams:
     def lines(self, settings: Settings) -> LineSource:
         path = settings.input.path or "-"
         try:
-            self.source = (sys.stdin.buffer if path == "-"
-                           else open(path, "rb"))  # noqa: SIM115 - closed by finish()
+            self.source = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed by finish()
         except OSError as exc:
             raise ConfigError(f"cannot read {exc.filename}: {exc.strerror}") from None
-        return LineSource(self.source, follow=path != "-" and not settings.input.once,
-                          interval=settings.input.follow_interval_seconds)
+        return LineSource(
+            self.source,
+            follow=path != "-" and not settings.input.once,
+            interval=settings.input.follow_interval_seconds,
+        )
 
     def sink(self, settings: Settings, *, append: bool) -> JsonLinesSink:
-        output = (sys.stdout if settings.input.output in (None, "-")
-                  else self._open(settings.input.output, append=append))
-        dead = (self._open(settings.input.dead_letters, append=append)
-                if settings.input.dead_letters else None)
+        output = (
+            sys.stdout
+            if settings.input.output in (None, "-")
+            else self._open(settings.input.output, append=append)
+        )
+        dead = (
+            self._open(settings.input.dead_letters, append=append)
+            if settings.input.dead_letters
+            else None
+        )
         return JsonLinesSink(output, dead)
 
     def _open(self, path: str, *, append: bool) -> IO[str]:
@@ -114,8 +122,9 @@ class FileRuntime:
         budget = ShutdownBudget(self.runner.settings.runtime.shutdown_deadline_seconds)
         finished = False
         try:
-            finished = run_until_deadline(lambda: asyncio.run(main()), stop=stop,
-                                          deadline_seconds=budget.runtime_seconds)
+            finished = run_until_deadline(
+                lambda: asyncio.run(main()), stop=stop, deadline_seconds=budget.runtime_seconds
+            )
         finally:
             self._streams.finish(finished=finished)
         return RunResult(left_behind=not finished, summary=self.runner.summary)
@@ -125,9 +134,15 @@ class KafkaRuntime:
     """The Kafka consumer: builds its clients (waiting for an unreachable broker, stopped at
     once by a signal), then runs :class:`~sidecar.runtime.consumer.KafkaRunner`."""
 
-    def __init__(self, settings: Settings, *, pipeline: Pipeline, metrics: CitewatchMetrics,
-                 tracer: Tracer | None = None, registry: CollectorRegistry | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        pipeline: Pipeline,
+        metrics: CitewatchMetrics,
+        tracer: Tracer | None = None,
+        registry: CollectorRegistry | None = None,
+    ) -> None:
         from sidecar.runtime.consumer import KafkaRunner
 
         self.settings = settings
@@ -160,31 +175,52 @@ class KafkaRuntime:
         kafka = self.settings.kafka
         _quiet_kafka_logging()
         wait = None if kafka.wait_for_kafka else kafka.startup_wait_seconds
-        logger.info("connecting to Kafka at %s (%s)", kafka.bootstrap_servers,
-                    "waiting as long as it takes" if wait is None
-                    else f"giving up after {wait:g}s")
+        logger.info(
+            "connecting to Kafka at %s (%s)",
+            kafka.bootstrap_servers,
+            "waiting as long as it takes" if wait is None else f"giving up after {wait:g}s",
+        )
         try:
-            clients = build_until_stopped(lambda: build_clients(self.settings), stop=stop,
-                                          retriable=retriable_startup_error,
-                                          what="Kafka clients", give_up_after=wait)
+            clients = build_until_stopped(
+                lambda: build_clients(self.settings),
+                stop=stop,
+                retriable=retriable_startup_error,
+                what="Kafka clients",
+                give_up_after=wait,
+            )
         except KafkaError as exc:
             raise ConfigError(
-                f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}") from None
+                f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}"
+            ) from None
         except TimeoutError as exc:
-            return RunResult(started=False, gave_up=(
-                f"cannot reach Kafka at {kafka.bootstrap_servers} within {wait:g}s "
-                f"({str(exc).rpartition('(')[2].rstrip(')')}); start the broker, correct "
-                "kafka.bootstrap_servers, or pass --wait-for-kafka to keep trying"))
+            return RunResult(
+                started=False,
+                gave_up=(
+                    f"cannot reach Kafka at {kafka.bootstrap_servers} within {wait:g}s "
+                    f"({str(exc).rpartition('(')[2].rstrip(')')}); start the broker, correct "
+                    "kafka.bootstrap_servers, or pass --wait-for-kafka to keep trying"
+                ),
+            )
         if clients is None:
             logger.info("stopped before consuming anything")
             return RunResult(started=False)
         producer, consumer = clients
-        emitter = KafkaEmitter(producer, evaluations_topic=kafka.evaluations_topic,
-                               dead_letter_topic=kafka.dead_letter_topic, group_id=kafka.group_id)
+        emitter = KafkaEmitter(
+            producer,
+            evaluations_topic=kafka.evaluations_topic,
+            dead_letter_topic=kafka.dead_letter_topic,
+            group_id=kafka.group_id,
+        )
         runner = self.runner = KafkaRunner(
-            settings=self.settings, consumer=consumer, emitter=emitter, pipeline=self.pipeline,
-            metrics=self.metrics, listener=kafka_listener, tracer=self.tracer,
-            review=review_sink(self.settings, self.pipeline, self.registry, producer=producer))
+            settings=self.settings,
+            consumer=consumer,
+            emitter=emitter,
+            pipeline=self.pipeline,
+            metrics=self.metrics,
+            listener=kafka_listener,
+            tracer=self.tracer,
+            review=review_sink(self.settings, self.pipeline, self.registry, producer=producer),
+        )
         settle_heap()
         runner.run(stop)
         return RunResult(left_behind=runner.worker.alive())
@@ -229,14 +265,22 @@ def build_runtime(
     streams = _Streams()
     source = source if source is not None else _trace_source(settings, streams)
     if source is None:
-        return KafkaRuntime(settings, pipeline=pipeline, metrics=metrics, tracer=tracer,
-                            registry=registry)
+        return KafkaRuntime(
+            settings, pipeline=pipeline, metrics=metrics, tracer=tracer, registry=registry
+        )
     try:
         sink = sink if sink is not None else streams.sink(settings, append=append)
         review = review_sink(settings, pipeline, registry)
     except Exception:
         streams.finish(finished=True)
         raise
-    runner = FileRunner(settings=settings, pipeline=pipeline, metrics=metrics, source=source,
-                        sink=sink, review=review, on_written=on_written)
+    runner = FileRunner(
+        settings=settings,
+        pipeline=pipeline,
+        metrics=metrics,
+        source=source,
+        sink=sink,
+        review=review,
+        on_written=on_written,
+    )
     return FileRuntime(runner, streams=streams)

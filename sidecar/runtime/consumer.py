@@ -95,26 +95,40 @@ class KafkaRunner:
         self._oam = offset_and_metadata or _kafka_offset_and_metadata
         self._listener = listener
         self.tracker = OffsetTracker()
-        self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
-                                on_slow=metrics.slow_record,
-                                on_change=metrics.set_slow_in_progress, clock=clock)
-        self.records = RecordProcessor(pipeline=pipeline,
-                                       limits=DecodeLimits.from_settings(settings),
-                                       metrics=metrics, slow=self.slow,
-                                       dedup_window=settings.runtime.dedup_window,
-                                       dedup_max_bytes=settings.runtime.dedup_max_bytes)
+        self.slow = SlowRecords(
+            threshold_seconds=settings.runtime.slow_record_seconds,
+            on_slow=metrics.slow_record,
+            on_change=metrics.set_slow_in_progress,
+            clock=clock,
+        )
+        self.records = RecordProcessor(
+            pipeline=pipeline,
+            limits=DecodeLimits.from_settings(settings),
+            metrics=metrics,
+            slow=self.slow,
+            dedup_window=settings.runtime.dedup_window,
+            dedup_max_bytes=settings.runtime.dedup_max_bytes,
+        )
         self.worker = AsyncWorker()
         self.events: RunnerEvents = queue.SimpleQueue()
         self.assigned: set[Any] = set()
         self._resume_at: dict[Any, int] = {}  # first unfinished offset of revoked partitions
-        self.flow = Backpressure(max_records=self.kafka.max_in_flight,
-                                 max_bytes=self.kafka.max_in_flight_bytes)
+        self.flow = Backpressure(
+            max_records=self.kafka.max_in_flight, max_bytes=self.kafka.max_in_flight_bytes
+        )
         self._stopping = threading.Event()
         self.handler = KafkaRecordHandler(
-            emitter=emitter, records=self.records, metrics=metrics, slow=self.slow,
-            events=self.events, stopping=self._stopping, group_id=self.kafka.group_id,
-            tracer=tracer, review=review,
-            letters=letter_content(settings, pipeline, sink="kafka"))
+            emitter=emitter,
+            records=self.records,
+            metrics=metrics,
+            slow=self.slow,
+            events=self.events,
+            stopping=self._stopping,
+            group_id=self.kafka.group_id,
+            tracer=tracer,
+            review=review,
+            letters=letter_content(settings, pipeline, sink="kafka"),
+        )
         self._last_commit = 0.0
         self._last_lag = 0.0
         self._last_poll = clock()
@@ -131,8 +145,12 @@ class KafkaRunner:
     def ready(self) -> bool:
         """Partitions are assigned, the poll loop is turning and no record is slow."""
         stalled = self.clock() - self._last_poll > max(30.0, self.kafka.session_timeout_ms / 1000)
-        return (bool(self.assigned) and not stalled and not self._stopping.is_set()
-                and not self.slow.any_slow())
+        return (
+            bool(self.assigned)
+            and not stalled
+            and not self._stopping.is_set()
+            and not self.slow.any_slow()
+        )
 
     def live(self) -> bool:
         """The worker's loop has beaten within runtime.worker_stuck_seconds (liveness)."""
@@ -155,8 +173,11 @@ class KafkaRunner:
                     # on; anything else is a bug and ends the run (offsets stay committed).
                     if not getattr(exc, "retriable", False):
                         raise
-                    logger.warning("Kafka unavailable (%s); retrying in %.1fs",
-                                   type(exc).__name__, RETRY_PAUSE_SECONDS)
+                    logger.warning(
+                        "Kafka unavailable (%s); retrying in %.1fs",
+                        type(exc).__name__,
+                        RETRY_PAUSE_SECONDS,
+                    )
                     stop.wait(RETRY_PAUSE_SECONDS)
         finally:
             self.shutdown()
@@ -174,8 +195,9 @@ class KafkaRunner:
         waited = self.clock() - self._joining_since
         if waited < self.kafka.rejoin_after_seconds:
             return
-        logger.warning("no partition assignment for %.0fs; rejoining group %s", waited,
-                       self.kafka.group_id)
+        logger.warning(
+            "no partition assignment for %.0fs; rejoining group %s", waited, self.kafka.group_id
+        )
         self.consumer.unsubscribe()
         self._subscribe()
 
@@ -183,8 +205,9 @@ class KafkaRunner:
         """One turn of the poll loop."""
         self._apply_events()
         self._rejoin_if_stuck()
-        batch = self.consumer.poll(timeout_ms=self.kafka.poll_timeout_ms,
-                                   max_records=self.kafka.max_poll_records)
+        batch = self.consumer.poll(
+            timeout_ms=self.kafka.poll_timeout_ms, max_records=self.kafka.max_poll_records
+        )
         self._last_poll = self.clock()
         self._apply_events()
         work = []
@@ -209,9 +232,17 @@ class KafkaRunner:
         self.flow.hold(tp, record.offset, len(record.value or b"") + len(record.key or b""))
         headers = tuple((name, value) for name, value in (record.headers or ()))
         timestamp = record.timestamp if getattr(record, "timestamp", -1) not in (None, -1) else None
-        return WorkItem(tp=tp, topic=record.topic, partition=record.partition,
-                        offset=record.offset, epoch=epoch, timestamp=timestamp,
-                        key=record.key, value=record.value, headers=headers)
+        return WorkItem(
+            tp=tp,
+            topic=record.topic,
+            partition=record.partition,
+            offset=record.offset,
+            epoch=epoch,
+            timestamp=timestamp,
+            key=record.key,
+            value=record.value,
+            headers=headers,
+        )
 
     def _factory(self, item: WorkItem) -> Callable[[], Any]:
         return lambda: self.handler.process(item)
@@ -261,8 +292,9 @@ class KafkaRunner:
 
     def commit(self) -> None:
         """Commit the positions that moved, for partitions still assigned."""
-        positions = {tp: pos for tp, pos in self.tracker.committable().items()
-                     if tp in self.assigned}
+        positions = {
+            tp: pos for tp, pos in self.tracker.committable().items() if tp in self.assigned
+        }
         if not positions:
             return
         try:
@@ -310,8 +342,9 @@ class KafkaRunner:
         aclose = getattr(self.pipeline.judge, "aclose", None)
         if aclose is not None:
             # Judge calls get what is left of the deadline, then give up (left for replay).
-            asyncio.run_coroutine_threadsafe(aclose(max(0.1, total - reserve - 0.5)),
-                                             self.worker.loop)
+            asyncio.run_coroutine_threadsafe(
+                aclose(max(0.1, total - reserve - 0.5)), self.worker.loop
+            )
         while self.tracker.in_flight() > 0 and self.clock() < deadline - reserve:
             # Keep the group membership alive while waiting: paused poll() returns nothing.
             try:

@@ -64,15 +64,17 @@ class LetterContent:
             return raw
         return self._bytes(raw, Scope(), structured=False)
 
-    def headers(self, raw: Sequence[tuple[str, bytes | None]]
-                ) -> tuple[tuple[str, bytes | None], ...]:
+    def headers(
+        self, raw: Sequence[tuple[str, bytes | None]]
+    ) -> tuple[tuple[str, bytes | None], ...]:
         """The record's headers, each value as the letter carries it."""
         if self._redactor is None:
             return tuple(raw)
         scope = Scope()
-        return tuple((name, None if value is None else self._bytes(value, scope,
-                                                                   structured=False))
-                     for name, value in raw)
+        return tuple(
+            (name, None if value is None else self._bytes(value, scope, structured=False))
+            for name, value in raw
+        )
 
     def text(self, raw: bytes) -> str:
         """The record's value as the text a dead-letter line holds (without its line end)."""
@@ -92,13 +94,11 @@ class LetterContent:
         try:
             return _redacted(self._redactor, raw, scope, structured=structured)
         except Exception as exc:  # fail closed: never the raw bytes
-            logger.warning("dead letter redaction raised %s; value withheld",
-                           type(exc).__name__)
+            logger.warning("dead letter redaction raised %s; value withheld", type(exc).__name__)
             return _WITHHELD
 
 
-def _redacted(redactor: Redactor, raw: bytes, scope: Scope, *, structured: bool
-              ) -> str | None:
+def _redacted(redactor: Redactor, raw: bytes, scope: Scope, *, structured: bool) -> str | None:
     try:
         text, clean = raw.decode("utf-8"), True
     except UnicodeDecodeError:
@@ -151,8 +151,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def letter_content(settings: Settings, pipeline: Pipeline, *, sink: LetterSink
-                   ) -> LetterContent:
+def letter_content(settings: Settings, pipeline: Pipeline, *, sink: LetterSink) -> LetterContent:
     """The dead-letter content of ``sink`` under ``settings``: ``dead_letters.payload``, or
     the sink's default. Redacted letters use the pipeline's redactor (one built from
     ``redaction`` when the pipeline's is not a :class:`Redactor`). With redaction off the

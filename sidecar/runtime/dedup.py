@@ -54,8 +54,7 @@ class RecentIds:
                 return False
             self._ids[trace_id] = None
             self._bytes += _entry_bytes(trace_id)
-            while self._ids and (len(self._ids) > self._capacity
-                                 or self._bytes > self._max_bytes):
+            while self._ids and (len(self._ids) > self._capacity or self._bytes > self._max_bytes):
                 forgotten, _ = self._ids.popitem(last=False)
                 self._bytes -= _entry_bytes(forgotten)
             return True

@@ -100,7 +100,6 @@ class _Bad:
     app: str = UNKNOWN_APP
 
 
-
 class FileRunner:
     """Evaluates the records of one :class:`TraceSource` in order into a :class:`LineSink`."""
 
@@ -123,14 +122,19 @@ class FileRunner:
         self.review = review  # routed claims go to the review store beside the output
         self.on_written = on_written  # every record written (not duplicates): the summary
         self.summary = FileSummary()
-        self.slow = SlowRecords(threshold_seconds=settings.runtime.slow_record_seconds,
-                                on_slow=metrics.slow_record,
-                                on_change=metrics.set_slow_in_progress)
-        self.records = RecordProcessor(pipeline=pipeline,
-                                       limits=DecodeLimits.from_settings(settings),
-                                       metrics=metrics, slow=self.slow,
-                                       dedup_window=settings.runtime.dedup_window,
-                                       dedup_max_bytes=settings.runtime.dedup_max_bytes)
+        self.slow = SlowRecords(
+            threshold_seconds=settings.runtime.slow_record_seconds,
+            on_slow=metrics.slow_record,
+            on_change=metrics.set_slow_in_progress,
+        )
+        self.records = RecordProcessor(
+            pipeline=pipeline,
+            limits=DecodeLimits.from_settings(settings),
+            metrics=metrics,
+            slow=self.slow,
+            dedup_window=settings.runtime.dedup_window,
+            dedup_max_bytes=settings.runtime.dedup_max_bytes,
+        )
         self.input_open = False
         self.heartbeat = Heartbeat()
         self.letters = letter_content(settings, pipeline, sink="file")  # dead_letters.payload
@@ -158,9 +162,13 @@ class FileRunner:
         self.heartbeat.attach(asyncio.get_running_loop())
         try:
             self.summary.abandoned += await evaluate_in_order(
-                self._records(stop), self._start, self,
+                self._records(stop),
+                self._start,
+                self,
                 concurrency=self.settings.input.concurrency,
-                finish_timeout=budget.in_flight_seconds, stopping=stop.is_set)
+                finish_timeout=budget.in_flight_seconds,
+                stopping=stop.is_set,
+            )
         finally:
             self.input_open = False
             self.heartbeat.detach()
@@ -168,8 +176,7 @@ class FileRunner:
         self.sink.flush()
         return self.summary
 
-    async def _records(self, stop: threading.Event
-                       ) -> AsyncGenerator[tuple[int, bytes], None]:
+    async def _records(self, stop: threading.Event) -> AsyncGenerator[tuple[int, bytes], None]:
         try:
             async for number, line in self.source.records(stop):
                 if number != IDLE:
@@ -194,10 +201,19 @@ class FileRunner:
         try:
             self._write_unguarded(position, outcome)
         except Exception as exc:
-            logger.error("writing the outcome of line %d raised %s at %s", position,
-                         type(exc).__name__, where(exc))
-            self._dead_letter(_Bad(position, self._values.pop(position, b""),
-                                   Failure.of(exc, reason="emit_error", during="emitting")))
+            logger.error(
+                "writing the outcome of line %d raised %s at %s",
+                position,
+                type(exc).__name__,
+                where(exc),
+            )
+            self._dead_letter(
+                _Bad(
+                    position,
+                    self._values.pop(position, b""),
+                    Failure.of(exc, reason="emit_error", during="emitting"),
+                )
+            )
 
     def flush(self) -> None:
         """The input went idle: make the records written so far visible."""
@@ -229,15 +245,15 @@ class FileRunner:
         self.records.dead_lettered(bad.failure, bad.app)
         logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
         try:
-            self.sink.dead_letter({
-                "line": bad.number,
-                "reason": bad.failure.reason,
-                "error_class": bad.failure.error_class,
-                "error": bad.failure.message,
-                "payload": self.letters.payload,
-                "value": self.letters.text(bad.value),
-            })
+            self.sink.dead_letter(
+                {
+                    "line": bad.number,
+                    "reason": bad.failure.reason,
+                    "error_class": bad.failure.error_class,
+                    "error": bad.failure.message,
+                    "payload": self.letters.payload,
+                    "value": self.letters.text(bad.value),
+                }
+            )
         except Exception as exc:  # a full disk must not end the run either; it is counted
-            logger.error("dead letter of line %d not written (%s)", bad.number,
-                         type(exc).__name__)
-
+            logger.error("dead letter of line %d not written (%s)", bad.number, type(exc).__name__)

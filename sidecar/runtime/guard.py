@@ -99,29 +99,36 @@ async def evaluate_guarded(pipeline: Pipeline, trace: Trace) -> Evaluated | Fail
     try:
         record = await pipeline.evaluate(trace)
     except Exception as exc:
-        logger.error("evaluation of trace %s raised %s at %s", trace.trace_id,
-                     type(exc).__name__, where(exc))
+        logger.error(
+            "evaluation of trace %s raised %s at %s", trace.trace_id, type(exc).__name__, where(exc)
+        )
         return Failure.of(exc, reason="evaluation_error", during="evaluation")
     try:
         return Evaluated(record, serialise_record(record))
     except Exception as exc:
-        logger.error("evaluation record of trace %s cannot be serialised (%s)", trace.trace_id,
-                     type(exc).__name__)
+        logger.error(
+            "evaluation record of trace %s cannot be serialised (%s)",
+            trace.trace_id,
+            type(exc).__name__,
+        )
         return Failure.of(exc, reason="serialisation_error", during="serialisation")
 
 
 @overload
-async def evaluate_raw(pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *,
-                       admit: None = None) -> Evaluated | Failure: ...
+async def evaluate_raw(
+    pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *, admit: None = None
+) -> Evaluated | Failure: ...
 
 
 @overload
-async def evaluate_raw(pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *,
-                       admit: Admit) -> Evaluated | Failure | Skipped: ...
+async def evaluate_raw(
+    pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *, admit: Admit
+) -> Evaluated | Failure | Skipped: ...
 
 
-async def evaluate_raw(pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *,
-                       admit: Admit | None = None) -> Evaluated | Failure | Skipped:
+async def evaluate_raw(
+    pipeline: Pipeline, value: bytes | str, limits: DecodeLimits, *, admit: Admit | None = None
+) -> Evaluated | Failure | Skipped:
     """One raw record, decoded under ``limits`` and evaluated under the failure policy.
 
     ``admit`` sees the decoded trace before anything is evaluated: the runtimes use it to

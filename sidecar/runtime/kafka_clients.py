@@ -32,8 +32,13 @@ def security_config(settings: Settings) -> dict[str, Any]:
     """kafka-python security options from the settings (unset ones left out)."""
     kafka = settings.kafka
     options: dict[str, Any] = {"security_protocol": kafka.security_protocol}
-    for name in ("sasl_mechanism", "sasl_plain_username", "ssl_cafile", "ssl_certfile",
-                 "ssl_keyfile"):
+    for name in (
+        "sasl_mechanism",
+        "sasl_plain_username",
+        "ssl_cafile",
+        "ssl_certfile",
+        "ssl_keyfile",
+    ):
         value = getattr(kafka, name)
         if value is not None:
             options[name] = value
@@ -67,15 +72,22 @@ def producer_config(settings: Settings) -> dict[str, Any]:
     """KafkaProducer settings of the evaluations and dead-letter producer (acks=all)."""
     kafka, producer = settings.kafka, settings.producer
     return _producer_config(
-        bootstrap_servers=kafka.bootstrap_servers, security=security_config(settings),
-        max_request_size=kafka.max_request_bytes, linger_ms=producer.linger_ms,
-        batch_size=producer.batch_size, compression_type=producer.compression_type)
+        bootstrap_servers=kafka.bootstrap_servers,
+        security=security_config(settings),
+        max_request_size=kafka.max_request_bytes,
+        linger_ms=producer.linger_ms,
+        batch_size=producer.batch_size,
+        compression_type=producer.compression_type,
+    )
 
 
 def admin_config(settings: Settings) -> dict[str, Any]:
     """KafkaAdminClient settings: the same cluster, client ID and security."""
-    return {"bootstrap_servers": _bootstrap(settings), "client_id": CLIENT_ID,
-            **security_config(settings)}
+    return {
+        "bootstrap_servers": _bootstrap(settings),
+        "client_id": CLIENT_ID,
+        **security_config(settings),
+    }
 
 
 def build_clients(settings: Settings) -> tuple[Any, Any]:

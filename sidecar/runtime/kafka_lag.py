@@ -23,8 +23,12 @@ LAG_BUDGET_SECONDS = 1.0
 """How long one lag sample may keep the poll thread."""
 
 
-def sample_lag(consumer: Consumer, assigned: Collection[Any], metrics: CitewatchMetrics,
-               clock: Callable[[], float]) -> None:
+def sample_lag(
+    consumer: Consumer,
+    assigned: Collection[Any],
+    metrics: CitewatchMetrics,
+    clock: Callable[[], float],
+) -> None:
     """Set the lag gauge of every assigned partition; never raises."""
     partitions = sorted(assigned, key=str)
     until = clock() + LAG_BUDGET_SECONDS

@@ -66,12 +66,21 @@ class WorkItem(NamedTuple):
 class KafkaRecordHandler:
     """Processes records on the worker loop and tells the poll thread which are done."""
 
-    def __init__(self, *, emitter: KafkaEmitter, records: RecordProcessor,
-                 metrics: CitewatchMetrics, slow: SlowRecords,
-                 events: RunnerEvents, stopping: threading.Event,
-                 group_id: str, tracer: Tracer | None = None,
-                 backoff: Backoff | None = None, review: ReviewSink | None = None,
-                 letters: LetterContent | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        emitter: KafkaEmitter,
+        records: RecordProcessor,
+        metrics: CitewatchMetrics,
+        slow: SlowRecords,
+        events: RunnerEvents,
+        stopping: threading.Event,
+        group_id: str,
+        tracer: Tracer | None = None,
+        backoff: Backoff | None = None,
+        review: ReviewSink | None = None,
+        letters: LetterContent | None = None,
+    ) -> None:
         self.emitter = emitter
         self.records = records
         self.metrics = metrics
@@ -81,8 +90,9 @@ class KafkaRecordHandler:
         self.group_id = group_id
         # Nothing exports spans through a no-op tracer: skip the span work per record.
         self.tracer = None if tracer is None or isinstance(tracer, NoOpTracer) else tracer
-        self.backoff = backoff or Backoff(base_seconds=SEND_BACKOFF_START,
-                                          max_seconds=SEND_BACKOFF_MAX)
+        self.backoff = backoff or Backoff(
+            base_seconds=SEND_BACKOFF_START, max_seconds=SEND_BACKOFF_MAX
+        )
         self.review = review  # routed claims: stored, and produced before the commit
         self.letters = letters or LetterContent("raw")  # dead_letters.payload
         self._inbox: LoopInbox | None = None  # made on the worker loop, at the first send
@@ -96,9 +106,14 @@ class KafkaRecordHandler:
             await self._process_record(item)
             return
         # The CONSUMER span is current in this task, so judge calls become its children.
-        with consume_span(self.tracer, topic=item.topic, partition=item.partition,
-                          offset=item.offset, consumer_group=self.group_id,
-                          headers=item.headers):
+        with consume_span(
+            self.tracer,
+            topic=item.topic,
+            partition=item.partition,
+            offset=item.offset,
+            consumer_group=self.group_id,
+            headers=item.headers,
+        ):
             await self._process_record(item)
 
     async def _process_record(self, item: WorkItem) -> None:
@@ -110,17 +125,25 @@ class KafkaRecordHandler:
         except asyncio.CancelledError:
             raise
         except _Abandoned:
-            logger.info("%s[%d]@%d left uncommitted for replay", item.topic, item.partition,
-                        item.offset)
+            logger.info(
+                "%s[%d]@%d left uncommitted for replay", item.topic, item.partition, item.offset
+            )
         except Exception as exc:
             # A failure outside the guarded steps (metrics, tracing, a sink): never a poison
             # pill. Dead-letter the record unless its outcome was already acknowledged.
-            logger.error("record %s[%d]@%d raised %s at %s", item.topic, item.partition,
-                         item.offset, type(exc).__name__, where(exc))
+            logger.error(
+                "record %s[%d]@%d raised %s at %s",
+                item.topic,
+                item.partition,
+                item.offset,
+                type(exc).__name__,
+                where(exc),
+            )
             if not self._is_done(item):
                 try:
-                    await self._dead_letter(item, Failure.of(exc, reason="runtime_error",
-                                                             during="processing"))
+                    await self._dead_letter(
+                        item, Failure.of(exc, reason="runtime_error", during="processing")
+                    )
                 except _Abandoned:
                     pass
         finally:
@@ -154,8 +177,9 @@ class KafkaRecordHandler:
 
         try:
             value = item.value if item.value is not None else b""
-            outcome = await self.records.evaluate(value, token=token, wait_for=wait_for,
-                                                  on_admit=on_admit)
+            outcome = await self.records.evaluate(
+                value, token=token, wait_for=wait_for, on_admit=on_admit
+            )
             if isinstance(outcome, Skipped):
                 self._done(item)
             elif isinstance(outcome, Failure):
@@ -173,11 +197,13 @@ class KafkaRecordHandler:
         record = outcome.record
         emit_started = time.perf_counter()
         refused = await self._send(
-            lambda: self.emitter.send_evaluation(record, payload=outcome.payload), "evaluation")
+            lambda: self.emitter.send_evaluation(record, payload=outcome.payload), "evaluation"
+        )
         if refused is not None:
             # The broker will never take this record (too large, say): set the trace aside.
-            await self._dead_letter(item, Failure.of(refused, reason="emit_error",
-                                                     during="emitting"), app=record.app)
+            await self._dead_letter(
+                item, Failure.of(refused, reason="emit_error", during="emitting"), app=record.app
+            )
             return
         if self.review is not None:
             await self._send_review(record)
@@ -185,8 +211,7 @@ class KafkaRecordHandler:
         emit_seconds = time.perf_counter() - emit_started
         if self.tracer is not None:
             record_evaluation(otel_trace.get_current_span(), record)
-        self.records.emitted(record, emit_seconds=emit_seconds,
-                             new=self.records.is_new(record))
+        self.records.emitted(record, emit_seconds=emit_seconds, new=self.records.is_new(record))
 
     async def _send_review(self, record: EvaluationRecord) -> None:
         """The record's routed claims to the review store and topic, acknowledged before
@@ -197,30 +222,46 @@ class KafkaRecordHandler:
             if review.publishes:
                 await self._send(functools.partial(review.publish, routed), "review item")
 
-    async def _dead_letter(self, item: WorkItem, failure: Failure,
-                           app: str = UNKNOWN_APP) -> None:
+    async def _dead_letter(self, item: WorkItem, failure: Failure, app: str = UNKNOWN_APP) -> None:
         letters = self.letters
         letter = DeadLetter(
-            topic=item.topic, partition=item.partition, offset=item.offset,
-            timestamp=item.timestamp, key=letters.key(item.key),
-            value=letters.value(item.value), headers=letters.headers(item.headers),
-            error_class=failure.error_class, error_message=failure.message,
-            reason=failure.reason, payload=letters.payload,
+            topic=item.topic,
+            partition=item.partition,
+            offset=item.offset,
+            timestamp=item.timestamp,
+            key=letters.key(item.key),
+            value=letters.value(item.value),
+            headers=letters.headers(item.headers),
+            error_class=failure.error_class,
+            error_message=failure.message,
+            reason=failure.reason,
+            payload=letters.payload,
         )
         refused = await self._send(lambda: self.emitter.send_dead_letter(letter), "dead letter")
         if refused is not None:
             # Even the dead letter is refused (a value over the producer's limit): send its
             # headers alone, so the record is still accounted for and the partition moves on.
-            logger.warning("dead letter of %s[%d]@%d refused (%s); sending it without its value",
-                           item.topic, item.partition, item.offset, type(refused).__name__)
+            logger.warning(
+                "dead letter of %s[%d]@%d refused (%s); sending it without its value",
+                item.topic,
+                item.partition,
+                item.offset,
+                type(refused).__name__,
+            )
             bare = dataclasses.replace(letter, value=None, headers=())
             again = await self._send(lambda: self.emitter.send_dead_letter(bare), "dead letter")
             if again is not None:
-                logger.error("dead letter of %s[%d]@%d refused twice (%s); skipped", item.topic,
-                             item.partition, item.offset, type(again).__name__)
+                logger.error(
+                    "dead letter of %s[%d]@%d refused twice (%s); skipped",
+                    item.topic,
+                    item.partition,
+                    item.offset,
+                    type(again).__name__,
+                )
         self._done(item)
-        logger.debug("dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset,
-                     failure.reason)
+        logger.debug(
+            "dead-lettered %s[%d]@%d: %s", item.topic, item.partition, item.offset, failure.reason
+        )
         self.records.dead_lettered(failure, app)
         if self.tracer is not None:
             span = otel_trace.get_current_span()
@@ -247,8 +288,9 @@ class KafkaRecordHandler:
             if delays is None:
                 delays = self.backoff.delays()
             delay = next(delays)
-            logger.warning("%s not acknowledged (%s); retrying in %.1fs", what,
-                           type(error).__name__, delay)
+            logger.warning(
+                "%s not acknowledged (%s); retrying in %.1fs", what, type(error).__name__, delay
+            )
             await asyncio.sleep(delay)
 
     async def _send_once(self, send: Callable[[], Any]) -> BaseException | None:

@@ -41,8 +41,7 @@ class LineSource:
     for the next line.
     """
 
-    def __init__(self, stream: IO[bytes], *, follow: bool = False,
-                 interval: float = 1.0) -> None:
+    def __init__(self, stream: IO[bytes], *, follow: bool = False, interval: float = 1.0) -> None:
         self.stream = stream
         self.follow = follow
         self.interval = interval
@@ -51,8 +50,9 @@ class LineSource:
         except (AttributeError, ValueError):
             self._blocking = True
 
-    async def records(self, stop: threading.Event | None = None
-                      ) -> AsyncGenerator[tuple[int, bytes], None]:
+    async def records(
+        self, stop: threading.Event | None = None
+    ) -> AsyncGenerator[tuple[int, bytes], None]:
         """Yield ``(line number, line)`` until the stream ends (or, following, ``stop``)."""
         stop = stop if stop is not None else threading.Event()
         number = 0

@@ -55,8 +55,10 @@ class OffsetTracker:
         back to :meth:`finish`. An offset at or below the newest started one means the
         partition was re-seeked: its state starts afresh."""
         state = self._parts.get(tp)
-        if state is None or (state.pending and offset <= state.pending[-1]) or (
-            state.position is not None and offset < state.position
+        if (
+            state is None
+            or (state.pending and offset <= state.pending[-1])
+            or (state.position is not None and offset < state.position)
         ):
             state = self._new_state()
             self._parts[tp] = state

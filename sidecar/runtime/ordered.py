@@ -92,8 +92,7 @@ async def evaluate_in_order(
             while not stopped():
                 running = {task for task in running if not task.done()}
                 if len(running) >= concurrency:
-                    await asyncio.wait(running, timeout=poll,
-                                       return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait(running, timeout=poll, return_when=asyncio.FIRST_COMPLETED)
                 elif len(window) >= limit:
                     await asyncio.wait([window[0][1]], timeout=poll)
                 else:
@@ -104,8 +103,9 @@ async def evaluate_in_order(
     return await _finish(window, sink, finish_timeout, stopping)
 
 
-async def _write_ready(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink, *,
-                       wait: bool) -> None:
+async def _write_ready(
+    window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink, *, wait: bool
+) -> None:
     """Write the finished head of the window; with ``wait``, wait for the head first."""
     while window:
         position, head = window[0]
@@ -122,8 +122,12 @@ _STOP_POLL_SECONDS = 0.1
 """How often the finish checks ``stopping`` while in-flight work has no deadline yet."""
 
 
-async def _finish(window: deque[tuple[int, asyncio.Task[Outcome]]], sink: Sink,
-                  timeout: float | None, stopping: Callable[[], bool] | None) -> int:
+async def _finish(
+    window: deque[tuple[int, asyncio.Task[Outcome]]],
+    sink: Sink,
+    timeout: float | None,
+    stopping: Callable[[], bool] | None,
+) -> int:
     loop = asyncio.get_running_loop()
     until = None if timeout is None or stopping is not None else loop.time() + timeout
     pending = {task for _, task in window}

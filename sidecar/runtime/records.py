@@ -25,9 +25,16 @@ class RecordProcessor:
     a record's outcome is written, :meth:`is_new` and :meth:`emitted` count it.
     """
 
-    def __init__(self, *, pipeline: Pipeline, limits: DecodeLimits, metrics: CitewatchMetrics,
-                 slow: SlowRecords, dedup_window: int,
-                 dedup_max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        *,
+        pipeline: Pipeline,
+        limits: DecodeLimits,
+        metrics: CitewatchMetrics,
+        slow: SlowRecords,
+        dedup_window: int,
+        dedup_max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
         self.pipeline = pipeline
         self.limits = limits
         self.metrics = metrics

@@ -81,8 +81,13 @@ class ShutdownSignals:
         self._previous.clear()
 
 
-def run_until_deadline(target: Callable[[], None], *, stop: threading.Event,
-                       deadline_seconds: float, name: str = "citewatch-runtime") -> bool:
+def run_until_deadline(
+    target: Callable[[], None],
+    *,
+    stop: threading.Event,
+    deadline_seconds: float,
+    name: str = "citewatch-runtime",
+) -> bool:
     """Run ``target`` in a daemon thread and wait for it; once ``stop`` is set, wait at most
     ``deadline_seconds`` more. True if ``target`` returned, False if it was abandoned.
 
@@ -104,8 +109,9 @@ def run_until_deadline(target: Callable[[], None], *, stop: threading.Event,
         thread.join(0.1)
     thread.join(deadline_seconds if thread.is_alive() else None)
     if thread.is_alive():
-        logger.warning("shutdown deadline of %.1fs reached with a record still in evaluation",
-                       deadline_seconds)
+        logger.warning(
+            "shutdown deadline of %.1fs reached with a record still in evaluation", deadline_seconds
+        )
         return False
     if failure:
         raise failure[0]

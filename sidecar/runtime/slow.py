@@ -78,8 +78,12 @@ class SlowRecords:
         with self._lock:
             record = self._records.pop(token, None)
         if record is not None and record.reported:
-            logger.info("slow record %s (trace %s) finished after %.1fs", record.where,
-                        record.trace_id or "unknown", self._clock() - record.started)
+            logger.info(
+                "slow record %s (trace %s) finished after %.1fs",
+                record.where,
+                record.trace_id or "unknown",
+                self._clock() - record.started,
+            )
             self.sweep()
 
     def sweep(self) -> int:
@@ -98,8 +102,12 @@ class SlowRecords:
             changed = slow != self._slow_now
             self._slow_now = slow
         for record in newly:
-            logger.warning("record %s (trace %s) still in evaluation after %.1fs",
-                           record.where, record.trace_id or "unknown", now - record.started)
+            logger.warning(
+                "record %s (trace %s) still in evaluation after %.1fs",
+                record.where,
+                record.trace_id or "unknown",
+                now - record.started,
+            )
             if self._on_slow is not None:
                 self._on_slow()
         if changed and self._on_change is not None:

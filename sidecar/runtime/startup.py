@@ -59,10 +59,14 @@ def build_until_stopped(
                         return
                     level = logging.DEBUG if "last" in outcome else logging.WARNING
                     outcome["last"] = exc
-                    logger.log(level, "cannot build %s (%s); retrying every %.0fs%s", what,
-                               type(exc).__name__, retry_seconds,
-                               "" if level == logging.DEBUG else
-                               " (further attempts are logged at DEBUG)")
+                    logger.log(
+                        level,
+                        "cannot build %s (%s); retrying every %.0fs%s",
+                        what,
+                        type(exc).__name__,
+                        retry_seconds,
+                        "" if level == logging.DEBUG else " (further attempts are logged at DEBUG)",
+                    )
                     stop.wait(retry_seconds)
                 else:
                     if given_up.is_set():

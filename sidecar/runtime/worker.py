@@ -66,8 +66,9 @@ class LoopInbox:
         self._lock = threading.Lock()
         self._items: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
 
-    def settle(self, target: asyncio.Future[Any], value: Any,
-               error: BaseException | None = None) -> None:
+    def settle(
+        self, target: asyncio.Future[Any], value: Any, error: BaseException | None = None
+    ) -> None:
         """Resolve ``target`` on its loop (from any thread)."""
         with self._lock:
             self._items.append((target, value, error))
@@ -91,6 +92,7 @@ async def wait_kafka_future(future: KafkaFuture, inbox: LoopInbox | None = None)
         future.add_callback(functools.partial(inbox.settle, waiter))
         future.add_errback(functools.partial(_errback, inbox, waiter))
     else:
+
         def ok(value: Any) -> None:
             loop.call_soon_threadsafe(_settle, waiter, value, None)
 
@@ -110,8 +112,9 @@ class Heartbeat:
     """Beats on an event loop every ``interval`` seconds; :meth:`age` is the time since the
     last beat (0 before the loop is attached). Read from any thread."""
 
-    def __init__(self, interval: float = 1.0, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, interval: float = 1.0, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.interval = interval
         self._clock = clock
         self._last: float | None = None
@@ -142,8 +145,9 @@ class Heartbeat:
 class AsyncWorker:
     """Runs coroutines on an event loop in a daemon thread; tasks are grouped by key."""
 
-    def __init__(self, name: str = "citewatch-worker", *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, name: str = "citewatch-worker", *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._tasks: dict[Hashable, set[asyncio.Task[Any]]] = {}
@@ -162,8 +166,9 @@ class AsyncWorker:
         self._thread.start()
         self.heartbeat.attach(self.loop)
 
-    def submit(self, key: Hashable, factories: Iterable[Callable[[], Coroutine[Any, Any, Any]]]
-               ) -> None:
+    def submit(
+        self, key: Hashable, factories: Iterable[Callable[[], Coroutine[Any, Any, Any]]]
+    ) -> None:
         """Schedule one task per coroutine factory under ``key`` (thread-safe, non-blocking)."""
         self.submit_all([(key, list(factories))])
 

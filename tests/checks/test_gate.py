@@ -28,18 +28,41 @@ from sidecar.quality.gate import GateError, GateSummary, decide, load_summary, s
 WHEN = datetime(2025, 3, 3, 9, tzinfo=UTC)
 
 
-def _record(n: int, overall: float, *, invalid: tuple[str, ...] = (),
-            critical: str | None = None, rubric: str = "r1") -> EvaluationRecord:
-    claim = ClaimResult(claim_id="c1", text="A claim.", importance=3 if critical else 2,
-                        kind="factual", status="cited", citation_ids=["S1"],
-                        verdict="unsupported" if critical else "supported",
-                        critical_reason=critical)  # type: ignore[arg-type]
+def _record(
+    n: int,
+    overall: float,
+    *,
+    invalid: tuple[str, ...] = (),
+    critical: str | None = None,
+    rubric: str = "r1",
+) -> EvaluationRecord:
+    claim = ClaimResult(
+        claim_id="c1",
+        text="A claim.",
+        importance=3 if critical else 2,
+        kind="factual",
+        status="cited",
+        citation_ids=["S1"],
+        verdict="unsupported" if critical else "supported",
+        critical_reason=critical,
+    )  # type: ignore[arg-type]
     return EvaluationRecord(
-        trace_id=f"{n + 1:032x}", app="support", trace_timestamp=WHEN, evaluated_at=WHEN,
-        generator=Generator(model="gen", prompt_version="p1"), findings=[], claims=[claim],
-        scores=Scores(validity=1.0, correctness=overall, completeness=overall,
-                      overall=overall, invalid_citation_ids=list(invalid)),
-        judged=True, sampled_by="base",
+        trace_id=f"{n + 1:032x}",
+        app="support",
+        trace_timestamp=WHEN,
+        evaluated_at=WHEN,
+        generator=Generator(model="gen", prompt_version="p1"),
+        findings=[],
+        claims=[claim],
+        scores=Scores(
+            validity=1.0,
+            correctness=overall,
+            completeness=overall,
+            overall=overall,
+            invalid_citation_ids=list(invalid),
+        ),
+        judged=True,
+        sampled_by="base",
         judge=JudgeRun(judge="openai-responses", model="m", rubric_version=rubric, outcome="ok"),
         versions=Versions(citewatch="0.1.0", trace_schema="1", rubric=rubric),
     )
@@ -51,8 +74,9 @@ def _write(path: Path, records: list[EvaluationRecord]) -> Path:
 
 
 def _summary(path: Path, overall: float, **extra: object) -> Path:
-    path.write_text(json.dumps({"overall": overall, "traces": 50, "judged": 50, **extra}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"overall": overall, "traces": 50, "judged": 50, **extra}), encoding="utf-8"
+    )
     return path
 
 
@@ -64,9 +88,12 @@ def _gate(*args: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize(
     ("candidate", "exit_code"),
-    [pytest.param(0.84, 0, id="0.84-passes"), pytest.param(0.82, 1, id="0.82-fails"),
-     pytest.param(0.83, 0, id="exactly-at-tolerance-passes"),
-     pytest.param(0.90, 0, id="improvement-passes")],
+    [
+        pytest.param(0.84, 0, id="0.84-passes"),
+        pytest.param(0.82, 1, id="0.82-fails"),
+        pytest.param(0.83, 0, id="exactly-at-tolerance-passes"),
+        pytest.param(0.90, 0, id="improvement-passes"),
+    ],
 )
 def test_tutorial_decisions_on_summaries(tmp_path: Path, candidate: float, exit_code: int) -> None:
     baseline = _summary(tmp_path / "baseline.json", 0.86)
@@ -74,8 +101,10 @@ def test_tutorial_decisions_on_summaries(tmp_path: Path, candidate: float, exit_
     code, output = _gate("--baseline", str(baseline), "--candidate", str(cand))
     assert code == exit_code, output
     if exit_code:
-        assert "FAIL: overall regressed from 0.8600 to 0.8200 (-0.0400, more than the " \
-               "tolerance 0.0300)" in output
+        assert (
+            "FAIL: overall regressed from 0.8600 to 0.8200 (-0.0400, more than the "
+            "tolerance 0.0300)" in output
+        )
     else:
         assert output.rstrip().endswith("gate: PASS")
 
@@ -102,16 +131,18 @@ def test_one_invalid_id_fails_whatever_the_score(tmp_path: Path) -> None:
 
 def test_every_reason_is_printed(tmp_path: Path) -> None:
     baseline = _summary(tmp_path / "baseline.json", 0.86)
-    records = [_record(0, 0.70, invalid=("S7", "S8")),
-               _record(1, 0.70, critical="judged_unsupported")]
+    records = [
+        _record(0, 0.70, invalid=("S7", "S8")),
+        _record(1, 0.70, critical="judged_unsupported"),
+    ]
     cand = _write(tmp_path / "candidate.jsonl", records)
-    code, output = _gate("--baseline", str(baseline), "--candidate", str(cand),
-                         "--tolerance", "0.05")
+    code, output = _gate(
+        "--baseline", str(baseline), "--candidate", str(cand), "--tolerance", "0.05"
+    )
     assert code == 1
     reasons = [line for line in output.splitlines() if line.startswith("FAIL:")]
     assert reasons == [
-        "FAIL: overall regressed from 0.8600 to 0.7000 (-0.1600, more than the tolerance "
-        "0.0500)",
+        "FAIL: overall regressed from 0.8600 to 0.7000 (-0.1600, more than the tolerance 0.0500)",
         f"FAIL: 2 unresolved citation ID(s) in 1 trace(s): S7,S8 in trace {1:032x}",
         f"FAIL: 1 critical unsupported claim(s): c1 in trace {2:032x} (judged_unsupported)",
     ]
@@ -128,32 +159,40 @@ def test_tolerance_comes_from_settings(tmp_path: Path, monkeypatch: pytest.Monke
     config = tmp_path / "citewatch.yaml"
     config.write_text("gate:\n  tolerance: 0.01\n", encoding="utf-8")
     monkeypatch.delenv("CITEWATCH_GATE_TOLERANCE")
-    assert _gate("--baseline", str(baseline), "--candidate", str(cand),
-                 "--config", str(config))[0] == 1
+    assert (
+        _gate("--baseline", str(baseline), "--candidate", str(cand), "--config", str(config))[0]
+        == 1
+    )
 
 
 def test_tutorial_trace_through_the_pipeline_fails_on_its_unknown_id(tmp_path: Path) -> None:
     trace = Trace(
-        trace_id="a" * 32, timestamp=WHEN, app="support",
-        generator=Generator(model="gen", prompt_version="p1"), question="q?",
-        answer="Fact [S1], other [S9].", sources=[Source(id="S1", text="Fact.")], claims=[],
+        trace_id="a" * 32,
+        timestamp=WHEN,
+        app="support",
+        generator=Generator(model="gen", prompt_version="p1"),
+        question="q?",
+        answer="Fact [S1], other [S9].",
+        sources=[Source(id="S1", text="Fact.")],
+        claims=[],
     )
     record = asyncio.run(Pipeline(Settings()).evaluate(trace))
     summary = summarise([record])
     assert summary.unresolved_citations[0].ids == ["S9"]
-    decision = decide(GateSummary(overall=0.5), summary.model_copy(update={"overall": 0.99}),
-                      tolerance=0.03)
+    decision = decide(
+        GateSummary(overall=0.5), summary.model_copy(update={"overall": 0.99}), tolerance=0.03
+    )
     assert not decision.passed
     assert decision.reasons == [
-        f"1 unresolved citation ID(s) in 1 trace(s): S9 in trace {'a' * 32}"]
+        f"1 unresolved citation ID(s) in 1 trace(s): S9 in trace {'a' * 32}"
+    ]
 
 
 def test_summary_out_freezes_a_baseline(tmp_path: Path) -> None:
     records = [_record(0, 0.9), _record(1, 0.8)]
     cand = _write(tmp_path / "candidate.jsonl", records)
     frozen = tmp_path / "frozen.json"
-    code, _ = _gate("--baseline", str(cand), "--candidate", str(cand),
-                    "--summary-out", str(frozen))
+    code, _ = _gate("--baseline", str(cand), "--candidate", str(cand), "--summary-out", str(frozen))
     assert code == 0
     summary = load_summary(frozen)
     assert summary == summarise(records)
@@ -196,7 +235,13 @@ def test_a_trace_written_twice_counts_once(tmp_path: Path) -> None:
     # the same trace_id in another app is another trace
     other = records[0].model_copy(update={"app": "billing"})
     assert load_summary(_write(tmp_path / "apps.jsonl", [*records, other])).traces == 3
-    code, output = _gate("--baseline", str(tmp_path / "once.jsonl"),
-                         "--candidate", str(tmp_path / "twice.jsonl"), "--tolerance", "0.5")
+    code, output = _gate(
+        "--baseline",
+        str(tmp_path / "once.jsonl"),
+        "--candidate",
+        str(tmp_path / "twice.jsonl"),
+        "--tolerance",
+        "0.5",
+    )
     assert "note: candidate: 1 record(s) of traces already counted were skipped" in output
     assert code == 1 and output.count("critical unsupported claim(s)") == 1, output

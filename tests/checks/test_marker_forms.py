@@ -26,8 +26,9 @@ from tests.support.factories import claim, make_trace, source
 def evaluate(answer: str, source_ids: list[str], **overrides: Any) -> EvaluationRecord:
     settings = Settings.model_validate({"claims": {"importance": 3}})
     sources = [source(i, f"Passage {n} about refunds.") for n, i in enumerate(source_ids)]
-    trace = make_trace(answer=answer, sources=sources, claims=overrides.pop("claims", []),
-                       **overrides)
+    trace = make_trace(
+        answer=answer, sources=sources, claims=overrides.pop("claims", []), **overrides
+    )
     return asyncio.run(Pipeline(settings).evaluate(trace))
 
 
@@ -39,29 +40,53 @@ def assert_all_resolved(record: EvaluationRecord) -> None:
     assert record.scores.validity == 1.0
     assert record.scores.invalid_citation_ids == []
     assert record.scores.critical_unsupported == 0
-    assert not codes(record) & {"no_markers", "unknown_citation_id", "citation_mismatch",
-                                "uncited_claim", "invalid_citation_claim"}
+    assert not codes(record) & {
+        "no_markers",
+        "unknown_citation_id",
+        "citation_mismatch",
+        "uncited_claim",
+        "invalid_citation_claim",
+    }
 
 
 @pytest.mark.parametrize(
     ("answer", "ids", "markers"),
     [
-        pytest.param("退款期限为30天［S1］。客服每天开放［S2］。", ["S1", "S2"], ["S1", "S2"],
-                     id="full-width-square"),
-        pytest.param("返金は30日以内です〔1〕。サポートは毎日です〔2〕。", ["1", "2"], ["1", "2"],
-                     id="tortoise-shell"),
-        pytest.param("退款期限为30天【1】。客服每天开放【2】。", ["1", "2"], ["1", "2"],
-                     id="lenticular"),
-        pytest.param("退款期限为30天〖1〗。客服每天开放〘2〙。", ["1", "2"], ["1", "2"],
-                     id="white-lenticular-and-tortoise"),
-        pytest.param("退款期限为30天［Ｓ１，Ｓ２］。", ["S1", "S2"], ["S1", "S2"],
-                     id="full-width-letters-digits-comma"),
-        pytest.param("退款期限为30天［S1、S2］。", ["S1", "S2"], ["S1", "S2"],
-                     id="ideographic-comma"),
+        pytest.param(
+            "退款期限为30天［S1］。客服每天开放［S2］。",
+            ["S1", "S2"],
+            ["S1", "S2"],
+            id="full-width-square",
+        ),
+        pytest.param(
+            "返金は30日以内です〔1〕。サポートは毎日です〔2〕。",
+            ["1", "2"],
+            ["1", "2"],
+            id="tortoise-shell",
+        ),
+        pytest.param(
+            "退款期限为30天【1】。客服每天开放【2】。", ["1", "2"], ["1", "2"], id="lenticular"
+        ),
+        pytest.param(
+            "退款期限为30天〖1〗。客服每天开放〘2〙。",
+            ["1", "2"],
+            ["1", "2"],
+            id="white-lenticular-and-tortoise",
+        ),
+        pytest.param(
+            "退款期限为30天［Ｓ１，Ｓ２］。",
+            ["S1", "S2"],
+            ["S1", "S2"],
+            id="full-width-letters-digits-comma",
+        ),
+        pytest.param(
+            "退款期限为30天［S1、S2］。", ["S1", "S2"], ["S1", "S2"], id="ideographic-comma"
+        ),
     ],
 )
-def test_full_width_and_cjk_brackets_are_markers(answer: str, ids: list[str],
-                                                 markers: list[str]) -> None:
+def test_full_width_and_cjk_brackets_are_markers(
+    answer: str, ids: list[str], markers: list[str]
+) -> None:
     record = evaluate(answer, ids)
     assert record.scores.marker_ids == markers
     assert_all_resolved(record)
@@ -90,56 +115,74 @@ def test_an_id_written_in_another_unicode_form_resolves(answer: str, declared: s
 
 
 def test_a_claim_citation_in_another_unicode_form_resolves() -> None:
-    record = evaluate(f"Refunds take 30 days [{CAFE_NFC}].", [CAFE_NFC],
-                      claims=[claim("c1", "Refunds take 30 days.", [CAFE_NFD], 3)])
+    record = evaluate(
+        f"Refunds take 30 days [{CAFE_NFC}].",
+        [CAFE_NFC],
+        claims=[claim("c1", "Refunds take 30 days.", [CAFE_NFD], 3)],
+    )
     assert_all_resolved(record)
     assert record.claims[0].status == "cited"
 
 
 def test_a_case_only_match_is_its_own_finding_not_a_mismatch() -> None:
-    record = evaluate("Refunds take 30 days [s1].", ["S1"],
-                      claims=[claim("c1", "Refunds take 30 days.", ["S1"], 3)])
+    record = evaluate(
+        "Refunds take 30 days [s1].",
+        ["S1"],
+        claims=[claim("c1", "Refunds take 30 days.", ["S1"], 3)],
+    )
     assert_all_resolved(record)
     assert record.scores.marker_ids == ["S1"]
     case = [f for f in record.findings if f.code == "citation_id_case"]
     assert [(f.severity, f.source_id, f.claim_id, f.detail) for f in case] == [
-        ("info", "S1", None, "answer_marker")]
+        ("info", "S1", None, "answer_marker")
+    ]
 
 
 def test_a_claim_citing_in_another_case_resolves_with_a_finding() -> None:
-    record = evaluate("Refunds take 30 days [S1].", ["S1"],
-                      claims=[claim("c1", "Refunds take 30 days.", ["s1"], 3)])
+    record = evaluate(
+        "Refunds take 30 days [S1].",
+        ["S1"],
+        claims=[claim("c1", "Refunds take 30 days.", ["s1"], 3)],
+    )
     assert_all_resolved(record)
-    case = [(f.claim_id, f.source_id, f.detail) for f in record.findings
-            if f.code == "citation_id_case"]
+    case = [
+        (f.claim_id, f.source_id, f.detail) for f in record.findings if f.code == "citation_id_case"
+    ]
     assert case == [("c1", "S1", "claim_citation")]
 
 
 def test_an_exact_id_wins_over_a_case_only_one() -> None:
     parser = MarkerParser()
     resolver = IdResolver(frozenset({"S1", "s1"}))
-    assert parser.scan("A [s1] and [S1].", resolver) == (
-        parser.markers("A [s1] and [S1]."), (), ())
+    assert parser.scan("A [s1] and [S1].", resolver) == (parser.markers("A [s1] and [S1]."), (), ())
 
 
 @pytest.mark.parametrize(
     "answer",
     [
         pytest.param("Refunds take 30 days [S1]. Use `items[S9]` in the script [S1].", id="inline"),
-        pytest.param("Refunds take 30 days [S1]. Call ``a[0] + x[k2]`` to check [S1].",
-                     id="double-backticks"),
-        pytest.param("Refunds take 30 days [S1].\n\n```python\nx[k2] = a[0]\nb[S9]\n```\n",
-                     id="fenced"),
-        pytest.param("Refunds take 30 days [S1].\n\n~~~\nb[S9] and [1]\n~~~\nMore [S1].",
-                     id="tilde-fence"),
-        pytest.param("Refunds take 30 days [S1]. See https://example.com/a?ref=[S9]&p=1 [S1].",
-                     id="url-query"),
-        pytest.param("Refunds take 30 days [S1]. See https://example.com/list[2]/x today [S1].",
-                     id="url-path"),
-        pytest.param("Refunds take 30 days [S1]. See www.example.com/a[0] now [S1].",
-                     id="www-url"),
-        pytest.param("Refunds take 30 days [S1]. Also [docs](https://example.com/x[7]) [S1].",
-                     id="markdown-link-target"),
+        pytest.param(
+            "Refunds take 30 days [S1]. Call ``a[0] + x[k2]`` to check [S1].", id="double-backticks"
+        ),
+        pytest.param(
+            "Refunds take 30 days [S1].\n\n```python\nx[k2] = a[0]\nb[S9]\n```\n", id="fenced"
+        ),
+        pytest.param(
+            "Refunds take 30 days [S1].\n\n~~~\nb[S9] and [1]\n~~~\nMore [S1].", id="tilde-fence"
+        ),
+        pytest.param(
+            "Refunds take 30 days [S1]. See https://example.com/a?ref=[S9]&p=1 [S1].",
+            id="url-query",
+        ),
+        pytest.param(
+            "Refunds take 30 days [S1]. See https://example.com/list[2]/x today [S1].",
+            id="url-path",
+        ),
+        pytest.param("Refunds take 30 days [S1]. See www.example.com/a[0] now [S1].", id="www-url"),
+        pytest.param(
+            "Refunds take 30 days [S1]. Also [docs](https://example.com/x[7]) [S1].",
+            id="markdown-link-target",
+        ),
     ],
 )
 def test_brackets_in_code_and_urls_are_not_markers(answer: str) -> None:
@@ -169,8 +212,9 @@ def test_a_marker_after_a_link_or_code_is_still_read() -> None:
     ],
 )
 def test_a_declared_id_of_any_shape_is_a_marker(declared: str) -> None:
-    record = evaluate(f"Refunds take 30 days [{declared}]. Support is daily [{declared}].",
-                      [declared])
+    record = evaluate(
+        f"Refunds take 30 days [{declared}]. Support is daily [{declared}].", [declared]
+    )
     assert record.scores.marker_ids == [declared]
     assert_all_resolved(record)
     assert [c.citation_ids for c in record.claims] == [[declared], [declared]]
@@ -192,13 +236,18 @@ def test_declared_ids_that_differ_only_by_case_are_each_their_own() -> None:
     parser = MarkerParser()
     resolver = IdResolver(frozenset({"Handbook", "handbook"}))
     assert parser.ids("A [handbook] b [Handbook] c [HANDBOOK].", resolver) == [
-        "handbook", "Handbook", "HANDBOOK"]
+        "handbook",
+        "Handbook",
+        "HANDBOOK",
+    ]
 
 
 def test_the_claims_of_a_trace_resolve_like_its_markers() -> None:
-    trace = make_trace(answer="Refunds take 30 days [policy 7].",
-                       sources=[source("policy 7", "Refunds take 30 days.")],
-                       claims=[claim("c1", "Refunds take 30 days.", ["policy 7"], 3)])
+    trace = make_trace(
+        answer="Refunds take 30 days [policy 7].",
+        sources=[source("policy 7", "Refunds take 30 days.")],
+        claims=[claim("c1", "Refunds take 30 days.", ["policy 7"], 3)],
+    )
     analysis = analyse(trace, MarkerParser())
     assert analysis.marker_ids == ("policy 7",)
     assert analysis.claims[0].valid_ids == ("policy 7",)
@@ -222,10 +271,17 @@ def test_the_automaton_is_linear_in_hostile_text() -> None:
 
 
 ID_TEXT = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=24,
-).filter(lambda s: s.strip() == s
-         and unicodedata.normalize("NFKC", FORMAT_CHARS.sub("", s)).strip()
-         and not any(c in s for c in "`~:") and "www." not in s)
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc")),
+    min_size=1,
+    max_size=24,
+).filter(
+    lambda s: (
+        s.strip() == s
+        and unicodedata.normalize("NFKC", FORMAT_CHARS.sub("", s)).strip()
+        and not any(c in s for c in "`~:")
+        and "www." not in s
+    )
+)
 """A source ID of any characters but control ones and the ones that open code or URLs,
 with something visible in it (an ID of format characters alone is the next test's)."""
 
@@ -235,8 +291,9 @@ def test_an_id_of_format_characters_alone_is_no_marker(declared: str) -> None:
     # Written between brackets it reads as "[]": nothing for a reader to resolve, so the
     # answer's "[]" stays text rather than a citation of that source.
     answer = f"Refunds take 30 days [{declared}]. Support is daily."
-    trace = make_trace(answer=answer, sources=[source(declared, "Refunds take 30 days.")],
-                       claims=[])
+    trace = make_trace(
+        answer=answer, sources=[source(declared, "Refunds take 30 days.")], claims=[]
+    )
     analysis = analyse(trace, MarkerParser())
     assert analysis.marker_ids == ()
 
@@ -250,15 +307,20 @@ def _variant(text: str, form: str, zero_width: int) -> str:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(ID_TEXT, st.sampled_from(["as-is", "NFC", "NFD", "NFKC", "NFKD"]),
-       st.integers(min_value=0, max_value=30),
-       st.sampled_from(["[{}]", "［{}］", "【{}】", "〔{}〕"]))
+@given(
+    ID_TEXT,
+    st.sampled_from(["as-is", "NFC", "NFD", "NFKC", "NFKD"]),
+    st.integers(min_value=0, max_value=30),
+    st.sampled_from(["[{}]", "［{}］", "【{}】", "〔{}〕"]),
+)
 def test_any_bracketed_declared_id_resolves_in_any_form(
-        declared: str, form: str, zero_width: int, brackets: str) -> None:
+    declared: str, form: str, zero_width: int, brackets: str
+) -> None:
     written = _variant(declared, form, zero_width)
     answer = f"Refunds take 30 days {brackets.format(written)}. Support is daily."
-    trace = make_trace(answer=answer, sources=[source(declared, "Refunds take 30 days.")],
-                       claims=[])
+    trace = make_trace(
+        answer=answer, sources=[source(declared, "Refunds take 30 days.")], claims=[]
+    )
     analysis = analyse(trace, MarkerParser())
     assert analysis.marker_ids == (declared,)
     assert analysis.invalid_marker_ids == ()

@@ -27,8 +27,7 @@ from sidecar.checks.markers import _BUILTIN, _BUILTIN_ASCII, DEFAULT_MARKER_PATT
         pytest.param("Array a[i] and [] and [,].", [], id="code-like"),
         pytest.param("", [], id="empty"),
         pytest.param("Fact.[^1] More[^S2].", ["1", "S2"], id="markdown-footnote"),
-        pytest.param("Fact【1†source】 more 【12†doc.pdf】.", ["1", "12"],
-                     id="lenticular-dagger"),
+        pytest.param("Fact【1†source】 more 【12†doc.pdf】.", ["1", "12"], id="lenticular-dagger"),
         pytest.param("Fact [^1][^2] and [2].", ["1", "2"], id="footnotes-adjacent"),
         pytest.param("Caret [^] and 【†source】.", [], id="formats-without-id"),
     ],
@@ -40,7 +39,7 @@ def test_builtin_formats(text: str, ids: list[str]) -> None:
 def test_marker_spans_point_at_the_brackets() -> None:
     text = "Fact [S1, S2] more [S3]"
     markers = MarkerParser().markers(text)
-    assert [(text[m.start:m.end], m.ids) for m in markers] == [
+    assert [(text[m.start : m.end], m.ids) for m in markers] == [
         ("[S1, S2]", ("S1", "S2")),
         ("[S3]", ("S3",)),
     ]
@@ -64,9 +63,11 @@ def test_parsing_never_raises_on_any_text(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.from_regex(r"S[0-9]{1,3}", fullmatch=True), min_size=1, max_size=5),
-       # Without the characters that open code (backticks, ~~~ fences) or URLs (://, www.).
-       st.text(alphabet=st.characters(blacklist_characters="[]`~:."), max_size=30))
+@given(
+    st.lists(st.from_regex(r"S[0-9]{1,3}", fullmatch=True), min_size=1, max_size=5),
+    # Without the characters that open code (backticks, ~~~ fences) or URLs (://, www.).
+    st.text(alphabet=st.characters(blacklist_characters="[]`~:."), max_size=30),
+)
 def test_every_inserted_marker_is_found(ids: list[str], filler: str) -> None:
     text = filler.join(f"[{i}]" for i in ids)
     assert MarkerParser().ids(text) == list(dict.fromkeys(ids))
@@ -78,11 +79,40 @@ def test_a_lone_surrogate_does_not_stop_the_parse() -> None:
     assert MarkerParser().markers(text) == [Marker(4, 8, ("S1",))]
 
 
-MARKER_TOKENS = st.sampled_from([
-    "[", "[^", "【", "]", "】", ",", ";", "†src", "†", ".", "x", "é", "\ud800",
-    " ", "\t", "\n", "\x0b", "\x0c", "\r", "\u00a0", "\u2003",
-    "S1", "s12", "doc-7", "a_b9", "1", "42", "1234567", "\u0663", "S" + "1" * 17,
-])
+MARKER_TOKENS = st.sampled_from(
+    [
+        "[",
+        "[^",
+        "【",
+        "]",
+        "】",
+        ",",
+        ";",
+        "†src",
+        "†",
+        ".",
+        "x",
+        "é",
+        "\ud800",
+        " ",
+        "\t",
+        "\n",
+        "\x0b",
+        "\x0c",
+        "\r",
+        "\u00a0",
+        "\u2003",
+        "S1",
+        "s12",
+        "doc-7",
+        "a_b9",
+        "1",
+        "42",
+        "1234567",
+        "\u0663",
+        "S" + "1" * 17,
+    ]
+)
 """Pieces of markers and their near misses: Unicode spaces and digits, a vertical tab."""
 
 
@@ -98,8 +128,7 @@ def test_the_builtin_pattern_finds_what_re2_finds(text: str) -> None:
 
     assert spans(_BUILTIN.finditer(utf8_safe)) == spans(re2_pattern.finditer(utf8_safe))
     ascii_text = text.encode("ascii", "ignore").decode("ascii")
-    assert (spans(_BUILTIN_ASCII.finditer(ascii_text))
-            == spans(_BUILTIN.finditer(ascii_text)))
+    assert spans(_BUILTIN_ASCII.finditer(ascii_text)) == spans(_BUILTIN.finditer(ascii_text))
     configured = MarkerParser(DEFAULT_MARKER_PATTERN + "(?:)")  # the same markers, on RE2
     assert MarkerParser().markers(text) == configured.markers(text)
 

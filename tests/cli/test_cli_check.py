@@ -34,8 +34,9 @@ def test_examples_exercise_every_finding_type(tmp_path: Path) -> None:
 
     out = tmp_path / "evals.jsonl"
     run("check", str(EXAMPLES), "--out", str(out))
-    seen = {f["code"] for line in out.read_text().splitlines()
-            for f in json.loads(line)["findings"]}
+    seen = {
+        f["code"] for line in out.read_text().splitlines() for f in json.loads(line)["findings"]
+    }
     declared = {code for check in default_checks() for code in check.codes}
     assert declared <= seen
 
@@ -52,8 +53,7 @@ def test_bad_lines_are_reported_with_number_and_the_rest_still_run() -> None:
 
 
 def test_not_judged_scores_are_null_not_zero() -> None:
-    result = run("check", "-", "--judge", "none",
-                 input=worked_example().model_dump_json() + "\n")
+    result = run("check", "-", "--judge", "none", input=worked_example().model_dump_json() + "\n")
     record = json.loads(result.stdout)
     assert record["scores"]["correctness"] is None
     assert record["scores"]["completeness"] is None
@@ -88,11 +88,13 @@ def test_openai_judge_without_a_key_is_one_clear_line(monkeypatch: pytest.Monkey
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
         "Error: the openai-responses judge needs an API key: set CITEWATCH_JUDGE_API_KEY or "
-        "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)"]
+        "OPENAI_API_KEY (a local OpenAI-compatible server accepts any value)"
+    ]
 
 
-def test_unreadable_rubric_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
-                                             tmp_path: Path) -> None:
+def test_unreadable_rubric_is_one_clear_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("CITEWATCH_JUDGE_RUBRIC_FILE", str(tmp_path / "absent.md"))
     result = CliRunner().invoke(cli, ["check", str(EXAMPLES), "--judge", "lexical"])
     assert result.exit_code == 2
@@ -105,8 +107,9 @@ def test_screen_judged_examples_validate_against_the_published_schema(tmp_path: 
 
     schema = json.loads((EXAMPLES.parents[1] / "schemas" / "evaluation.v1.json").read_text())
     out = tmp_path / "evals.jsonl"
-    result = run("check", str(EXAMPLES), "--judge", "lexical", "--sample-rate", "1.0",
-                 "--out", str(out))
+    result = run(
+        "check", str(EXAMPLES), "--judge", "lexical", "--sample-rate", "1.0", "--out", str(out)
+    )
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     for record in records:

@@ -32,8 +32,17 @@ def _command(path: tuple[str, ...]) -> click.Command:
 
 def test_the_documented_commands_exist() -> None:
     names = {path[0] for path in COMMANDS}
-    assert {"check", "run", "config", "redact", "calibrate", "gate", "stability", "report",
-            "replay"} <= names
+    assert {
+        "check",
+        "run",
+        "config",
+        "redact",
+        "calibrate",
+        "gate",
+        "stability",
+        "report",
+        "replay",
+    } <= names
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=[" ".join(p) for p in COMMANDS])
@@ -48,6 +57,9 @@ def test_every_command_has_help(path: tuple[str, ...]) -> None:
 @pytest.mark.parametrize("path", COMMANDS, ids=[" ".join(p) for p in COMMANDS])
 def test_every_option_has_help(path: tuple[str, ...]) -> None:
     command = _command(path)
-    missing = [p.name for p in command.params
-               if isinstance(p, click.Option) and not p.hidden and not p.help]
+    missing = [
+        p.name
+        for p in command.params
+        if isinstance(p, click.Option) and not p.hidden and not p.help
+    ]
     assert missing == [], f"options without help in {' '.join(path)}: {missing}"

@@ -19,8 +19,10 @@ from tests.cli.test_cli_summary import EXAMPLES, ROOT, citewatch, table_rows
 from tests.support.factories import trace_dict
 from tests.support.openai_server import FakeOpenAI
 
-TERMINAL_HINT = ("citewatch check: reading traces from the terminal (standard input), one "
-                 "JSON object a line; end with Ctrl-D, or give a FILE")
+TERMINAL_HINT = (
+    "citewatch check: reading traces from the terminal (standard input), one "
+    "JSON object a line; end with Ctrl-D, or give a FILE"
+)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -29,11 +31,18 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _start(*args: str, env: dict[str, str], stdin: int | None = subprocess.DEVNULL,
-           stderr: Path) -> subprocess.Popen[bytes]:
+def _start(
+    *args: str, env: dict[str, str], stdin: int | None = subprocess.DEVNULL, stderr: Path
+) -> subprocess.Popen[bytes]:
     with open(stderr, "wb") as err:
-        return subprocess.Popen([sys.executable, "-m", "sidecar.cli", *args], cwd=ROOT,
-                                env=env, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err)
+        return subprocess.Popen(
+            [sys.executable, "-m", "sidecar.cli", *args],
+            cwd=ROOT,
+            env=env,
+            stdin=stdin,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
 
 
 def _wait_until(condition: object, what: str, timeout: float = 60.0) -> None:
@@ -72,25 +81,37 @@ def _assert_kept(out: Path, log: Path, traces: int) -> int:
 def test_ctrl_c_during_a_judged_check_exits_130_and_keeps_the_records(tmp_path: Path) -> None:
     out, log = tmp_path / "out.jsonl", tmp_path / "check.log"
     with FakeOpenAI(latency=0.3) as server:
-        process = _start("check", str(EXAMPLES), "--judge", "openai-chat", "--sample-rate",
-                         "1", "--concurrency", "1", "--output", str(out),
-                         env=_env(OPENAI_API_KEY="sk-test",
-                                  CITEWATCH_JUDGE_BASE_URL=server.base_url), stderr=log)
+        process = _start(
+            "check",
+            str(EXAMPLES),
+            "--judge",
+            "openai-chat",
+            "--sample-rate",
+            "1",
+            "--concurrency",
+            "1",
+            "--output",
+            str(out),
+            env=_env(OPENAI_API_KEY="sk-test", CITEWATCH_JUDGE_BASE_URL=server.base_url),
+            stderr=log,
+        )
         _wait_until(lambda: len(_lines(out)) >= 3, "three records written")
         code, took = _interrupt(process)
     assert code == 130, log.read_text()
     assert took < 5.0
     written = _assert_kept(out, log, traces=35)
     read = table_rows(log.read_text())["lines read"][0]
-    assert (f"citewatch check: stopped by a signal at line {read}: {written} record(s) "
-            "written; traces still in evaluation and the rest of the input were not"
-            ) in log.read_text()
+    assert (
+        f"citewatch check: stopped by a signal at line {read}: {written} record(s) "
+        "written; traces still in evaluation and the rest of the input were not"
+    ) in log.read_text()
 
 
 def test_ctrl_c_while_check_waits_on_its_input_exits_at_once(tmp_path: Path) -> None:
     out, log = tmp_path / "out.jsonl", tmp_path / "check.log"
-    process = _start("check", "-", "--output", str(out), env=_env(), stdin=subprocess.PIPE,
-                     stderr=log)
+    process = _start(
+        "check", "-", "--output", str(out), env=_env(), stdin=subprocess.PIPE, stderr=log
+    )
     assert process.stdin is not None
     process.stdin.write(json.dumps(trace_dict()).encode() + b"\n")
     process.stdin.flush()  # and kept open: the next read blocks
@@ -101,19 +122,35 @@ def test_ctrl_c_while_check_waits_on_its_input_exits_at_once(tmp_path: Path) -> 
         process.stdin.close()
     assert (code, took < 5.0) == (130, True), log.read_text()
     assert [EvaluationRecord.model_validate_json(x).trace_id for x in _lines(out)] == [
-        trace_dict()["trace_id"]]
+        trace_dict()["trace_id"]
+    ]
     assert table_rows(log.read_text())["traces evaluated"] == ("1", "")
 
 
 def test_ctrl_c_during_run_input_exits_130_and_keeps_the_records(tmp_path: Path) -> None:
     out, log = tmp_path / "out.jsonl", tmp_path / "run.log"
     with FakeOpenAI(latency=0.3) as server:
-        process = _start("run", "--input", str(EXAMPLES), "--once", "--output", str(out),
-                         "--judge", "openai-chat", "--metrics-port", "0",
-                         "--metrics-address", "127.0.0.1",
-                         env=_env(OPENAI_API_KEY="sk-test", CITEWATCH_SAMPLING_RATE="1",
-                                  CITEWATCH_INPUT_CONCURRENCY="1",
-                                  CITEWATCH_JUDGE_BASE_URL=server.base_url), stderr=log)
+        process = _start(
+            "run",
+            "--input",
+            str(EXAMPLES),
+            "--once",
+            "--output",
+            str(out),
+            "--judge",
+            "openai-chat",
+            "--metrics-port",
+            "0",
+            "--metrics-address",
+            "127.0.0.1",
+            env=_env(
+                OPENAI_API_KEY="sk-test",
+                CITEWATCH_SAMPLING_RATE="1",
+                CITEWATCH_INPUT_CONCURRENCY="1",
+                CITEWATCH_JUDGE_BASE_URL=server.base_url,
+            ),
+            stderr=log,
+        )
         _wait_until(lambda: len(server.recorded()) >= 3, "three judge requests")
         code, _ = _interrupt(process)
     assert code == 130, log.read_text()
@@ -123,9 +160,14 @@ def test_ctrl_c_during_run_input_exits_130_and_keeps_the_records(tmp_path: Path)
 
 def test_check_says_when_it_reads_a_terminal(tmp_path: Path) -> None:
     master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "sidecar.cli", "check", "-"], cwd=ROOT,
-                               env=_env(), stdin=slave, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sidecar.cli", "check", "-"],
+        cwd=ROOT,
+        env=_env(),
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     os.close(slave)
     try:
         assert process.stderr is not None
@@ -141,7 +183,8 @@ def test_check_says_when_it_reads_a_terminal(tmp_path: Path) -> None:
             process.wait()
     assert (process.returncode, first.rstrip("\n")) == (0, TERMINAL_HINT)
     assert [json.loads(line)["trace_id"] for line in stdout.decode().splitlines()] == [
-        trace_dict()["trace_id"]]
+        trace_dict()["trace_id"]
+    ]
     assert TERMINAL_HINT not in stderr.decode()  # said once
 
 
@@ -155,14 +198,26 @@ def test_an_input_without_traces_is_exit_2_and_keeps_the_earlier_output(tmp_path
     empty.write_text("\n  \n")
     out.write_text("earlier\n")
     result = citewatch("check", str(empty), "--output", str(out))
-    assert (result.returncode, result.stderr.strip()) == (2, (
-        f"Error: no traces in {empty}: the input is empty ({out} left as it was)"))
+    assert (result.returncode, result.stderr.strip()) == (
+        2,
+        (f"Error: no traces in {empty}: the input is empty ({out} left as it was)"),
+    )
     assert out.read_text() == "earlier\n"
-    piped = subprocess.run([sys.executable, "-m", "sidecar.cli", "check", "-"], cwd=ROOT,
-                           env=_env(), input="", capture_output=True, text=True, timeout=60,
-                           check=False)
+    piped = subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", "check", "-"],
+        cwd=ROOT,
+        env=_env(),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (piped.returncode, piped.stderr.strip(), piped.stdout) == (
-        2, "Error: no traces in standard input: the input is empty", "")
+        2,
+        "Error: no traces in standard input: the input is empty",
+        "",
+    )
 
 
 def test_check_help_documents_the_exit_codes() -> None:

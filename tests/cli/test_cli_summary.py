@@ -80,7 +80,7 @@ def quality_rows(text: str) -> dict[str, tuple[str, str]]:
     """The table's rows from the first mean on: the part both commands share."""
     rows = table_rows(text)
     names = list(rows)
-    return {name: rows[name] for name in names[names.index(QUALITY_FROM):]}
+    return {name: rows[name] for name in names[names.index(QUALITY_FROM) :]}
 
 
 def _closed_port() -> int:
@@ -89,44 +89,84 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def citewatch(*args: str, env: dict[str, str] | None = None,
-              timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items()
-                if not k.startswith(("CITEWATCH_", "OPENAI_"))}
+def citewatch(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120.0
+) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_"))}
     full_env.update({"PYTHONPATH": str(ROOT), "COLUMNS": "100", **(env or {})})
-    return subprocess.run([sys.executable, "-m", "sidecar.cli", *args], cwd=ROOT,
-                          env=full_env, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def test_check_prints_each_mean_with_its_n_and_the_claims_not_judged(tmp_path: Path) -> None:
-    result = citewatch("check", str(EXAMPLES), "--judge", "lexical",
-                       "--output", str(tmp_path / "o.jsonl"))
+    result = citewatch(
+        "check", str(EXAMPLES), "--judge", "lexical", "--output", str(tmp_path / "o.jsonl")
+    )
     assert result.returncode == 0, result.stderr
     rows = table_rows(result.stderr)
     assert [rows[name] for name in ("lines read", "traces evaluated", "bad lines")] == [
-        ("35", ""), ("35", ""), ("0", "")]
+        ("35", ""),
+        ("35", ""),
+        ("0", ""),
+    ]
     assert quality_rows(result.stderr) == LEXICAL_QUALITY
 
 
 def test_run_once_prints_the_same_quality_table_as_check(tmp_path: Path) -> None:
-    result = citewatch("run", "--input", str(EXAMPLES), "--once", "--judge", "lexical",
-                       "--output", str(tmp_path / "o.jsonl"), "--metrics-port", "0",
-                       "--metrics-address", "127.0.0.1")
+    result = citewatch(
+        "run",
+        "--input",
+        str(EXAMPLES),
+        "--once",
+        "--judge",
+        "lexical",
+        "--output",
+        str(tmp_path / "o.jsonl"),
+        "--metrics-port",
+        "0",
+        "--metrics-address",
+        "127.0.0.1",
+    )
     assert result.returncode == 0, result.stderr
     rows = table_rows(result.stderr)
-    assert [rows[name] for name in ("lines read", "traces evaluated", "dead-lettered",
-                                    "duplicates", "judge requests ok")] == [
-        ("35", ""), ("35", ""), ("0", ""), ("0", ""), ("31", "")]
+    assert [
+        rows[name]
+        for name in (
+            "lines read",
+            "traces evaluated",
+            "dead-lettered",
+            "duplicates",
+            "judge requests ok",
+        )
+    ] == [("35", ""), ("35", ""), ("0", ""), ("0", ""), ("31", "")]
     assert quality_rows(result.stderr) == LEXICAL_QUALITY
 
 
 def test_an_unreachable_judge_is_not_judged_never_a_mean_of_zero(tmp_path: Path) -> None:
     # The screen in front of the LLM off: every judged figure depends on the dead endpoint.
-    result = citewatch("check", str(EXAMPLES), "--judge", "openai-chat", "--sample-rate", "1",
-                       "--output", str(tmp_path / "o.jsonl"),
-                       env={"OPENAI_API_KEY": "sk-test", "CITEWATCH_JUDGE_SCREEN": "false",
-                            "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"})
+    result = citewatch(
+        "check",
+        str(EXAMPLES),
+        "--judge",
+        "openai-chat",
+        "--sample-rate",
+        "1",
+        "--output",
+        str(tmp_path / "o.jsonl"),
+        env={
+            "OPENAI_API_KEY": "sk-test",
+            "CITEWATCH_JUDGE_SCREEN": "false",
+            "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
+        },
+    )
     assert result.returncode == 3, result.stderr  # the judge failed on every call
     rows = quality_rows(result.stderr)
     assert {name: rows[name] for name in list(rows)[:4]} == {
@@ -147,17 +187,29 @@ def test_beside_a_dead_judge_each_mean_counts_the_traces_the_screen_settled(
     # With the screen in front, the claims it supports need no LLM: those traces have
     # scores, the others none, and each n says how many had one.
     out = tmp_path / "o.jsonl"
-    result = citewatch("check", str(EXAMPLES), "--judge", "openai-chat", "--sample-rate", "1",
-                       "--output", str(out),
-                       env={"OPENAI_API_KEY": "sk-test",
-                            "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1"})
+    result = citewatch(
+        "check",
+        str(EXAMPLES),
+        "--judge",
+        "openai-chat",
+        "--sample-rate",
+        "1",
+        "--output",
+        str(out),
+        env={
+            "OPENAI_API_KEY": "sk-test",
+            "CITEWATCH_JUDGE_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
+        },
+    )
     assert result.returncode == 3, result.stderr
     records = [EvaluationRecord.model_validate_json(line) for line in out.read_text().splitlines()]
     expected = {}
     for measure in ("correctness", "completeness", "overall"):
         values = [v for r in records if (v := getattr(r.scores, measure)) is not None]
-        expected[f"mean {measure}"] = (f"{sum(values) / len(values):.4f}" if values
-                                       else "not judged", str(len(values)))
+        expected[f"mean {measure}"] = (
+            f"{sum(values) / len(values):.4f}" if values else "not judged",
+            str(len(values)),
+        )
     rows = quality_rows(result.stderr)
     assert {name: rows[name] for name in expected} == expected
     assert 0 < int(rows["mean correctness"][1]) < len(records)
@@ -167,22 +219,41 @@ def test_a_wrong_number_at_importance_3_shows_as_a_suspect_number(tmp_path: Path
     # 25 EUR where the cited source says 20, citing the wrong source: the screen alone
     # does not page on it, and the summary shows it as a number conflict of importance 3.
     traces = tmp_path / "fee.jsonl"
-    traces.write_text(json.dumps(trace_dict(
-        question="What is the change fee?",
-        answer="The change fee is 25 EUR per booking [S2].",
-        sources=[source("S1", "The change fee is 20 EUR per booking."),
-                 source("S2", "The change fee is 20 EUR per booking, payable online.")],
-        claims=[claim("c1", "The change fee is 25 EUR per booking.", ["S2"], 3)])) + "\n")
-    result = citewatch("check", str(traces), "--judge", "lexical",
-                       "--output", str(tmp_path / "o.jsonl"))
+    traces.write_text(
+        json.dumps(
+            trace_dict(
+                question="What is the change fee?",
+                answer="The change fee is 25 EUR per booking [S2].",
+                sources=[
+                    source("S1", "The change fee is 20 EUR per booking."),
+                    source("S2", "The change fee is 20 EUR per booking, payable online."),
+                ],
+                claims=[claim("c1", "The change fee is 25 EUR per booking.", ["S2"], 3)],
+            )
+        )
+        + "\n"
+    )
+    result = citewatch(
+        "check", str(traces), "--judge", "lexical", "--output", str(tmp_path / "o.jsonl")
+    )
     assert result.returncode == 0, result.stderr
     rows = quality_rows(result.stderr)
-    assert {name: rows[name] for name in (
-        "claims not judged", "not judged: suspect", "suspect: number",
-        "not judged at importance 3", "mean correctness")} == {
-        "claims not judged": ("1", ""), "not judged: suspect": ("1", ""),
-        "suspect: number": ("1", ""), "not judged at importance 3": ("1", ""),
-        "mean correctness": ("not judged", "0")}
+    assert {
+        name: rows[name]
+        for name in (
+            "claims not judged",
+            "not judged: suspect",
+            "suspect: number",
+            "not judged at importance 3",
+            "mean correctness",
+        )
+    } == {
+        "claims not judged": ("1", ""),
+        "not judged: suspect": ("1", ""),
+        "suspect: number": ("1", ""),
+        "not judged at importance 3": ("1", ""),
+        "mean correctness": ("not judged", "0"),
+    }
 
 
 def _record(**claim_fields: object) -> EvaluationRecord:
@@ -197,14 +268,24 @@ def _render(quality: QualityTally) -> dict[str, tuple[str, str]]:
     return table_rows(console.export_text())
 
 
-@pytest.mark.parametrize(("reason", "detail"), [
-    pytest.param("suspect", "number", id="suspect-number"),
-    pytest.param("unverified", "quote_incomplete", id="unverified-quote"),
-])
+@pytest.mark.parametrize(
+    ("reason", "detail"),
+    [
+        pytest.param("suspect", "number", id="suspect-number"),
+        pytest.param("unverified", "quote_incomplete", id="unverified-quote"),
+    ],
+)
 def test_claims_not_judged_show_their_detail(reason: str, detail: str) -> None:
     quality = QualityTally()
-    quality.add(_record(not_judged=reason, not_judged_detail=detail, importance=3,
-                        verdict=None, critical_reason=None))
+    quality.add(
+        _record(
+            not_judged=reason,
+            not_judged_detail=detail,
+            importance=3,
+            verdict=None,
+            critical_reason=None,
+        )
+    )
     quality.add(_record())
     rows = _render(quality)
     assert rows["claims not judged"] == ("1", "")
@@ -215,5 +296,6 @@ def test_claims_not_judged_show_their_detail(reason: str, detail: str) -> None:
 
 def test_no_record_at_all_is_not_judged_everywhere() -> None:
     rows = _render(QualityTally())
-    assert [rows[f"mean {m}"] for m in ("citation validity", "correctness", "completeness",
-                                        "overall")] == [("not judged", "0")] * 4
+    assert [
+        rows[f"mean {m}"] for m in ("citation validity", "correctness", "completeness", "overall")
+    ] == [("not judged", "0")] * 4

@@ -74,18 +74,32 @@ def _check(source: Path, *extra: str) -> Callable[[Path], Path]:
         out = tmp / "out.jsonl"
         _invoke(["check", str(source), "--output", str(out), "--no-progress", *extra])
         return out
+
     return produce
 
 
 def _run_once(tmp: Path) -> Path:
     out = tmp / "out.jsonl"
-    _invoke(["run", "--input", str(EXAMPLES / "traces.jsonl"), "--once", "--output", str(out),
-             "--metrics-port", "0", "--dead-letters", str(tmp / "dead.jsonl")])
+    _invoke(
+        [
+            "run",
+            "--input",
+            str(EXAMPLES / "traces.jsonl"),
+            "--once",
+            "--output",
+            str(out),
+            "--metrics-port",
+            "0",
+            "--dead-letters",
+            str(tmp / "dead.jsonl"),
+        ]
+    )
     return out
 
 
-def _redact(*args: str, corpora: tuple[str, ...] = (), config: bool = False
-            ) -> Callable[[Path], Path]:
+def _redact(
+    *args: str, corpora: tuple[str, ...] = (), config: bool = False
+) -> Callable[[Path], Path]:
     def produce(tmp: Path) -> Path:
         out = tmp / "out.jsonl"
         source = [str(_texts(tmp, *corpora))] if corpora else []
@@ -95,20 +109,26 @@ def _redact(*args: str, corpora: tuple[str, ...] = (), config: bool = False
             settings = ["--config", str(tmp / "redaction.yaml")]
         _invoke(["redact", *args, *source, "--output", str(out), *settings])
         return out
+
     return produce
 
 
-_REDACTION_CORPORA = ("tests/fixtures/redaction/independent.jsonl",
-                      "tests/fixtures/redaction/written_forms.jsonl",
-                      "tests/fixtures/injection/corpus.jsonl")
+_REDACTION_CORPORA = (
+    "tests/fixtures/redaction/independent.jsonl",
+    "tests/fixtures/redaction/written_forms.jsonl",
+    "tests/fixtures/injection/corpus.jsonl",
+)
 CASES: dict[str, Callable[[Path], Path]] = {
     "check_examples": _check(EXAMPLES / "traces.jsonl"),
-    **{f"check_{path.stem}": _check(path, "--input-format", path.stem)
-       for path in sorted((EXAMPLES / "inputs").glob("*.jsonl"))},
+    **{
+        f"check_{path.stem}": _check(path, "--input-format", path.stem)
+        for path in sorted((EXAMPLES / "inputs").glob("*.jsonl"))
+    },
     "run_once_examples": _run_once,
     "redact_traces_examples": _redact("--traces", str(EXAMPLES / "traces.jsonl")),
-    "redact_traces_examples_configured": _redact("--traces", str(EXAMPLES / "traces.jsonl"),
-                                                 config=True),
+    "redact_traces_examples_configured": _redact(
+        "--traces", str(EXAMPLES / "traces.jsonl"), config=True
+    ),
     "redact_corpora": _redact(corpora=_REDACTION_CORPORA),
     "redact_corpora_configured": _redact(corpora=_REDACTION_CORPORA, config=True),
 }
@@ -133,11 +153,19 @@ def test_outputs_are_unchanged(case: str, tmp_path: Path) -> None:
     expected = (OUTPUTS / f"{case}.jsonl").read_bytes()
     got = produce(case, tmp_path)
     assert got.count(b"\n") == expected.count(b"\n")
-    first = next((i for i, (a, b) in enumerate(zip(got.splitlines(), expected.splitlines(),
-                                                   strict=True)) if a != b), None)
-    assert first is None, (f"{case}: line {first + 1} differs\n"
-                           f"got:      {got.splitlines()[first][:400]!r}\n"
-                           f"expected: {expected.splitlines()[first][:400]!r}")
+    first = next(
+        (
+            i
+            for i, (a, b) in enumerate(zip(got.splitlines(), expected.splitlines(), strict=True))
+            if a != b
+        ),
+        None,
+    )
+    assert first is None, (
+        f"{case}: line {first + 1} differs\n"
+        f"got:      {got.splitlines()[first][:400]!r}\n"
+        f"expected: {expected.splitlines()[first][:400]!r}"
+    )
 
 
 def test_every_output_file_has_a_case() -> None:

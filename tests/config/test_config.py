@@ -24,11 +24,13 @@ def test_defaults() -> None:
     assert settings.scoring.weight_correctness == 0.45
 
 
-def test_precedence_flags_over_env_over_file(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_precedence_flags_over_env_over_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = tmp_path / "citewatch.yaml"
-    config.write_text("metrics:\n  port: 1111\nkafka:\n  group_id: from-file\n"
-                      "  input_topic: file-topic\n")
+    config.write_text(
+        "metrics:\n  port: 1111\nkafka:\n  group_id: from-file\n  input_topic: file-topic\n"
+    )
     monkeypatch.setenv("CITEWATCH_METRICS_PORT", "2222")
     monkeypatch.setenv("CITEWATCH_KAFKA_GROUP_ID", "from-env")
     settings = load_settings(config, overrides={"kafka.group_id": "from-flag"})
@@ -43,15 +45,17 @@ def test_precedence_flags_over_env_over_file(tmp_path: Path,
         pytest.param("metrics:\n  port: 99999\n", "metrics.port", id="port-range"),
         pytest.param("scoring:\n  weight_validity: 0.9\n", "sum to 1.0", id="weights"),
         pytest.param("kafka:\n  bogus: 1\n", "kafka.bogus", id="unknown-field"),
-        pytest.param("producer:\n  compression_type: brotli\n", "producer.compression_type",
-                     id="unknown-codec"),
+        pytest.param(
+            "producer:\n  compression_type: brotli\n",
+            "producer.compression_type",
+            id="unknown-codec",
+        ),
         pytest.param("producer:\n  linger_ms: -1\n", "producer.linger_ms", id="negative-linger"),
         pytest.param("- a list\n", "mapping", id="not-a-mapping"),
         pytest.param("metrics: [\n", "not valid YAML", id="bad-yaml"),
     ],
 )
-def test_invalid_settings_are_one_clear_line(tmp_path: Path, yaml_text: str,
-                                             message: str) -> None:
+def test_invalid_settings_are_one_clear_line(tmp_path: Path, yaml_text: str, message: str) -> None:
     config = tmp_path / "c.yaml"
     config.write_text(yaml_text)
     with pytest.raises(ConfigError, match=message) as info:
@@ -71,12 +75,16 @@ def test_secret_is_masked_in_dumps(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_codec_whose_package_is_missing_stops_start_up(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "zstandard" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "zstandard" else real(name, *a),
+    )
     config = tmp_path / "c.yaml"
     config.write_text("producer:\n  compression_type: zstd\n")
     with pytest.raises(ConfigError, match="needs the zstandard package"):
@@ -93,14 +101,24 @@ def test_producer_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("servers", "problem"),
     [
-        pytest.param("localhost:notaport", "'localhost:notaport' has port 'notaport'; a port is "
-                     "a number from 1 to 65535", id="port-not-a-number"),
-        pytest.param("kafka-1:9092,:9093", "':9093' is not host:port (e.g. kafka-1:9092)",
-                     id="no-host"),
-        pytest.param("kafka-1:70000", "'kafka-1:70000' has port '70000'; a port is a number "
-                     "from 1 to 65535", id="port-too-large"),
-        pytest.param("kafka 1:9092", "'kafka 1:9092' has no valid host name or address before "
-                     "the port", id="space-in-host"),
+        pytest.param(
+            "localhost:notaport",
+            "'localhost:notaport' has port 'notaport'; a port is a number from 1 to 65535",
+            id="port-not-a-number",
+        ),
+        pytest.param(
+            "kafka-1:9092,:9093", "':9093' is not host:port (e.g. kafka-1:9092)", id="no-host"
+        ),
+        pytest.param(
+            "kafka-1:70000",
+            "'kafka-1:70000' has port '70000'; a port is a number from 1 to 65535",
+            id="port-too-large",
+        ),
+        pytest.param(
+            "kafka 1:9092",
+            "'kafka 1:9092' has no valid host name or address before the port",
+            id="space-in-host",
+        ),
     ],
 )
 def test_config_validate_refuses_bad_bootstrap_addresses(servers: str, problem: str) -> None:
@@ -108,15 +126,20 @@ def test_config_validate_refuses_bad_bootstrap_addresses(servers: str, problem: 
 
     from sidecar.cli import cli
 
-    result = CliRunner().invoke(cli, ["config", "validate"],
-                                env={"CITEWATCH_KAFKA_BOOTSTRAP_SERVERS": servers})
+    result = CliRunner().invoke(
+        cli, ["config", "validate"], env={"CITEWATCH_KAFKA_BOOTSTRAP_SERVERS": servers}
+    )
     assert result.exit_code == 2
-    assert result.output.strip() == ("Error: invalid settings: kafka.bootstrap_servers: Value "
-                                     f"error, {problem}")
+    assert result.output.strip() == (
+        f"Error: invalid settings: kafka.bootstrap_servers: Value error, {problem}"
+    )
 
 
-@pytest.mark.parametrize("servers", ["localhost", "kafka-1:9092,kafka-2:9093", "[::1]:9092",
-                                     "10.0.0.7:29092"])
+@pytest.mark.parametrize(
+    "servers", ["localhost", "kafka-1:9092,kafka-2:9093", "[::1]:9092", "10.0.0.7:29092"]
+)
 def test_good_bootstrap_addresses_are_valid(servers: str) -> None:
-    assert load_settings(None, overrides={"kafka.bootstrap_servers": servers}
-                         ).kafka.bootstrap_servers == servers
+    assert (
+        load_settings(None, overrides={"kafka.bootstrap_servers": servers}).kafka.bootstrap_servers
+        == servers
+    )

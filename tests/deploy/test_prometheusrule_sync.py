@@ -60,7 +60,9 @@ def source_groups(rule_files: list[Path]) -> list[dict[str, Any]]:
 def extracted_groups() -> list[dict[str, Any]]:
     resource = yaml.safe_load(PROMETHEUS_RULE.read_text(encoding="utf-8"))
     assert (resource["apiVersion"], resource["kind"]) == (
-        "monitoring.coreos.com/v1", "PrometheusRule")
+        "monitoring.coreos.com/v1",
+        "PrometheusRule",
+    )
     groups = resource["spec"]["groups"]
     assert isinstance(groups, list)
     return groups
@@ -81,13 +83,15 @@ def test_rules_reserialise_to_the_same_bytes(
     source_groups: list[Any], extracted_groups: list[Any]
 ) -> None:
     for dump in (gen.dump_yaml, lambda d: yaml.safe_dump(d, sort_keys=True)):
-        assert dump({"groups": extracted_groups}).encode() == dump(
-            {"groups": source_groups}).encode()
+        assert (
+            dump({"groups": extracted_groups}).encode() == dump({"groups": source_groups}).encode()
+        )
 
 
 def test_checked_in_file_is_what_the_generator_writes(rule_files: list[Path]) -> None:
     assert PROMETHEUS_RULE.read_text(encoding="utf-8") == gen.render(rule_files), (
-        "deploy/kubernetes/base/prometheusrule.yaml is stale: run scripts/gen-prometheusrule")
+        "deploy/kubernetes/base/prometheusrule.yaml is stale: run scripts/gen-prometheusrule"
+    )
 
 
 def test_generator_check_mode_agrees() -> None:
@@ -121,8 +125,11 @@ def test_promtool_accepts_source_and_extracted_rules(
     extracted.write_text(gen.dump_yaml({"groups": extracted_groups}), encoding="utf-8")
     for path in (*rule_files, extracted):
         result = subprocess.run(
-            ["promtool", "check", "rules", str(path)], capture_output=True, text=True,
-            timeout=60, check=False,
+            ["promtool", "check", "rules", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
         assert result.returncode == 0, f"{path.name}: {result.stdout}{result.stderr}"
 

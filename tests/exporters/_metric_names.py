@@ -87,8 +87,11 @@ def exposed_families() -> dict[str, MetricFamily]:
     families: dict[str, MetricFamily] = {}
     for family in registry.collect():
         # The text format Prometheus scrapes shows an Info "x" as the gauge "x_info".
-        kind, name = ("gauge", family.name + "_info") if family.type == "info" else (
-            family.type, family.name)
+        kind, name = (
+            ("gauge", family.name + "_info")
+            if family.type == "info"
+            else (family.type, family.name)
+        )
         suffixes = _SUFFIXES[kind]
         documented = name + ("_total" if kind == "counter" else "")
         labels = {key for sample in family.samples for key in sample.labels} - {"le"}

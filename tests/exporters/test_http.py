@@ -142,8 +142,7 @@ def _closed_by_server(sock: socket.socket, within: float) -> bool:
 
 def test_liveness_answers_503_while_the_worker_is_stuck() -> None:
     live = _Ready()
-    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True,
-                   live=live)
+    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True, live=live)
     try:
         assert _get(server.port, "/healthz")[:1] == (503,)
         live.value = True
@@ -154,8 +153,13 @@ def test_liveness_answers_503_while_the_worker_is_stuck() -> None:
 
 
 def test_a_client_trickling_its_request_is_closed_at_the_request_timeout() -> None:
-    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True,
-                   limits=Limits(request_timeout=1.0))
+    server = serve(
+        CollectorRegistry(),
+        address="127.0.0.1",
+        port=0,
+        ready=lambda: True,
+        limits=Limits(request_timeout=1.0),
+    )
     try:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
             started = time.monotonic()
@@ -177,8 +181,13 @@ def test_a_client_trickling_its_request_is_closed_at_the_request_timeout() -> No
 
 
 def test_an_idle_keep_alive_connection_is_closed_at_the_request_timeout() -> None:
-    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True,
-                   limits=Limits(request_timeout=1.0))
+    server = serve(
+        CollectorRegistry(),
+        address="127.0.0.1",
+        port=0,
+        ready=lambda: True,
+        limits=Limits(request_timeout=1.0),
+    )
     try:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -189,8 +198,13 @@ def test_an_idle_keep_alive_connection_is_closed_at_the_request_timeout() -> Non
 
 
 def test_beyond_the_cap_idle_connections_make_room_for_a_probe() -> None:
-    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True,
-                   limits=Limits(max_connections=8, request_timeout=60.0))
+    server = serve(
+        CollectorRegistry(),
+        address="127.0.0.1",
+        port=0,
+        ready=lambda: True,
+        limits=Limits(max_connections=8, request_timeout=60.0),
+    )
     idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(30)]
     try:
         time.sleep(0.3)
@@ -207,8 +221,13 @@ def test_beyond_the_cap_idle_connections_make_room_for_a_probe() -> None:
 
 
 def test_oversized_headers_are_refused() -> None:
-    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True,
-                   limits=Limits(max_header_bytes=1024))
+    server = serve(
+        CollectorRegistry(),
+        address="127.0.0.1",
+        port=0,
+        ready=lambda: True,
+        limits=Limits(max_header_bytes=1024),
+    )
     try:
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
             # Headers still incomplete after 4 KiB: refused before the server holds more.

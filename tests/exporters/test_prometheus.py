@@ -141,57 +141,104 @@ def test_critical_claim_counts_reason_with_trace_id_exemplar() -> None:
     assert f'# {{trace_id="{TRACE_ID}"}} 1.0' in lines[0]
 
 
-@pytest.mark.parametrize(("outcome", "skip_reason", "reason"), [
-    pytest.param("id_mismatch", None, "id_mismatch", id="judge-error"),
-    pytest.param(None, "budget_tokens_per_minute", "budget_tokens_per_minute", id="budget"),
-    pytest.param("something_new", None, "other", id="unknown-kind"),
-])
+@pytest.mark.parametrize(
+    ("outcome", "skip_reason", "reason"),
+    [
+        pytest.param("id_mismatch", None, "id_mismatch", id="judge-error"),
+        pytest.param(None, "budget_tokens_per_minute", "budget_tokens_per_minute", id="budget"),
+        pytest.param("something_new", None, "other", id="unknown-kind"),
+    ],
+)
 def test_critical_unjudged_claims_count_the_failure_with_an_exemplar(
     outcome: str | None, skip_reason: str | None, reason: str
 ) -> None:
     registry, metrics = _metrics()
-    metrics.observe_record(record(
-        claims=[claim("c1", importance=3, not_judged="judge_failed", critical_unjudged=True),
-                claim("c2", importance=2, not_judged="judge_failed")],
-        judge="openai-chat" if outcome else None, outcome=outcome or "ok",
-        skip_reason=skip_reason, sampled_by="priority",
-    ))
+    metrics.observe_record(
+        record(
+            claims=[
+                claim("c1", importance=3, not_judged="judge_failed", critical_unjudged=True),
+                claim("c2", importance=2, not_judged="judge_failed"),
+            ],
+            judge="openai-chat" if outcome else None,
+            outcome=outcome or "ok",
+            skip_reason=skip_reason,
+            sampled_by="priority",
+        )
+    )
     get = registry.get_sample_value
     assert get("citewatch_critical_unjudged_claims_total", {"app": "shop", "reason": reason}) == 1
-    assert sum(get("citewatch_critical_unsupported_claims_total",
-                   {"app": "shop", "reason": r}) or 0 for r in CRITICAL_REASONS) == 0
+    assert (
+        sum(
+            get("citewatch_critical_unsupported_claims_total", {"app": "shop", "reason": r}) or 0
+            for r in CRITICAL_REASONS
+        )
+        == 0
+    )
     text = openmetrics_latest(registry).decode()
-    [line] = [line for line in text.splitlines() if line.startswith(
-        f'citewatch_critical_unjudged_claims_total{{app="shop",reason="{reason}"}}')]
+    [line] = [
+        line
+        for line in text.splitlines()
+        if line.startswith(
+            f'citewatch_critical_unjudged_claims_total{{app="shop",reason="{reason}"}}'
+        )
+    ]
     assert f'# {{trace_id="{TRACE_ID}"}} 1.0' in line
     # Created at zero for every app and reason, so the alert's increase() sees the first one.
-    assert get("citewatch_critical_unjudged_claims_total",
-               {"app": "other", "reason": "timeout"}) == 0
+    assert (
+        get("citewatch_critical_unjudged_claims_total", {"app": "other", "reason": "timeout"}) == 0
+    )
 
 
 def test_abstentions_findings_and_screen_verdicts() -> None:
     registry, metrics = _metrics()
-    metrics.observe_record(record(
-        claims=[claim("c1", importance=2, verdict="supported", resolved_by="screen"),
+    metrics.observe_record(
+        record(
+            claims=[
+                claim("c1", importance=2, verdict="supported", resolved_by="screen"),
                 claim("c2", importance=3, verdict="supported", resolved_by="llm"),
-                claim("c3", importance=3, not_judged="abstained")],
-        findings=[FindingRecord(code="injection_suspect", severity="warning", source_id="S1"),
-                  FindingRecord(code="misattributed", severity="warning", claim_id="c2",
-                                source_id="S3"),
-                  FindingRecord(code="injection_suspect", severity="warning")],
-        correctness=1.0, completeness=1.0, sampled_by="base", judge="openai-chat",
-    ))
+                claim("c3", importance=3, not_judged="abstained"),
+            ],
+            findings=[
+                FindingRecord(code="injection_suspect", severity="warning", source_id="S1"),
+                FindingRecord(
+                    code="misattributed", severity="warning", claim_id="c2", source_id="S3"
+                ),
+                FindingRecord(code="injection_suspect", severity="warning"),
+            ],
+            correctness=1.0,
+            completeness=1.0,
+            sampled_by="base",
+            judge="openai-chat",
+        )
+    )
     get = registry.get_sample_value
     assert get("citewatch_claims_abstained_total", {"app": "shop", "importance": "3"}) == 1
-    assert get("citewatch_findings_total", {"app": "shop", "code": "injection_suspect",
-                                            "severity": "warning"}) == 2
-    assert get("citewatch_findings_total", {"app": "shop", "code": "misattributed",
-                                            "severity": "warning"}) == 1
+    assert (
+        get(
+            "citewatch_findings_total",
+            {"app": "shop", "code": "injection_suspect", "severity": "warning"},
+        )
+        == 2
+    )
+    assert (
+        get(
+            "citewatch_findings_total",
+            {"app": "shop", "code": "misattributed", "severity": "warning"},
+        )
+        == 1
+    )
     verdicts = {"app": "shop", "verdict": "supported", "sampled_by": "base"}
-    assert get("citewatch_claim_verdicts_total",
-               {**verdicts, "importance": "2", "judge": "lexical"}) == 1
-    assert get("citewatch_claim_verdicts_total",
-               {**verdicts, "importance": "3", "judge": "openai-chat"}) == 1
+    assert (
+        get("citewatch_claim_verdicts_total", {**verdicts, "importance": "2", "judge": "lexical"})
+        == 1
+    )
+    assert (
+        get(
+            "citewatch_claim_verdicts_total",
+            {**verdicts, "importance": "3", "judge": "openai-chat"},
+        )
+        == 1
+    )
 
 
 def test_unlisted_apps_become_other_and_series_stay_bounded() -> None:

@@ -22,8 +22,10 @@ CHAT = DecodeLimits(input_format="openai_chat")
 
 def test_responses_annotations_become_markers_and_sources() -> None:
     trace = decode_trace(responses_record(), limits=RESPONSES)
-    assert trace.answer == ("The warranty lasts 24 months [W1]. Returns are free within 30 "
-                            "days. [F1] Shipping is always free.")
+    assert trace.answer == (
+        "The warranty lasts 24 months [W1]. Returns are free within 30 "
+        "days. [F1] Shipping is always free."
+    )
     assert [(s.id, s.title, s.text, s.url) for s in trace.sources] == [
         ("W1", "Warranty", WARRANTY_TEXT, WARRANTY_URL),
         ("F1", "returns.md", RETURNS_TEXT, None),
@@ -61,22 +63,50 @@ def _with_response(record: bytes, change: dict[str, object]) -> bytes:
     return json.dumps(data).encode()
 
 
-@pytest.mark.parametrize(("record", "limits", "message"), [
-    pytest.param(_with_response(responses_record(), {"output": "secret text"}), RESPONSES,
-                 "response.output is not a list", id="responses-output-not-list"),
-    pytest.param(_with_response(responses_record(), {"output": []}), RESPONSES,
-                 "the response has no output_text", id="responses-no-text"),
-    pytest.param(_with_response(chat_record(), {"choices": []}), CHAT,
-                 "response.choices holds no choice", id="chat-no-choice"),
-    pytest.param(b'{"app": "a", "response": {"x": 1}, "response": {"y": 2}}', CHAT,
-                 "not JSON (at line 1 column", id="duplicate-key"),
-    pytest.param(b'{"secret text": 1}', RESPONSES,
-                 "neither an envelope with a response nor a response", id="not-an-envelope"),
-    pytest.param(responses_record(trace_id="not hex"), RESPONSES,
-                 "trace_id must be 32 hex digits", id="bad-trace-id"),
-])
+@pytest.mark.parametrize(
+    ("record", "limits", "message"),
+    [
+        pytest.param(
+            _with_response(responses_record(), {"output": "secret text"}),
+            RESPONSES,
+            "response.output is not a list",
+            id="responses-output-not-list",
+        ),
+        pytest.param(
+            _with_response(responses_record(), {"output": []}),
+            RESPONSES,
+            "the response has no output_text",
+            id="responses-no-text",
+        ),
+        pytest.param(
+            _with_response(chat_record(), {"choices": []}),
+            CHAT,
+            "response.choices holds no choice",
+            id="chat-no-choice",
+        ),
+        pytest.param(
+            b'{"app": "a", "response": {"x": 1}, "response": {"y": 2}}',
+            CHAT,
+            "not JSON (at line 1 column",
+            id="duplicate-key",
+        ),
+        pytest.param(
+            b'{"secret text": 1}',
+            RESPONSES,
+            "neither an envelope with a response nor a response",
+            id="not-an-envelope",
+        ),
+        pytest.param(
+            responses_record(trace_id="not hex"),
+            RESPONSES,
+            "trace_id must be 32 hex digits",
+            id="bad-trace-id",
+        ),
+    ],
+)
 def test_unreadable_records_are_refused_with_a_reason_and_no_text(
-        record: bytes, limits: DecodeLimits, message: str) -> None:
+    record: bytes, limits: DecodeLimits, message: str
+) -> None:
     with pytest.raises(TraceError) as caught:
         decode_trace(record, limits=limits)
     assert caught.value.reason == "unreadable_input"

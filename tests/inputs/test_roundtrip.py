@@ -34,19 +34,35 @@ LINES = {
 
 @pytest.mark.parametrize("input_format", sorted(LINES))
 @pytest.mark.parametrize("command", ["check", "run"])
-def test_every_line_format_round_trips(tmp_path: Path, input_format: str,
-                                       command: str) -> None:
+def test_every_line_format_round_trips(tmp_path: Path, input_format: str, command: str) -> None:
     source, out, dead = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
     source.write_bytes(LINES[input_format]() + b"\n{not json\n")
-    args = (["check", str(source), "--output", str(out)] if command == "check" else
-            ["run", "--input", str(source), "--once", "--output", str(out), "--dead-letters",
-             str(dead), "--metrics-port", "0", "--metrics-address", "127.0.0.1"])
-    result = CliRunner().invoke(cli, [*args, "--input-format", input_format, "--judge",
-                                      "none"], env={"OPENAI_API_KEY": ""},
-                                catch_exceptions=False)
+    args = (
+        ["check", str(source), "--output", str(out)]
+        if command == "check"
+        else [
+            "run",
+            "--input",
+            str(source),
+            "--once",
+            "--output",
+            str(out),
+            "--dead-letters",
+            str(dead),
+            "--metrics-port",
+            "0",
+            "--metrics-address",
+            "127.0.0.1",
+        ]
+    )
+    result = CliRunner().invoke(
+        cli,
+        [*args, "--input-format", input_format, "--judge", "none"],
+        env={"OPENAI_API_KEY": ""},
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
-    [record] = [EvaluationRecord.model_validate_json(line)
-                for line in out.read_text().splitlines()]
+    [record] = [EvaluationRecord.model_validate_json(line) for line in out.read_text().splitlines()]
     assert record.claims and all(c.derived for c in record.claims)
     assert record.scores.validity == 1.0
     assert record.scores.invalid_citation_ids == []
@@ -67,16 +83,42 @@ def test_protobuf_records_are_refused_for_files_with_one_line(tmp_path: Path) ->
 
 
 @settings(max_examples=150, deadline=None)
-@given(value=st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["response", "request", "output", "content", "choices",
-                                       "message", "annotations", "type", "text", "citations",
-                                       "resourceSpans", "scopeSpans", "spans", "attributes",
-                                       "sources", "messages", "app", "trace_id"]),
-                      children, max_size=5),
-    max_leaves=30),
-    input_format=st.sampled_from([f for f in get_args(InputFormat) if f != "trace_v1"]))
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "response",
+                        "request",
+                        "output",
+                        "content",
+                        "choices",
+                        "message",
+                        "annotations",
+                        "type",
+                        "text",
+                        "citations",
+                        "resourceSpans",
+                        "scopeSpans",
+                        "spans",
+                        "attributes",
+                        "sources",
+                        "messages",
+                        "app",
+                        "trace_id",
+                    ]
+                ),
+                children,
+                max_size=5,
+            )
+        ),
+        max_leaves=30,
+    ),
+    input_format=st.sampled_from([f for f in get_args(InputFormat) if f != "trace_v1"]),
+)
 def test_any_json_value_is_a_trace_or_a_trace_error(value: object, input_format: str) -> None:
     limits = DecodeLimits(input_format=input_format)  # type: ignore[arg-type]
     try:

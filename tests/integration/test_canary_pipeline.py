@@ -44,31 +44,62 @@ def _wait_for(condition: object, timeout: float = 60.0) -> None:
 def test_no_raw_value_leaves_the_process(server: FakeOpenAI, tmp_path: Path) -> None:
     source = tmp_path / "traces.jsonl"
     bad_line = "{truncated"
-    source.write_text(canary_trace().model_dump_json() + "\n" + bad_line + "\n"
-                      + json.dumps(trace_dict(trace_id="f" * 32)) + "\n", encoding="utf-8")
+    source.write_text(
+        canary_trace().model_dump_json()
+        + "\n"
+        + bad_line
+        + "\n"
+        + json.dumps(trace_dict(trace_id="f" * 32))
+        + "\n",
+        encoding="utf-8",
+    )
     output, dead = tmp_path / "evaluations.jsonl", tmp_path / "dead.jsonl"
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_",
-                                                                    "OTEL_"))}
-    env.update({
-        "CITEWATCH_JUDGE_BASE_URL": server.base_url,
-        "CITEWATCH_JUDGE_API_KEY": "test-key",
-        "CITEWATCH_JUDGE_MODEL": MODEL,
-        "CITEWATCH_JUDGE_MAX_RETRIES": "0",
-        "OTEL_TRACES_EXPORTER": "console",
-    })
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_", "OTEL_"))
+    }
+    env.update(
+        {
+            "CITEWATCH_JUDGE_BASE_URL": server.base_url,
+            "CITEWATCH_JUDGE_API_KEY": "test-key",
+            "CITEWATCH_JUDGE_MODEL": MODEL,
+            "CITEWATCH_JUDGE_MAX_RETRIES": "0",
+            "OTEL_TRACES_EXPORTER": "console",
+        }
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from sidecar.cli import main; main()", "-vv", "run",
-         "--input", str(source), "--output", str(output), "--dead-letters", str(dead),
-         "--judge", "openai-chat", "--sample-rate", "1.0", "--metrics-port", str(port),
-         "--metrics-address", "127.0.0.1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-c",
+            "from sidecar.cli import main; main()",
+            "-vv",
+            "run",
+            "--input",
+            str(source),
+            "--output",
+            str(output),
+            "--dead-letters",
+            str(dead),
+            "--judge",
+            "openai-chat",
+            "--sample-rate",
+            "1.0",
+            "--metrics-port",
+            str(port),
+            "--metrics-address",
+            "127.0.0.1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         _wait_for(lambda: output.exists() and len(output.read_text().splitlines()) == 2)
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/metrics",
-            headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+            headers={"Accept": "application/openmetrics-text; version=1.0.0"},
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             metrics_page = response.read().decode()
     finally:
@@ -97,5 +128,4 @@ def test_no_raw_value_leaves_the_process(server: FakeOpenAI, tmp_path: Path) -> 
         "spans": stdout,
         "metrics": metrics_page,
     }
-    assert {name: leaks(text) for name, text in captured.items()} == {
-        name: [] for name in captured}
+    assert {name: leaks(text) for name, text in captured.items()} == {name: [] for name in captured}

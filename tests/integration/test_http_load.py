@@ -74,10 +74,13 @@ print(done)
 
 def _probe_timeouts() -> dict[str, float]:
     deployment = yaml.safe_load(
-        (ROOT / "deploy/kubernetes/base/deployment.yaml").read_text(encoding="utf-8"))
+        (ROOT / "deploy/kubernetes/base/deployment.yaml").read_text(encoding="utf-8")
+    )
     container = deployment["spec"]["template"]["spec"]["containers"][0]
-    return {probe["httpGet"]["path"]: float(probe["timeoutSeconds"])
-            for probe in (container["readinessProbe"], container["livenessProbe"])}
+    return {
+        probe["httpGet"]["path"]: float(probe["timeoutSeconds"])
+        for probe in (container["readinessProbe"], container["livenessProbe"])
+    }
 
 
 @dataclass
@@ -88,8 +91,9 @@ class Server:
 
     def threads(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text(encoding="utf-8")
-        return int(next(line.split()[1] for line in status.splitlines()
-                        if line.startswith("Threads:")))
+        return int(
+            next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:"))
+        )
 
     def descriptors(self) -> int:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
@@ -107,9 +111,14 @@ class Server:
 
 def _start(nofile: int = 0) -> Iterator[Server]:
     process = subprocess.Popen(
-        [sys.executable, "-c", _SERVER, str(nofile)], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        [sys.executable, "-c", _SERVER, str(nofile)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert process.stdout is not None
     server = Server(process, int(process.stdout.readline()))
     try:
@@ -162,7 +171,8 @@ class Crowd:
 
         def run() -> None:
             clients: dict[int, tuple[socket.socket | None, int]] = {
-                i: (self._connect(), 0) for i in range(count)}
+                i: (self._connect(), 0) for i in range(count)
+            }
             while not self.stop.wait(0.05):
                 for i, (sock, sent) in list(clients.items()):
                     if sock is None or sent >= len(request):
@@ -171,7 +181,7 @@ class Crowd:
                         clients[i] = (self._connect(), 0)
                         continue
                     try:
-                        sock.send(request[sent:sent + 1])
+                        sock.send(request[sent : sent + 1])
                         clients[i] = (sock, sent + 1)
                     except OSError:
                         sock.close()
@@ -227,8 +237,7 @@ def _probe(port: int, path: str, timeout: float) -> tuple[int, float]:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
             sock.settimeout(max(0.01, timeout - (time.monotonic() - started)))
-            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: pod\r\nConnection: close\r\n\r\n"
-                         .encode())
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: pod\r\nConnection: close\r\n\r\n".encode())
             head = b""
             while b"\r\n" not in head:
                 chunk = sock.recv(1024)
@@ -275,7 +284,9 @@ def test_probes_answer_while_slow_clients_trickle_requests(server: Server) -> No
 def test_probes_answer_while_200_clients_scrape_at_once(server: Server) -> None:
     scrapers = subprocess.Popen(
         [sys.executable, "-c", _SCRAPERS, str(server.port), "200", "10"],
-        stdout=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         time.sleep(1.0)
         results = _probe_for(server.port, 8.0)

@@ -21,8 +21,10 @@ pytestmark = pytest.mark.integration
 
 S1 = "Pro plan customers can request a refund within 30 days of purchase."
 S2 = "Approved refunds are returned to the original card."
-BACKENDS = [pytest.param("openai-responses", id="responses"),
-            pytest.param("openai-chat", id="chat")]
+BACKENDS = [
+    pytest.param("openai-responses", id="responses"),
+    pytest.param("openai-chat", id="chat"),
+]
 
 
 @pytest.fixture
@@ -37,16 +39,31 @@ def verdicts_of(record: EvaluationRecord) -> dict[str, tuple[str | None, str | N
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_correct_reply_is_scored(server: FakeOpenAI, backend: str) -> None:
-    server.script(verdicts_reply([
-        {"claim_id": "c1", "verdict": "supported", "evidence_quote": "refund within 30 days",
-         "reason": "States it."},
-        {"claim_id": "c2", "verdict": "partial", "evidence_quote": "returned to the original",
-         "reason": "Half of it."},
-    ]))
+    server.script(
+        verdicts_reply(
+            [
+                {
+                    "claim_id": "c1",
+                    "verdict": "supported",
+                    "evidence_quote": "refund within 30 days",
+                    "reason": "States it.",
+                },
+                {
+                    "claim_id": "c2",
+                    "verdict": "partial",
+                    "evidence_quote": "returned to the original",
+                    "reason": "Half of it.",
+                },
+            ]
+        )
+    )
     judged = Judged.llm_only(server, backend)
     [record] = judged.evaluate(refund_trace())
-    assert verdicts_of(record) == {"c1": ("supported", None), "c2": ("partial", None),
-                                   "c3": (None, "uncited")}
+    assert verdicts_of(record) == {
+        "c1": ("supported", None),
+        "c2": ("partial", None),
+        "c3": (None, "uncited"),
+    }
     assert record.judged and record.sampled_by == "base"
     assert record.scores.correctness == 0.75
     assert record.versions.rubric == RUBRIC_VERSION
@@ -54,23 +71,34 @@ def test_correct_reply_is_scored(server: FakeOpenAI, backend: str) -> None:
     run = record.judge
     assert run is not None
     assert (run.judge, run.model, run.outcome, run.rubric_version) == (
-        backend, MODEL, "ok", RUBRIC_VERSION)
+        backend,
+        MODEL,
+        "ok",
+        RUBRIC_VERSION,
+    )
     assert run.input_tokens > 100 and run.output_tokens > 10 and run.latency_seconds > 0
     body = request.body
     assert (body["model"], body["temperature"]) == (MODEL, 0)
     if backend == "openai-responses":
         assert request.path == "/v1/responses"
-        assert body["text"]["format"] == {"type": "json_schema", "name": "JudgeResult",
-                                          "strict": True, "schema": JUDGE_SCHEMA}
+        assert body["text"]["format"] == {
+            "type": "json_schema",
+            "name": "JudgeResult",
+            "strict": True,
+            "schema": JUDGE_SCHEMA,
+        }
     else:
         assert request.path == "/v1/chat/completions"
-        assert body["response_format"] == {"type": "json_schema", "json_schema": {
-            "name": "JudgeResult", "strict": True, "schema": JUDGE_SCHEMA}}
+        assert body["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "JudgeResult", "strict": True, "schema": JUDGE_SCHEMA},
+        }
     # The whole prompt: the rubric, then the packet's lines.
     assert request.text == load_rubric().text + "\n" + packet_for(refund_trace()).render()
     assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome="ok") == 1
-    assert judged.value("citewatch_judge_tokens_total", model=MODEL, type="input") == \
-        run.input_tokens
+    assert (
+        judged.value("citewatch_judge_tokens_total", model=MODEL, type="input") == run.input_tokens
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -85,17 +113,26 @@ def test_packet_never_carries_uncited_sources_or_names(server: FakeOpenAI, backe
     assert S1 in unmark(request.text) and S2 in unmark(request.text)
 
 
-@pytest.mark.parametrize(("quote", "expected_reason"), [
-    pytest.param("Refunds are accepted for 60 days, always.", "quote_not_found",
-                 id="fabricated"),
-    pytest.param(UNCITED_SECRET, "quote_not_found", id="from-uncited-source"),
-])
-def test_unverifiable_quote_becomes_unsupported(server: FakeOpenAI, quote: str,
-                                                expected_reason: str) -> None:
-    server.script(verdicts_reply([
-        {"claim_id": "c1", "verdict": "supported", "evidence_quote": S1, "reason": "ok"},
-        {"claim_id": "c2", "verdict": "supported", "evidence_quote": quote, "reason": "ok"},
-    ]))
+@pytest.mark.parametrize(
+    ("quote", "expected_reason"),
+    [
+        pytest.param(
+            "Refunds are accepted for 60 days, always.", "quote_not_found", id="fabricated"
+        ),
+        pytest.param(UNCITED_SECRET, "quote_not_found", id="from-uncited-source"),
+    ],
+)
+def test_unverifiable_quote_becomes_unsupported(
+    server: FakeOpenAI, quote: str, expected_reason: str
+) -> None:
+    server.script(
+        verdicts_reply(
+            [
+                {"claim_id": "c1", "verdict": "supported", "evidence_quote": S1, "reason": "ok"},
+                {"claim_id": "c2", "verdict": "supported", "evidence_quote": quote, "reason": "ok"},
+            ]
+        )
+    )
     judged = Judged.llm_only(server)
     [record] = judged.evaluate(refund_trace())
     assert verdicts_of(record)["c2"] == ("unsupported", expected_reason)
@@ -103,36 +140,50 @@ def test_unverifiable_quote_becomes_unsupported(server: FakeOpenAI, quote: str,
     assert judged.value("citewatch_judge_quote_not_found_total") == 1
 
 
-@pytest.mark.parametrize("ids", [
-    pytest.param(["c1"], id="missing"),
-    pytest.param(["c1", "c2", "c7"], id="extra"),
-    pytest.param(["c1", "c2", "c2"], id="duplicate"),
-])
+@pytest.mark.parametrize(
+    "ids",
+    [
+        pytest.param(["c1"], id="missing"),
+        pytest.param(["c1", "c2", "c7"], id="extra"),
+        pytest.param(["c1", "c2", "c2"], id="duplicate"),
+    ],
+)
 def test_mismatched_claim_ids_are_a_judge_error(server: FakeOpenAI, ids: list[str]) -> None:
-    server.script(verdicts_reply([
-        {"claim_id": i, "verdict": "supported", "evidence_quote": S1, "reason": "ok"}
-        for i in ids
-    ]))
+    server.script(
+        verdicts_reply(
+            [
+                {"claim_id": i, "verdict": "supported", "evidence_quote": S1, "reason": "ok"}
+                for i in ids
+            ]
+        )
+    )
     judged = Judged.llm_only(server)
     [record] = judged.evaluate(refund_trace())
     assert not record.judged and record.scores.correctness is None
     assert all(c.verdict is None for c in record.claims)
     assert record.judge is not None and record.judge.outcome == "id_mismatch"
     assert len(server.recorded()) == 1
-    assert judged.value("citewatch_judge_requests_total", model=MODEL,
-                        outcome="id_mismatch") == 1
+    assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome="id_mismatch") == 1
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize(("reply", "kind"), [
-    pytest.param(Reply(text='{"verdicts": [{"claim_id": "c1", '), "parse_error",
-                 id="malformed-json"),
-    pytest.param(Reply(text='{"verdicts": [{"claim_id": "c1", "verdict": "maybe"}]}'),
-                 "parse_error", id="schema-violation"),
-    pytest.param(Reply(refusal="I cannot help with that."), "refusal", id="refusal"),
-])
-def test_unusable_replies_are_judge_errors(server: FakeOpenAI, backend: str, reply: Reply,
-                                           kind: str) -> None:
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        pytest.param(
+            Reply(text='{"verdicts": [{"claim_id": "c1", '), "parse_error", id="malformed-json"
+        ),
+        pytest.param(
+            Reply(text='{"verdicts": [{"claim_id": "c1", "verdict": "maybe"}]}'),
+            "parse_error",
+            id="schema-violation",
+        ),
+        pytest.param(Reply(refusal="I cannot help with that."), "refusal", id="refusal"),
+    ],
+)
+def test_unusable_replies_are_judge_errors(
+    server: FakeOpenAI, backend: str, reply: Reply, kind: str
+) -> None:
     server.script(reply)
     judged = Judged.llm_only(server, backend)
     [record] = judged.evaluate(refund_trace())
@@ -144,17 +195,35 @@ def test_unusable_replies_are_judge_errors(server: FakeOpenAI, backend: str, rep
     assert verdicts_of(record)["c3"] == (None, "uncited")
 
 
-@pytest.mark.parametrize(("finish_reason", "kind"), [
-    pytest.param("length", "parse_error", id="cut-at-token-limit"),
-    pytest.param("content_filter", "refusal", id="content-filter"),
-])
-def test_chat_replies_that_did_not_finish_are_judge_errors(server: FakeOpenAI,
-                                                           finish_reason: str,
-                                                           kind: str) -> None:
+@pytest.mark.parametrize(
+    ("finish_reason", "kind"),
+    [
+        pytest.param("length", "parse_error", id="cut-at-token-limit"),
+        pytest.param("content_filter", "refusal", id="content-filter"),
+    ],
+)
+def test_chat_replies_that_did_not_finish_are_judge_errors(
+    server: FakeOpenAI, finish_reason: str, kind: str
+) -> None:
     # A complete-looking JSON body does not count when the model did not finish.
-    server.script(Reply(text=json.dumps({"verdicts": [
-        {"claim_id": c, "verdict": "unsupported", "evidence_quote": "", "reason": "No."}
-        for c in ("c1", "c2")]}), finish_reason=finish_reason))
+    server.script(
+        Reply(
+            text=json.dumps(
+                {
+                    "verdicts": [
+                        {
+                            "claim_id": c,
+                            "verdict": "unsupported",
+                            "evidence_quote": "",
+                            "reason": "No.",
+                        }
+                        for c in ("c1", "c2")
+                    ]
+                }
+            ),
+            finish_reason=finish_reason,
+        )
+    )
     judged = Judged.llm_only(server, "openai-chat")
     [record] = judged.evaluate(refund_trace())
     assert record.judge is not None and record.judge.outcome == kind
@@ -170,8 +239,12 @@ def test_calls_share_one_connection_pool(server: FakeOpenAI, backend: str) -> No
         try:
             records: list[EvaluationRecord] = []
             for wave in range(3):
-                records += await asyncio.gather(*(judged.pipeline.evaluate(
-                    refund_trace(trace_id=trace_id(10 * wave + n))) for n in range(4)))
+                records += await asyncio.gather(
+                    *(
+                        judged.pipeline.evaluate(refund_trace(trace_id=trace_id(10 * wave + n)))
+                        for n in range(4)
+                    )
+                )
             return records
         finally:
             await judged.stage.aclose(1.0)
@@ -193,8 +266,7 @@ def test_429_waits_for_retry_after(server: FakeOpenAI) -> None:
     assert record.judged and record.judge is not None and record.judge.outcome == "ok"
     assert len(server.recorded()) == 2
     assert elapsed >= 0.95  # the retry waited for Retry-After, not the 1 ms backoff
-    assert judged.value("citewatch_judge_requests_total", model=MODEL,
-                        outcome="rate_limited") == 1
+    assert judged.value("citewatch_judge_requests_total", model=MODEL, outcome="rate_limited") == 1
 
 
 def test_500s_then_success(server: FakeOpenAI) -> None:
@@ -242,7 +314,12 @@ def test_outage_opens_the_breaker_and_checks_go_on(server: FakeOpenAI) -> None:
 
     records, probe = asyncio.run(run())
     assert [r.judge.outcome if r.judge else r.skip_reason for r in records] == [
-        "api_error", "api_error", "circuit_open", "circuit_open", "circuit_open"]
+        "api_error",
+        "api_error",
+        "circuit_open",
+        "circuit_open",
+        "circuit_open",
+    ]
     assert len(server.recorded()) == 4 + 1
     for record in records:
         assert verdicts_of(record)["c3"] == (None, "uncited")
@@ -257,10 +334,20 @@ def test_repeated_trace_is_served_from_the_cache(server: FakeOpenAI) -> None:
     judged = Judged.llm_only(server)
     overlapping = refund_trace(
         trace_id=trace_id(3),
-        claims=[{"id": "x1", "text": "Pro plan refunds are available within 30 days.",
-                 "citation_ids": ["S1"], "importance": 2},
-                {"id": "x2", "text": "Refunds are returned to the card.",
-                 "citation_ids": ["S2"], "importance": 2}],
+        claims=[
+            {
+                "id": "x1",
+                "text": "Pro plan refunds are available within 30 days.",
+                "citation_ids": ["S1"],
+                "importance": 2,
+            },
+            {
+                "id": "x2",
+                "text": "Refunds are returned to the card.",
+                "citation_ids": ["S2"],
+                "importance": 2,
+            },
+        ],
     )
     first, again, partly = judged.evaluate(refund_trace(), refund_trace(), overlapping)
     assert verdicts_of(first) == verdicts_of(again)
@@ -280,8 +367,10 @@ def test_in_flight_calls_are_bounded(server: FakeOpenAI) -> None:
     seen: list[tuple[int, int]] = []
 
     async def run() -> list[EvaluationRecord]:
-        tasks = [asyncio.ensure_future(judged.pipeline.evaluate(refund_trace(
-            trace_id=trace_id(n)))) for n in range(6)]
+        tasks = [
+            asyncio.ensure_future(judged.pipeline.evaluate(refund_trace(trace_id=trace_id(n))))
+            for n in range(6)
+        ]
         await asyncio.sleep(0.1)
         seen.append((judged.stage.in_flight, judged.stage.waiting))
         done = await asyncio.gather(*tasks)

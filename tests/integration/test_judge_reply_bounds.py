@@ -19,11 +19,12 @@ S2_QUOTE = "returned to the original card"
 
 
 def _reply(reason: str = "ok", quote: str = S1) -> Reply:
-    return verdicts_reply([
-        {"claim_id": "c1", "verdict": "supported", "evidence_quote": quote, "reason": reason},
-        {"claim_id": "c2", "verdict": "supported", "evidence_quote": S2_QUOTE,
-         "reason": "ok"},
-    ])
+    return verdicts_reply(
+        [
+            {"claim_id": "c1", "verdict": "supported", "evidence_quote": quote, "reason": reason},
+            {"claim_id": "c2", "verdict": "supported", "evidence_quote": S2_QUOTE, "reason": "ok"},
+        ]
+    )
 
 
 def _assert_judge_error(judged: Judged, kind: str) -> None:
@@ -33,8 +34,12 @@ def _assert_judge_error(judged: Judged, kind: str) -> None:
     # No verdict, and nothing judged unsupported: the claims the judge was asked about
     # carry neither (c3 is uncited, a deterministic finding).
     assert (verdicts["c1"], verdicts["c2"]) == ((None, None), (None, None))
-    assert judged.value("citewatch_judge_requests_total", model=judged.stage.identity.model,
-                        outcome=kind) == 1
+    assert (
+        judged.value(
+            "citewatch_judge_requests_total", model=judged.stage.identity.model, outcome=kind
+        )
+        == 1
+    )
     assert len(serialise_record(record)) < 16_384
 
 
@@ -50,17 +55,23 @@ def test_a_60_mb_reply_is_a_judge_error_and_the_record_stays_small(backend: str)
 def test_a_reply_over_the_configured_size_is_refused() -> None:
     with FakeOpenAI() as server:
         server.script(_reply(reason="y" * 3000))
-        _assert_judge_error(Judged.llm_only(server, max_reply_bytes=2048, max_reason_chars=10_000),
-                            "reply_too_large")
+        _assert_judge_error(
+            Judged.llm_only(server, max_reply_bytes=2048, max_reason_chars=10_000),
+            "reply_too_large",
+        )
 
 
-@pytest.mark.parametrize(("reply", "limits"), [
-    pytest.param(_reply(reason="because " * 400), {"max_reason_chars": 2000}, id="reason"),
-    pytest.param(_reply(quote=S1 + " " + "z" * 3000), {"max_quote_chars": 2000}, id="quote"),
-    pytest.param(_reply(quote=S1), {"max_quote_chars": 20}, id="quote-configured"),
-])
-def test_a_reason_or_quote_over_its_limit_is_a_judge_error(reply: Reply,
-                                                           limits: dict[str, int]) -> None:
+@pytest.mark.parametrize(
+    ("reply", "limits"),
+    [
+        pytest.param(_reply(reason="because " * 400), {"max_reason_chars": 2000}, id="reason"),
+        pytest.param(_reply(quote=S1 + " " + "z" * 3000), {"max_quote_chars": 2000}, id="quote"),
+        pytest.param(_reply(quote=S1), {"max_quote_chars": 20}, id="quote-configured"),
+    ],
+)
+def test_a_reason_or_quote_over_its_limit_is_a_judge_error(
+    reply: Reply, limits: dict[str, int]
+) -> None:
     with FakeOpenAI() as server:
         server.script(reply)
         _assert_judge_error(Judged.llm_only(server, **limits), "reply_too_large")

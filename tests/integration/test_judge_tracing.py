@@ -34,9 +34,16 @@ def _traced(server: FakeOpenAI) -> tuple[InMemorySpanExporter, TracerProvider, S
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     settings = Settings(
-        judge={"backend": "openai-chat", "base_url": server.base_url, "api_key": "test-key",
-               "model": MODEL, "timeout_seconds": 2.0, "retry_base_seconds": 0.001,
-               "max_retries": 0, "screen": False},
+        judge={
+            "backend": "openai-chat",
+            "base_url": server.base_url,
+            "api_key": "test-key",
+            "model": MODEL,
+            "timeout_seconds": 2.0,
+            "retry_base_seconds": 0.001,
+            "max_retries": 0,
+            "screen": False,
+        },
         sampling={"rate": 1.0},
         redaction={"enabled": True},
     )
@@ -49,8 +56,13 @@ def _evaluate_in_consumer_span(provider: TracerProvider, settings: Settings) -> 
     stage = pipeline.judge
 
     async def run() -> None:
-        with consume_span(get_tracer(provider), topic="rag.traces", partition=1, offset=42,
-                          consumer_group="citewatch") as span:
+        with consume_span(
+            get_tracer(provider),
+            topic="rag.traces",
+            partition=1,
+            offset=42,
+            consumer_group="citewatch",
+        ) as span:
             record = await pipeline.evaluate(refund_trace())
             record_evaluation(span, record)
         await stage.aclose(1.0)
@@ -59,11 +71,19 @@ def _evaluate_in_consumer_span(provider: TracerProvider, settings: Settings) -> 
 
 
 def test_judge_call_is_a_client_child_span_with_genai_attributes(server: FakeOpenAI) -> None:
-    server.script(verdicts_reply([
-        {"claim_id": "c1", "verdict": "supported", "evidence_quote": "refund within 30 days",
-         "reason": "States it."},
-        {"claim_id": "c2", "verdict": "unsupported", "evidence_quote": "", "reason": "No."},
-    ]))
+    server.script(
+        verdicts_reply(
+            [
+                {
+                    "claim_id": "c1",
+                    "verdict": "supported",
+                    "evidence_quote": "refund within 30 days",
+                    "reason": "States it.",
+                },
+                {"claim_id": "c2", "verdict": "unsupported", "evidence_quote": "", "reason": "No."},
+            ]
+        )
+    )
     exporter, provider, settings = _traced(server)
     _evaluate_in_consumer_span(provider, settings)
 
@@ -80,11 +100,17 @@ def test_judge_call_is_a_client_child_span_with_genai_attributes(server: FakeOpe
     assert attributes["gen_ai.usage.output_tokens"] > 0
     events = [e for e in consumer.events if e.name == "gen_ai.evaluation.result"]
     assert sorted((e.attributes or {})["gen_ai.evaluation.score.label"] for e in events) == [
-        "supported", "unsupported"]
+        "supported",
+        "unsupported",
+    ]
 
     trace = refund_trace()
-    texts = [trace.question, trace.answer, *(s.text for s in trace.sources),
-             *(c.text for c in trace.claims)]
+    texts = [
+        trace.question,
+        trace.answer,
+        *(s.text for s in trace.sources),
+        *(c.text for c in trace.claims),
+    ]
     for span in exporter.get_finished_spans():
         dumped = span.to_json()
         assert not [t for t in texts if t and t in dumped]

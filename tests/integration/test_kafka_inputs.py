@@ -26,17 +26,25 @@ TRACES = 20
 
 
 def test_otlp_proto_records_are_evaluated_and_bad_ones_dead_lettered(
-        kafka_bootstrap: str, tmp_path: Path) -> None:
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
     topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=2, source="spans")
     span_sets = [openinference_spans() for _ in range(TRACES)]
     expected = {format(spans[0].context.trace_id, "032x") for spans in span_sets}
     bad = [otlp_proto_record(openinference_spans(traces=2)), b"\xff\xfe not protobuf"]
     produce(kafka_bootstrap, topic, [otlp_proto_record(spans) for spans in span_sets] + bad)
 
-    sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
-                      dead_letters=dlt, extra=["--input-format", "otlp_proto", "--judge", "none"],
-                      log=tmp_path / "sidecar.log")
+    sidecar = Sidecar(
+        kafka_bootstrap,
+        topic=topic,
+        group=group,
+        evaluations=evaluations,
+        dead_letters=dlt,
+        extra=["--input-format", "otlp_proto", "--judge", "none"],
+        log=tmp_path / "sidecar.log",
+    )
     try:
+
         def caught_up() -> bool:
             committed, ends = offsets(kafka_bootstrap, topic, group)
             return bool(committed) and committed == ends

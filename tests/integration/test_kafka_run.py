@@ -33,19 +33,28 @@ def test_ten_thousand_traces_each_evaluated_once_and_committed(
     values = [trace_bytes(i) for i in range(TRACES)] + [trace_bytes(i) for i in range(REPLAYED)]
     produce(kafka_bootstrap, topic, values)
 
-    sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
-                      dead_letters=dlt, log=tmp_path / "sidecar.log")
+    sidecar = Sidecar(
+        kafka_bootstrap,
+        topic=topic,
+        group=group,
+        evaluations=evaluations,
+        dead_letters=dlt,
+        log=tmp_path / "sidecar.log",
+    )
     try:
+
         def caught_up() -> bool:
             committed, ends = offsets(kafka_bootstrap, topic, group)
             return bool(committed) and committed == ends
 
         wait_until(caught_up, timeout=240, interval=1.0, what="committed == end offsets")
         assert sidecar.ready()
-        evaluated = sidecar.sample("citewatch_traces_total",
-                                   {"app": "support", "outcome": "evaluated"})
-        duplicates = sidecar.sample("citewatch_traces_total",
-                                    {"app": "support", "outcome": "duplicate"})
+        evaluated = sidecar.sample(
+            "citewatch_traces_total", {"app": "support", "outcome": "evaluated"}
+        )
+        duplicates = sidecar.sample(
+            "citewatch_traces_total", {"app": "support", "outcome": "duplicate"}
+        )
         sidecar.signal(signal.SIGTERM)
         assert sidecar.wait(30) == 0
     finally:
@@ -59,4 +68,3 @@ def test_ten_thousand_traces_each_evaluated_once_and_committed(
     assert max(keys.values()) == 1
     assert (evaluated, duplicates) == (TRACES, REPLAYED)
     assert read_topic(kafka_bootstrap, dlt) == []
-

@@ -29,12 +29,22 @@ def test_sigterm_exits_zero_within_deadline_with_offsets_committed(
 ) -> None:
     topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=3)
     total = produce(kafka_bootstrap, topic, (trace_bytes(i, topic) for i in range(6000)))
-    sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
-                      dead_letters=dlt, extra=["--shutdown-deadline", str(DEADLINE)],
-                      log=tmp_path / "sidecar.log")
+    sidecar = Sidecar(
+        kafka_bootstrap,
+        topic=topic,
+        group=group,
+        evaluations=evaluations,
+        dead_letters=dlt,
+        extra=["--shutdown-deadline", str(DEADLINE)],
+        log=tmp_path / "sidecar.log",
+    )
     try:
-        wait_until(lambda: sum(offsets(kafka_bootstrap, topic, group)[0].values()) > 500,
-                   timeout=120, interval=0.2, what="some progress")
+        wait_until(
+            lambda: sum(offsets(kafka_bootstrap, topic, group)[0].values()) > 500,
+            timeout=120,
+            interval=0.2,
+            what="some progress",
+        )
         sent = time.monotonic()
         sidecar.signal(signal.SIGTERM)
         code = sidecar.wait(DEADLINE + 15)
@@ -49,7 +59,10 @@ def test_sigterm_exits_zero_within_deadline_with_offsets_committed(
     assert 0 < sum(committed.values()) < total  # stopped in the middle
     by_position = {(r.partition, r.offset): r.value for r in read_topic(kafka_bootstrap, topic)}
     evaluated = {r.key.decode() for r in read_topic(kafka_bootstrap, evaluations)}
-    committed_ids = {json.loads(value)["trace_id"] for (partition, offset), value
-                     in by_position.items() if offset < committed.get(partition, 0)}
+    committed_ids = {
+        json.loads(value)["trace_id"]
+        for (partition, offset), value in by_position.items()
+        if offset < committed.get(partition, 0)
+    }
     # Everything committed was evaluated, and everything evaluated was committed.
     assert evaluated == committed_ids

@@ -45,8 +45,9 @@ TRACES = 12
 def _collector_binary() -> Path:
     if shutil.which("go") is None:
         pytest.skip("the Collector test needs Go to build the Collector")
-    subprocess.run([str(ROOT / "scripts" / "build-test-collector"), str(COLLECTOR)],
-                   check=True, timeout=1500)
+    subprocess.run(
+        [str(ROOT / "scripts" / "build-test-collector"), str(COLLECTOR)], check=True, timeout=1500
+    )
     return COLLECTOR
 
 
@@ -64,7 +65,8 @@ def _config(bootstrap: str, topic: str, otlp_port: int) -> str:
 
 @pytest.mark.timeout(1800)  # the first build of the Collector
 def test_spans_through_a_real_collector_are_evaluated_once_each(
-        kafka_bootstrap: str, tmp_path: Path) -> None:
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
     binary = _collector_binary()
     topic, evaluations, dlt, group = run_topics(kafka_bootstrap, partitions=2, source="otlp")
     otlp_port = free_port()
@@ -72,15 +74,22 @@ def test_spans_through_a_real_collector_are_evaluated_once_each(
     config.write_text(_config(kafka_bootstrap, topic, otlp_port))
     log = tmp_path / "otelcol.log"
     with open(log, "wb") as sink:
-        collector = subprocess.Popen([str(binary), "--config", f"file:{config}"],
-                                     stdout=sink, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
+        collector = subprocess.Popen(
+            [str(binary), "--config", f"file:{config}"],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     sidecar: Sidecar | None = None
     try:
+
         def listening() -> bool:
-            request = urllib.request.Request(f"http://127.0.0.1:{otlp_port}/v1/traces",
-                                             data=b"", method="POST",
-                                             headers={"Content-Type": "application/x-protobuf"})
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{otlp_port}/v1/traces",
+                data=b"",
+                method="POST",
+                headers={"Content-Type": "application/x-protobuf"},
+            )
             try:
                 urllib.request.urlopen(request, timeout=2).close()
             except urllib.error.HTTPError:
@@ -93,15 +102,21 @@ def test_spans_through_a_real_collector_are_evaluated_once_each(
         assert collector.poll() is None, log.read_text()
 
         provider = TracerProvider(resource=Resource.create({"service.name": "support-rag"}))
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(
-            endpoint=f"http://127.0.0.1:{otlp_port}/v1/traces")))
+        provider.add_span_processor(
+            BatchSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{otlp_port}/v1/traces"))
+        )
         expected = set(record_rag_requests(provider, traces=TRACES))
         provider.shutdown()  # flushes every span to the Collector
 
-        sidecar = Sidecar(kafka_bootstrap, topic=topic, group=group, evaluations=evaluations,
-                          dead_letters=dlt,
-                          extra=["--input-format", "otlp_proto", "--judge", "none"],
-                          log=tmp_path / "sidecar.log")
+        sidecar = Sidecar(
+            kafka_bootstrap,
+            topic=topic,
+            group=group,
+            evaluations=evaluations,
+            dead_letters=dlt,
+            extra=["--input-format", "otlp_proto", "--judge", "none"],
+            log=tmp_path / "sidecar.log",
+        )
 
         def evaluated() -> bool:
             committed, ends = offsets(kafka_bootstrap, topic, group)
@@ -123,6 +138,5 @@ def test_spans_through_a_real_collector_are_evaluated_once_each(
     records = [json.loads(r.value) for r in read_topic(kafka_bootstrap, evaluations)]
     assert sorted(r["trace_id"] for r in records) == sorted(expected)  # each once
     assert {(r["app"], r["scores"]["validity"]) for r in records} == {("support-rag", 1.0)}
-    assert all(len(r["claims"]) == 2 and r["generator"]["prompt_version"] == "v7"
-               for r in records)
+    assert all(len(r["claims"]) == 2 and r["generator"]["prompt_version"] == "v7" for r in records)
     assert read_topic(kafka_bootstrap, dlt) == []

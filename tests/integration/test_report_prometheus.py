@@ -87,8 +87,9 @@ def _validity(app: str, day: date) -> Batch:
     if day == AFTER:
         return (0.0, 0.0)
     if app == "billing":
-        batch = (1.0, 1.0, 1.0, 1.0, 1.0, 0.5) if _this_week(day) else (1.0, 1.0, 1.0, 1.0,
-                                                                         0.5, 0.5)
+        batch = (
+            (1.0, 1.0, 1.0, 1.0, 1.0, 0.5) if _this_week(day) else (1.0, 1.0, 1.0, 1.0, 0.5, 0.5)
+        )
     elif app == "shop":
         batch = (1.0, 1.0, 0.5, 0.5, 0.75) if day in SHOP_DROP else (1.0, 1.0, 1.0, 1.0, 0.75)
     else:
@@ -180,10 +181,14 @@ class _Counter:
 
 
 def _histograms() -> list[_Histogram]:
-    series = [_Histogram("citewatch_citation_validity_ratio", (("app", app),),
-                         partial(_validity, app)) for app in APPS]
-    for family, batch in (("citewatch_correctness_ratio", _correctness),
-                          ("citewatch_completeness_ratio", _completeness)):
+    series = [
+        _Histogram("citewatch_citation_validity_ratio", (("app", app),), partial(_validity, app))
+        for app in APPS
+    ]
+    for family, batch in (
+        ("citewatch_correctness_ratio", _correctness),
+        ("citewatch_completeness_ratio", _completeness),
+    ):
         for app in APPS:
             runs = [(LLM, "base"), (LLM, "priority")]
             if app == "support":
@@ -211,22 +216,38 @@ def _tokens_step(kind: str, day: date, step: int) -> float:
 
 
 def _counters() -> list[_Counter]:
-    series = [_Counter("citewatch_traces", (("app", app), ("outcome", "evaluated")),
-                       partial(_traces_step, app)) for app in APPS]
+    series = [
+        _Counter(
+            "citewatch_traces", (("app", app), ("outcome", "evaluated")), partial(_traces_step, app)
+        )
+        for app in APPS
+    ]
     for app in APPS:
         for reason in CRITICAL_ORDER:
-            series.append(_Counter(
-                "citewatch_critical_unsupported_claims", (("app", app), ("reason", reason)),
-                partial(_critical_step, app, reason)))
+            series.append(
+                _Counter(
+                    "citewatch_critical_unsupported_claims",
+                    (("app", app), ("reason", reason)),
+                    partial(_critical_step, app, reason),
+                )
+            )
     for model, outcomes in ((LLM_MODEL, OUTCOMES), (LEXICAL_MODEL, ("ok",))):
         for outcome in outcomes:
-            series.append(_Counter(
-                "citewatch_judge_requests", (("model", model), ("outcome", outcome)),
-                partial(_requests_step, model, outcome)))
+            series.append(
+                _Counter(
+                    "citewatch_judge_requests",
+                    (("model", model), ("outcome", outcome)),
+                    partial(_requests_step, model, outcome),
+                )
+            )
     for kind in ("input", "output"):
-        series.append(_Counter(
-            "citewatch_judge_tokens", (("model", LLM_MODEL), ("type", kind)),
-            partial(_tokens_step, kind)))
+        series.append(
+            _Counter(
+                "citewatch_judge_tokens",
+                (("model", LLM_MODEL), ("type", kind)),
+                partial(_tokens_step, kind),
+            )
+        )
     return series
 
 
@@ -323,29 +344,58 @@ def prometheus_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = root / "data"
     # One pass over the file per block: blocks of 4 days instead of promtool's 2 hours.
     completed = subprocess.run(
-        [promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=96h",
-         "--quiet", str(source), str(data)],
-        capture_output=True, text=True, timeout=120, check=False)
+        [
+            promtool,
+            "tsdb",
+            "create-blocks-from",
+            "openmetrics",
+            "--max-block-duration=96h",
+            "--quiet",
+            str(source),
+            str(data),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stderr[-2000:]
-    (root / "prometheus.yml").write_text(yaml.safe_dump(
-        {"global": {"evaluation_interval": "1m"}, "scrape_configs": []}))
+    (root / "prometheus.yml").write_text(
+        yaml.safe_dump({"global": {"evaluation_interval": "1m"}, "scrape_configs": []})
+    )
     port = free_port()
     log = root / "prometheus.log"
     with log.open("wb") as sink:
         proc = subprocess.Popen(
-            [prometheus, f"--config.file={root / 'prometheus.yml'}",
-             f"--storage.tsdb.path={data}", "--storage.tsdb.retention.time=60d",
-             f"--web.listen-address=127.0.0.1:{port}"],
-            stdout=subprocess.DEVNULL, stderr=sink)
+            [
+                prometheus,
+                f"--config.file={root / 'prometheus.yml'}",
+                f"--storage.tsdb.path={data}",
+                "--storage.tsdb.retention.time=60d",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for("ready", lambda: _status(f"{url}/-/ready") == 200, proc,
-                 deadline_seconds=DEADLINE_SECONDS, log=log)
+        wait_for(
+            "ready",
+            lambda: _status(f"{url}/-/ready") == 200,
+            proc,
+            deadline_seconds=DEADLINE_SECONDS,
+            log=log,
+        )
         probe = f"{url}/api/v1/query?" + urllib.parse.urlencode(
-            {"query": "count(citewatch_citation_validity_ratio_count)",
-             "time": _midnight(AFTER)})
-        wait_for("the backfilled series", lambda: get_json(probe)["data"]["result"], proc,
-                 deadline_seconds=DEADLINE_SECONDS, log=log)
+            {"query": "count(citewatch_citation_validity_ratio_count)", "time": _midnight(AFTER)}
+        )
+        wait_for(
+            "the backfilled series",
+            lambda: get_json(probe)["data"]["result"],
+            proc,
+            deadline_seconds=DEADLINE_SECONDS,
+            log=log,
+        )
         yield url
     finally:
         stop(proc)
@@ -384,8 +434,11 @@ def _change(batch: Callable[[date], Batch]) -> float | None:
 def test_the_designed_data_moves_between_the_weeks() -> None:
     """The fixture's own premises, so the report assertions below compare something."""
     expected = _expected_series()
-    changes = {(app, name): _change(batch)
-               for app, series in expected.items() for name, batch in series.items()}
+    changes = {
+        (app, name): _change(batch)
+        for app, series in expected.items()
+        for name, batch in series.items()
+    }
     assert changes[("shop", "correctness")] is not None
     assert changes[("shop", "correctness")] < -0.05
     assert changes[("billing", "correctness")] is not None
@@ -394,7 +447,9 @@ def test_the_designed_data_moves_between_the_weeks() -> None:
     assert changes[("support", "validity")] < -0.05
     assert changes[("support", "correctness (lexical)")] is None
     assert {_figure(expected["shop"]["validity"], [d])[1] for d in THIS_WEEK} == {
-        PER_DAY * 5, PER_DAY * 10}
+        PER_DAY * 5,
+        PER_DAY * 10,
+    }
 
 
 def _check_report(report: WeeklyReport) -> None:
@@ -410,8 +465,11 @@ def _check_report(report: WeeklyReport) -> None:
             for figure in figures:
                 mean, n = _figure(batch, [figure.day])
                 est = figure.estimate
-                assert (est.n, est.value is None) == (n, mean is None), (section.app, name,
-                                                                         figure.day)
+                assert (est.n, est.value is None) == (n, mean is None), (
+                    section.app,
+                    name,
+                    figure.day,
+                )
                 if mean is not None:
                     assert est.value == pytest.approx(mean, rel=1e-9, abs=1e-12)
                     assert est.value is not None and est.low is not None
@@ -420,15 +478,18 @@ def _check_report(report: WeeklyReport) -> None:
             for got, days in ((last, LAST_WEEK), (this, THIS_WEEK)):
                 mean, n = _figure(batch, days)
                 assert got.n == n, (section.app, name)
-                assert got.value == (None if mean is None
-                                     else pytest.approx(mean, rel=1e-9, abs=1e-12))
+                assert got.value == (
+                    None if mean is None else pytest.approx(mean, rel=1e-9, abs=1e-12)
+                )
             change = _change(batch)
             if change is not None and abs(change) > 1e-9:
                 assert last.value is not None and this.value is not None
                 assert (this.value - last.value > 0) == (change > 0), (section.app, name)
         assert section.traces == sum(_figure(series["validity"], [d])[1] for d in REPORT_DAYS)
-        critical = {reason: sum(_critical(section.app, reason, d) for d in THIS_WEEK)
-                    for reason in CRITICAL_ORDER}
+        critical = {
+            reason: sum(_critical(section.app, reason, d) for d in THIS_WEEK)
+            for reason in CRITICAL_ORDER
+        }
         assert section.critical_counts == {r: n for r, n in critical.items() if n}
         assert list(section.critical_counts) == [r for r in CRITICAL_ORDER if critical[r]]
         assert section.critical_total == sum(critical.values())
@@ -442,8 +503,9 @@ def _check_report(report: WeeklyReport) -> None:
     costs = {c.model: c for c in report.judge}
     assert sorted(costs) == [LLM_MODEL, LEXICAL_MODEL]
     for model, outcomes in ((LLM_MODEL, OUTCOMES), (LEXICAL_MODEL, ("ok",))):
-        counted = {o: PER_DAY * sum(_judge_requests(model, o, d) for d in THIS_WEEK)
-                   for o in outcomes}
+        counted = {
+            o: PER_DAY * sum(_judge_requests(model, o, d) for d in THIS_WEEK) for o in outcomes
+        }
         cost = costs[model]
         assert cost.scope == "all apps"
         assert cost.outcomes == {o: n for o, n in sorted(counted.items()) if n}
@@ -452,7 +514,8 @@ def _check_report(report: WeeklyReport) -> None:
         assert cost.errors.successes == cost.requests - counted["ok"]
     llm = costs[LLM_MODEL]
     assert (llm.input_tokens, llm.output_tokens) == tuple(
-        PER_DAY * sum(_judge_tokens(kind, d) for d in THIS_WEEK) for kind in ("input", "output"))
+        PER_DAY * sum(_judge_tokens(kind, d) for d in THIS_WEEK) for kind in ("input", "output")
+    )
     assert (costs[LEXICAL_MODEL].input_tokens, costs[LEXICAL_MODEL].output_tokens) == (0, 0)
     assert any("need evaluation records" in note for note in report.notes)
 
@@ -465,18 +528,28 @@ def test_weekly_from_a_real_prometheus(prometheus_url: str) -> None:
 
 _FIGURE = r"(?:([0-9.]+)(?: \[[0-9.]+-[0-9.]+\])? \(n=(\d+)\)|n/a \(n=0\))"
 _OVERVIEW = re.compile(
-    rf"^\| ([^|]+) \| ([^|]+) \| {_FIGURE} \| {_FIGURE} \| ([+-][0-9.]+|n/a) \|$",
-    re.MULTILINE)
+    rf"^\| ([^|]+) \| ([^|]+) \| {_FIGURE} \| {_FIGURE} \| ([+-][0-9.]+|n/a) \|$", re.MULTILINE
+)
 
 
 def _parsed(value: str | None, n: str | None) -> tuple[float | None, int]:
     return (None, 0) if value is None else (float(value), int(n or 0))
 
 
-def test_cli_writes_the_report_from_a_real_prometheus(prometheus_url: str,
-                                                      tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["report", "--weekly", "--prometheus", prometheus_url,
-                                      "--end", END.isoformat(), "--out-dir", str(tmp_path)])
+def test_cli_writes_the_report_from_a_real_prometheus(prometheus_url: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "report",
+            "--weekly",
+            "--prometheus",
+            prometheus_url,
+            "--end",
+            END.isoformat(),
+            "--out-dir",
+            str(tmp_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     markdown = (tmp_path / f"weekly-{END.isoformat()}.md").read_text(encoding="utf-8")
     html = (tmp_path / f"weekly-{END.isoformat()}.html").read_text(encoding="utf-8")
@@ -489,8 +562,10 @@ def test_cli_writes_the_report_from_a_real_prometheus(prometheus_url: str,
     for app, name in wanted:
         _, _, last_value, last_n, this_value, this_n, change = rows[(app, name)]
         batch = expected[app][name]
-        for (value, n), days in (((last_value or None, last_n), LAST_WEEK),
-                                 ((this_value or None, this_n), THIS_WEEK)):
+        for (value, n), days in (
+            ((last_value or None, last_n), LAST_WEEK),
+            ((this_value or None, this_n), THIS_WEEK),
+        ):
             mean, count = _figure(batch, days)
             got_value, got_n = _parsed(value, n)
             assert got_n == count, (app, name)

@@ -21,20 +21,33 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"
-TRACE_IDS = [json.loads(line)["trace_id"] for line in EXAMPLES.read_text().splitlines()
-             if line.strip()]
+TRACE_IDS = [
+    json.loads(line)["trace_id"] for line in EXAMPLES.read_text().splitlines() if line.strip()
+]
 
 
 def _run(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    full_env = {k: v for k, v in os.environ.items()
-                if not k.startswith(("CITEWATCH_", "OPENAI_"))}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_"))}
     full_env.update({"PYTHONPATH": str(ROOT), **env})
     with open(log, "wb") as stderr:
         return subprocess.Popen(
-            [sys.executable, "-c", "import sys; from sidecar.cli import main; sys.exit(main())",
-             "run", "--metrics-port", "0", "--metrics-address", "127.0.0.1", *args],
-            env=full_env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=stderr)
+            [
+                sys.executable,
+                "-c",
+                "import sys; from sidecar.cli import main; sys.exit(main())",
+                "run",
+                "--metrics-port",
+                "0",
+                "--metrics-address",
+                "127.0.0.1",
+                *args,
+            ],
+            env=full_env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
 
 
 def _finish(process: subprocess.Popen[bytes], timeout: float = 120.0) -> int:
@@ -51,16 +64,20 @@ def _records(out: Path) -> list[dict[str, object]]:
 
 
 def _judged(base_url: str) -> dict[str, str]:
-    return {"OPENAI_API_KEY": "sk-test", "CITEWATCH_JUDGE_BASE_URL": base_url,
-            "CITEWATCH_SAMPLING_RATE": "1"}
+    return {
+        "OPENAI_API_KEY": "sk-test",
+        "CITEWATCH_JUDGE_BASE_URL": base_url,
+        "CITEWATCH_SAMPLING_RATE": "1",
+    }
 
 
 def test_an_api_key_in_the_environment_alone_calls_no_llm(tmp_path: Path) -> None:
     out, log = tmp_path / "out.jsonl", tmp_path / "run.log"
     with FakeOpenAI() as server:
         env = {"OPENAI_API_KEY": "sk-in-the-shell", "OPENAI_BASE_URL": server.base_url}
-        code = _finish(_run("--input", str(EXAMPLES), "--once", "--output", str(out),
-                            env=env, log=log))
+        code = _finish(
+            _run("--input", str(EXAMPLES), "--once", "--output", str(out), env=env, log=log)
+        )
         requests = len(server.recorded())
     text = log.read_text()
     assert (code, requests) == (0, 0), text
@@ -74,9 +91,21 @@ def test_end_of_input_waits_for_a_slow_judge_and_writes_every_record(tmp_path: P
     out, log = tmp_path / "out.jsonl", tmp_path / "run.log"
     # A shutdown deadline far shorter than one judge call: the end of the file must not use it.
     with FakeOpenAI(latency=3.0) as server:
-        code = _finish(_run("--input", str(EXAMPLES), "--once", "--output", str(out),
-                            "--judge", "openai-chat", "--shutdown-deadline", "1",
-                            env=_judged(server.base_url), log=log))
+        code = _finish(
+            _run(
+                "--input",
+                str(EXAMPLES),
+                "--once",
+                "--output",
+                str(out),
+                "--judge",
+                "openai-chat",
+                "--shutdown-deadline",
+                "1",
+                env=_judged(server.base_url),
+                log=log,
+            )
+        )
         requests = len(server.recorded())
     text = log.read_text()
     assert code == 0, text
@@ -93,9 +122,19 @@ def test_an_unreachable_judge_still_writes_every_record_with_its_findings(
     tmp_path: Path,
 ) -> None:
     out, log = tmp_path / "out.jsonl", tmp_path / "run.log"
-    process = _run("--input", str(EXAMPLES), "--once", "--output", str(out), "--judge",
-                   "openai-chat", "--shutdown-deadline", "1",
-                   env=_judged(f"http://127.0.0.1:{free_port()}/v1"), log=log)
+    process = _run(
+        "--input",
+        str(EXAMPLES),
+        "--once",
+        "--output",
+        str(out),
+        "--judge",
+        "openai-chat",
+        "--shutdown-deadline",
+        "1",
+        env=_judged(f"http://127.0.0.1:{free_port()}/v1"),
+        log=log,
+    )
     code = _finish(process)
     text = log.read_text()
     assert code == 3, text  # the judge failed on every call it was asked to make
@@ -111,9 +150,19 @@ def test_an_unreachable_judge_still_writes_every_record_with_its_findings(
 def test_a_signal_uses_the_shutdown_deadline_and_says_its_real_figures(tmp_path: Path) -> None:
     out, log = tmp_path / "out.jsonl", tmp_path / "run.log"
     with FakeOpenAI(latency=30.0) as server:
-        process = _run("--input", str(EXAMPLES), "--once", "--output", str(out), "--judge",
-                       "openai-chat", "--shutdown-deadline", "2",
-                       env=_judged(server.base_url), log=log)
+        process = _run(
+            "--input",
+            str(EXAMPLES),
+            "--once",
+            "--output",
+            str(out),
+            "--judge",
+            "openai-chat",
+            "--shutdown-deadline",
+            "2",
+            env=_judged(server.base_url),
+            log=log,
+        )
         deadline = time.monotonic() + 60
         while not server.recorded():
             assert time.monotonic() < deadline and process.poll() is None, log.read_text()

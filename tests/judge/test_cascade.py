@@ -80,11 +80,15 @@ def test_untrusted_screen_classes_go_to_the_llm(server: FakeOpenAI) -> None:
 
 
 def test_by_default_the_screen_settles_supported_below_importance_3_only(
-        server: FakeOpenAI) -> None:
+    server: FakeOpenAI,
+) -> None:
     assert Settings().judge.screen_trusted_verdicts == ["supported"]
     assert Settings().judge.screen_skip_max_importance == 2
-    critical = make_trace(answer=f"{VERBATIM} [S1].", sources=[source("S1", S1)],
-                          claims=[claim("c1", VERBATIM, ["S1"], 3)])
+    critical = make_trace(
+        answer=f"{VERBATIM} [S1].",
+        sources=[source("S1", S1)],
+        claims=[claim("c1", VERBATIM, ["S1"], 3)],
+    )
     [record] = Judged(server).evaluate(critical)
     assert requested_claims(server) == [["c1"]]
     assert resolved(record)["c1"] == ("supported", "llm")
@@ -103,8 +107,11 @@ def test_screen_off_sends_every_claim(server: FakeOpenAI) -> None:
 
 
 def test_a_trace_the_screen_settles_makes_no_request(server: FakeOpenAI) -> None:
-    settled = make_trace(answer=f"{VERBATIM} [S1].", sources=[source("S1", S1)],
-                         claims=[claim("c1", VERBATIM, ["S1"], 2)])
+    settled = make_trace(
+        answer=f"{VERBATIM} [S1].",
+        sources=[source("S1", S1)],
+        claims=[claim("c1", VERBATIM, ["S1"], 2)],
+    )
     judged = Judged(server)
     [record] = judged.evaluate(settled)
     assert server.recorded() == []
@@ -122,11 +129,23 @@ def test_a_repeated_claim_comes_from_the_cache(server: FakeOpenAI) -> None:
 
 
 def _stage_with(server: FakeOpenAI, screen: object, **judge: object) -> Pipeline:
-    settings = Settings(judge={"backend": "openai-chat", "base_url": server.base_url,
-                               "api_key": "k", "model": MODEL, "max_retries": 0, **judge},
-                        sampling={"rate": 1.0})
-    stage = JudgeStageImpl(OpenAIChatBackend(settings.judge), judge_settings=settings.judge,
-                           sampling_settings=settings.sampling, screen=screen)  # type: ignore[arg-type]
+    settings = Settings(
+        judge={
+            "backend": "openai-chat",
+            "base_url": server.base_url,
+            "api_key": "k",
+            "model": MODEL,
+            "max_retries": 0,
+            **judge,
+        },
+        sampling={"rate": 1.0},
+    )
+    stage = JudgeStageImpl(
+        OpenAIChatBackend(settings.judge),
+        judge_settings=settings.judge,
+        sampling_settings=settings.sampling,
+        screen=screen,
+    )  # type: ignore[arg-type]
     return Pipeline(settings, judge=stage)
 
 
@@ -159,12 +178,14 @@ def test_the_cascade_follows_the_class_of_each_screen_verdict(server: FakeOpenAI
     assert paths["c1"] is not None and paths["c2"] is not None
     assert (paths["c1"].screen, paths["c1"].agreed) == ("partial", False)
     assert (paths["c2"].screen, paths["c2"].llm, paths["c2"].agreed) == (
-        "suspect", "supported", False)
+        "suspect",
+        "supported",
+        False,
+    )
     assert record.scores.critical_unsupported == 0
 
 
-def test_a_screen_suspicion_the_llm_never_answered_is_not_a_verdict(
-        server: FakeOpenAI) -> None:
+def test_a_screen_suspicion_the_llm_never_answered_is_not_a_verdict(server: FakeOpenAI) -> None:
 
     def screen(claim_text: str, passages: Sequence[str]) -> ScreenVerdict:
         return ScreenVerdict("unsupported", "conflict_number: another number")
@@ -194,10 +215,21 @@ def test_a_screen_quote_inside_an_injection_goes_to_the_llm(server: FakeOpenAI) 
     # verdict is unsupported; with the flagged paragraph removed nothing is left to judge
     # it on again: unverified, and no page on a verdict the instruction may have made.
     assert (c1.verdict, c1.not_judged_detail, c1.critical_reason) == (
-        None, "injection_influenced", None)
+        None,
+        "injection_influenced",
+        None,
+    )
     assert c1.path is not None and c1.path.llm == "unsupported"
     assert [f.code for f in record.findings if f.source_id == "S1"] == ["injection_suspect"]
-    assert judged.value("citewatch_critical_unsupported_claims_total", app="support",
-                        reason="quote_in_injection") == 0
-    assert judged.value("citewatch_security_events_total", app="support",
-                        kind="injection_influenced") == 1
+    assert (
+        judged.value(
+            "citewatch_critical_unsupported_claims_total",
+            app="support",
+            reason="quote_in_injection",
+        )
+        == 0
+    )
+    assert (
+        judged.value("citewatch_security_events_total", app="support", kind="injection_influenced")
+        == 1
+    )

@@ -15,8 +15,10 @@ from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import FakeOpenAI, verdicts_reply
 
-PASSAGE = ("Our refund policy changed in May. Refunds are accepted within 30 days of "
-           "purchase. Shipping is free.")
+PASSAGE = (
+    "Our refund policy changed in May. Refunds are accepted within 30 days of "
+    "purchase. Shipping is free."
+)
 QUOTE = "Refunds are accepted within 30 days"
 
 
@@ -26,40 +28,84 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-def judged_supported(server: FakeOpenAI, text: str, importance: int,
-                     quote: str = QUOTE) -> ClaimResult:
-    server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
-                                   "evidence_quote": quote, "reason": "Stated."}]))
-    trace = make_trace(answer=f"{text} [S1]", sources=[source("S1", PASSAGE)],
-                       claims=[claim("c1", text, ["S1"], importance)])
+def judged_supported(
+    server: FakeOpenAI, text: str, importance: int, quote: str = QUOTE
+) -> ClaimResult:
+    server.script(
+        verdicts_reply(
+            [
+                {
+                    "claim_id": "c1",
+                    "verdict": "supported",
+                    "evidence_quote": quote,
+                    "reason": "Stated.",
+                }
+            ]
+        )
+    )
+    trace = make_trace(
+        answer=f"{text} [S1]",
+        sources=[source("S1", PASSAGE)],
+        claims=[claim("c1", text, ["S1"], importance)],
+    )
     [record] = Judged(server).evaluate(trace)
     return record.claims[0]
 
 
 def test_the_quote_widens_to_its_sentence() -> None:
     assert quote_context("accepted within 30", [Passage("S1", PASSAGE)]) == (
-        "Refunds are accepted within 30 days of purchase.")
+        "Refunds are accepted within 30 days of purchase."
+    )
     assert quote_context("not there", [Passage("S1", PASSAGE)]) == "not there"
 
 
 def test_a_critical_claim_the_quote_covers_in_part_is_unverified(server: FakeOpenAI) -> None:
-    c1 = judged_supported(server, "Refunds are accepted within 30 days of purchase when "
-                          "the customer holds a premium membership card.", 3)
+    c1 = judged_supported(
+        server,
+        "Refunds are accepted within 30 days of purchase when "
+        "the customer holds a premium membership card.",
+        3,
+    )
     assert (c1.verdict, c1.not_judged, c1.not_judged_detail) == (
-        None, "unverified", "quote_incomplete")
+        None,
+        "unverified",
+        "quote_incomplete",
+    )
     assert c1.critical_reason is None
     assert c1.path is not None and c1.path.llm == "supported"
 
 
 def test_a_withheld_verdict_is_counted(server: FakeOpenAI) -> None:
-    server.script(verdicts_reply([{"claim_id": "c1", "verdict": "supported",
-                                   "evidence_quote": QUOTE, "reason": "Stated."}]))
+    server.script(
+        verdicts_reply(
+            [
+                {
+                    "claim_id": "c1",
+                    "verdict": "supported",
+                    "evidence_quote": QUOTE,
+                    "reason": "Stated.",
+                }
+            ]
+        )
+    )
     text = "Refunds are accepted within 90 days of purchase."
     judged = Judged(server)
-    judged.evaluate(make_trace(answer=f"{text} [S1]", sources=[source("S1", PASSAGE)],
-                               claims=[claim("c1", text, ["S1"], 3)]))
-    assert judged.value("citewatch_claims_unverified_total", app="support", importance="3",
-                        reason="quote_incomplete") == 1
+    judged.evaluate(
+        make_trace(
+            answer=f"{text} [S1]",
+            sources=[source("S1", PASSAGE)],
+            claims=[claim("c1", text, ["S1"], 3)],
+        )
+    )
+    assert (
+        judged.value(
+            "citewatch_claims_unverified_total",
+            app="support",
+            importance="3",
+            reason="quote_incomplete",
+        )
+        == 1
+    )
 
 
 def test_a_critical_claim_whose_quote_conflicts_is_unverified(server: FakeOpenAI) -> None:
@@ -73,6 +119,10 @@ def test_a_covering_quote_keeps_the_verdict(server: FakeOpenAI) -> None:
 
 
 def test_below_importance_3_the_verdict_stands(server: FakeOpenAI) -> None:
-    c1 = judged_supported(server, "Refunds are accepted within 30 days of purchase when "
-                          "the customer holds a premium membership card.", 2)
+    c1 = judged_supported(
+        server,
+        "Refunds are accepted within 30 days of purchase when "
+        "the customer holds a premium membership card.",
+        2,
+    )
     assert (c1.verdict, c1.not_judged) == ("supported", None)

@@ -9,21 +9,23 @@ from sidecar.judge import ClaimRequest, JudgePacket, LexicalBackend, Passage, lo
 from sidecar.judge.lexical import screen_verdict
 from sidecar.judge.screen import ScreenVerdict
 
-PASSAGE = ("Pro plan customers can request a full refund within 30 days of purchase. "
-           "Refunds are not available for the Free plan.")
+PASSAGE = (
+    "Pro plan customers can request a full refund within 30 days of purchase. "
+    "Refunds are not available for the Free plan."
+)
 VERBATIM = "Refunds are not available for the Free plan."
 NO_OVERLAP = "The office cafeteria serves lunch at noon on Thursdays."
 
 
 def packet(*claims: tuple[str, str]) -> JudgePacket:
-    return JudgePacket("q", tuple(ClaimRequest(i, t, (Passage("S1", PASSAGE),))
-                                  for i, t in claims))
+    return JudgePacket("q", tuple(ClaimRequest(i, t, (Passage("S1", PASSAGE),)) for i, t in claims))
 
 
 def test_verbatim_claims_are_judged_and_unrelated_ones_abstained_without_tokens() -> None:
     backend = LexicalBackend()
-    reply = asyncio.run(backend.judge(packet(("a", VERBATIM), ("b", NO_OVERLAP)),
-                                      load_rubric(), timeout=1.0))
+    reply = asyncio.run(
+        backend.judge(packet(("a", VERBATIM), ("b", NO_OVERLAP)), load_rubric(), timeout=1.0)
+    )
     assert [(v.claim_id, v.verdict) for v in reply.result.verdicts] == [("a", "supported")]
     assert reply.result.verdicts[0].reason.startswith("screen: ")
     assert reply.abstained == ("b",)
@@ -38,12 +40,16 @@ def test_the_backend_uses_the_screen_it_is_given() -> None:
         seen.append((claim, list(passages)))
         return ScreenVerdict("unsupported", "conflict: 14 against 30", "ignored for unsupported")
 
-    reply = asyncio.run(LexicalBackend(screen=screen).judge(packet(("a", "x")), load_rubric(),
-                                                              timeout=1.0))
+    reply = asyncio.run(
+        LexicalBackend(screen=screen).judge(packet(("a", "x")), load_rubric(), timeout=1.0)
+    )
     assert seen == [("x", [PASSAGE])]
     [verdict] = reply.result.verdicts
     assert (verdict.verdict, verdict.evidence_quote, verdict.reason) == (
-        "unsupported", "", "screen: conflict: 14 against 30")
+        "unsupported",
+        "",
+        "screen: conflict: 14 against 30",
+    )
     assert reply.abstained == ()
 
 

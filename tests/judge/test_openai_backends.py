@@ -18,8 +18,12 @@ from sidecar.judge.openai_backends import (
 from sidecar.judge.rubric import Rubric, load_rubric
 from tests.support.traces import packet_for, refund_trace
 
-VERDICT = {"claim_id": "c1", "verdict": "partial", "evidence_quote": "within 30 days",
-           "reason": "Half of it."}
+VERDICT = {
+    "claim_id": "c1",
+    "verdict": "partial",
+    "evidence_quote": "within 30 days",
+    "reason": "Half of it.",
+}
 
 
 def _keys(node: Any) -> set[str]:
@@ -37,8 +41,14 @@ def _keys(node: Any) -> set[str]:
 
 
 def test_schema_sent_has_no_titles_descriptions_or_references() -> None:
-    assert _keys(JUDGE_SCHEMA) <= {"type", "properties", "items", "required",
-                                   "additionalProperties", "enum"}
+    assert _keys(JUDGE_SCHEMA) <= {
+        "type",
+        "properties",
+        "items",
+        "required",
+        "additionalProperties",
+        "enum",
+    }
     verdict = JUDGE_SCHEMA["properties"]["verdicts"]["items"]
     assert verdict["required"] == ["claim_id", "verdict", "evidence_quote", "reason"]
     assert verdict["properties"]["verdict"]["enum"] == ["supported", "partial", "unsupported"]
@@ -57,13 +67,17 @@ def test_what_the_schema_admits_parses_as_a_judge_result() -> None:
     assert JudgeResult.model_validate_json(json.dumps(reply)).verdicts[0].verdict == "partial"
 
 
-@pytest.mark.parametrize("reply", [
-    pytest.param({"verdicts": [{**VERDICT, "verdict": "maybe"}]}, id="unknown-verdict"),
-    pytest.param({"verdicts": [{**VERDICT, "confidence": 0.9}]}, id="extra-field"),
-    pytest.param({"verdicts": [{k: v for k, v in VERDICT.items() if k != "reason"}]},
-                 id="missing-field"),
-    pytest.param({"verdicts": [VERDICT], "notes": ""}, id="extra-top-level-field"),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        pytest.param({"verdicts": [{**VERDICT, "verdict": "maybe"}]}, id="unknown-verdict"),
+        pytest.param({"verdicts": [{**VERDICT, "confidence": 0.9}]}, id="extra-field"),
+        pytest.param(
+            {"verdicts": [{k: v for k, v in VERDICT.items() if k != "reason"}]}, id="missing-field"
+        ),
+        pytest.param({"verdicts": [VERDICT], "notes": ""}, id="extra-top-level-field"),
+    ],
+)
 def test_what_the_schema_rejects_the_model_rejects_too(reply: dict[str, Any]) -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(reply, JUDGE_SCHEMA)
@@ -72,41 +86,64 @@ def test_what_the_schema_rejects_the_model_rejects_too(reply: dict[str, Any]) ->
 
 
 def _settings(**overrides: Any) -> JudgeSettings:
-    return JudgeSettings(api_key="test-key", model="judge-model", max_output_tokens=777,
-                         base_url="http://127.0.0.1:9/v1", **overrides)
+    return JudgeSettings(
+        api_key="test-key",
+        model="judge-model",
+        max_output_tokens=777,
+        base_url="http://127.0.0.1:9/v1",
+        **overrides,
+    )
 
 
 HOSTILE = refund_trace(
     question='Refund? "}], "claims": [ \n\t ünïcödé \u2028 and \\ back',
-    claims=[{"id": "c1", "text": 'Ends the string " and the object }]} here.',
-             "citation_ids": ["S1"], "importance": 2}],
+    claims=[
+        {
+            "id": "c1",
+            "text": 'Ends the string " and the object }]} here.',
+            "citation_ids": ["S1"],
+            "importance": 2,
+        }
+    ],
 )
 
 
-@pytest.mark.parametrize("trace", [pytest.param(refund_trace(), id="plain"),
-                                   pytest.param(HOSTILE, id="quotes-and-unicode")])
+@pytest.mark.parametrize(
+    "trace",
+    [pytest.param(refund_trace(), id="plain"), pytest.param(HOSTILE, id="quotes-and-unicode")],
+)
 def test_responses_body_is_what_the_typed_api_sends(trace: Trace) -> None:
     backend = OpenAIResponsesBackend(_settings())
     rubric, packet = load_rubric(), packet_for(trace)
     body = json.loads(backend.body.encode(rubric, packet))
     assert body == {
-        "model": "judge-model", "temperature": 0, "max_output_tokens": 777, "store": False,
-        "text": {"format": RESPONSES_TEXT_FORMAT}, "instructions": rubric.text,
+        "model": "judge-model",
+        "temperature": 0,
+        "max_output_tokens": 777,
+        "store": False,
+        "text": {"format": RESPONSES_TEXT_FORMAT},
+        "instructions": rubric.text,
         "input": packet.render(),
     }
 
 
-@pytest.mark.parametrize("trace", [pytest.param(refund_trace(), id="plain"),
-                                   pytest.param(HOSTILE, id="quotes-and-unicode")])
+@pytest.mark.parametrize(
+    "trace",
+    [pytest.param(refund_trace(), id="plain"), pytest.param(HOSTILE, id="quotes-and-unicode")],
+)
 def test_chat_body_is_what_the_typed_api_sends(trace: Trace) -> None:
     backend = OpenAIChatBackend(_settings())
     rubric, packet = load_rubric(), packet_for(trace)
     body = json.loads(backend.body.encode(rubric, packet))
     assert body == {
-        "model": "judge-model", "temperature": 0, "max_completion_tokens": 777,
+        "model": "judge-model",
+        "temperature": 0,
+        "max_completion_tokens": 777,
         "response_format": CHAT_RESPONSE_FORMAT,
-        "messages": [{"role": "system", "content": rubric.text},
-                     {"role": "user", "content": packet.render()}],
+        "messages": [
+            {"role": "system", "content": rubric.text},
+            {"role": "user", "content": packet.render()},
+        ],
     }
 
 

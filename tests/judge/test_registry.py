@@ -55,8 +55,9 @@ def test_the_registry_covers_the_vocabulary_exactly() -> None:
         pytest.param(("stability",), BACKEND_NAMES, id="stability"),
     ],
 )
-def test_cli_judge_choices_come_from_the_registry(command: tuple[str, ...],
-                                                  choices: tuple[str, ...]) -> None:
+def test_cli_judge_choices_come_from_the_registry(
+    command: tuple[str, ...], choices: tuple[str, ...]
+) -> None:
     assert _judge_choices(*command) == choices
 
 
@@ -94,8 +95,7 @@ def test_an_api_key_alone_never_selects_an_llm_judge(monkeypatch: pytest.MonkeyP
 def test_the_built_stage_names_backend_model_and_the_configured_rubric(tmp_path: Path) -> None:
     rubric = tmp_path / "rubric.md"
     rubric.write_text("rubric_version: r-custom\nJudge the claims.\n")
-    stage = build_judge_stage(Settings(judge={"backend": "lexical",
-                                              "rubric_file": str(rubric)}))
+    stage = build_judge_stage(Settings(judge={"backend": "lexical", "rubric_file": str(rubric)}))
     assert stage is not None
     assert stage.identity == JudgeIdentity("lexical", LEXICAL_MODEL, "r-custom")
     assert build_judge_stage(Settings(judge={"backend": "none"})) is None
@@ -119,11 +119,23 @@ def test_build_info_names_the_stage_that_run_built(
 
     # The seam: the registry `run` creates, to read back what it exposed.
     monkeypatch.setattr(_cli_run, "CollectorRegistry", registry)
-    result = CliRunner().invoke(cli, ["run", "--input", "-", "--judge", judge, "--metrics-port",
-                                      "0", "--metrics-address", "127.0.0.1"],
-                                input=json.dumps(trace_dict()) + "\n", env={"OPENAI_API_KEY": ""})
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--input",
+            "-",
+            "--judge",
+            judge,
+            "--metrics-port",
+            "0",
+            "--metrics-address",
+            "127.0.0.1",
+        ],
+        input=json.dumps(trace_dict()) + "\n",
+        env={"OPENAI_API_KEY": ""},
+    )
     assert result.exit_code == 0, result.output
     [exposed] = registries
-    labels = {"version": __version__, "rubric_version": rubric_version,
-              "judge_model": judge_model}
+    labels = {"version": __version__, "rubric_version": rubric_version, "judge_model": judge_model}
     assert exposed.get_sample_value("citewatch_build_info", labels) == 1

@@ -35,7 +35,7 @@ class Clock:
 def test_backoff_grows_bounded_with_jitter_and_honours_retry_after() -> None:
     backoff = Backoff(base_seconds=1.0, max_seconds=8.0, rng=random.Random(1))
     for attempt in range(8):
-        ceiling = min(8.0, 2.0 ** attempt)
+        ceiling = min(8.0, 2.0**attempt)
         delays = {backoff.delay(attempt) for _ in range(50)}
         assert all(ceiling / 2 <= d <= ceiling for d in delays)
         assert len(delays) > 1
@@ -46,8 +46,9 @@ def test_backoff_grows_bounded_with_jitter_and_honours_retry_after() -> None:
 def test_breaker_opens_probes_and_closes() -> None:
     clock = Clock()
     states: list[str] = []
-    breaker = CircuitBreaker(failure_threshold=3, reset_seconds=10.0, clock=clock,
-                             on_change=states.append)
+    breaker = CircuitBreaker(
+        failure_threshold=3, reset_seconds=10.0, clock=clock, on_change=states.append
+    )
     for _ in range(2):
         assert breaker.allow()
         breaker.failure()
@@ -85,12 +86,12 @@ def test_backoff_never_overflows_and_stays_bounded_for_endless_retries() -> None
     assert len(set(first[5:])) > 1  # jittered, not in lockstep
 
 
-
 def test_an_open_breaker_stays_open_for_its_whole_cool_down() -> None:
     clock = Clock()
     states: list[str] = []
-    breaker = CircuitBreaker(failure_threshold=1, reset_seconds=10.0, clock=clock,
-                             on_change=states.append)
+    breaker = CircuitBreaker(
+        failure_threshold=1, reset_seconds=10.0, clock=clock, on_change=states.append
+    )
     breaker.failure()
     clock.now += 4.0
     breaker.success()  # a call admitted before the breaker opened ends well
@@ -99,8 +100,7 @@ def test_an_open_breaker_stays_open_for_its_whole_cool_down() -> None:
     clock.now += 6.0
     assert breaker.allow() and not breaker.allow()
     breaker.success()
-    assert (breaker.state, states, breaker.opened) == ("closed", ["open", "half_open",
-                                                                  "closed"], 1)
+    assert (breaker.state, states, breaker.opened) == ("closed", ["open", "half_open", "closed"], 1)
 
 
 # -- the breaker inside the judge stage, with a fake backend that counts its calls ----------
@@ -114,8 +114,9 @@ class CountingBackend:
     model = "fake-model"
     metered = True
 
-    def __init__(self, *script: JudgeCallError | None, default: JudgeCallError | None = None
-                 ) -> None:
+    def __init__(
+        self, *script: JudgeCallError | None, default: JudgeCallError | None = None
+    ) -> None:
         self.script = list(script)
         self.default = default
         self.calls = 0
@@ -126,10 +127,21 @@ class CountingBackend:
         error = self.script.pop(0) if self.script else self.default
         if error is not None:
             raise error
-        return BackendReply(JudgeResult(verdicts=[
-            JudgeVerdict(claim_id=c.claim_id, verdict="supported",
-                         evidence_quote=c.passages[0].text, reason="stated")
-            for c in packet.claims]), input_tokens=10, output_tokens=5)
+        return BackendReply(
+            JudgeResult(
+                verdicts=[
+                    JudgeVerdict(
+                        claim_id=c.claim_id,
+                        verdict="supported",
+                        evidence_quote=c.passages[0].text,
+                        reason="stated",
+                    )
+                    for c in packet.claims
+                ]
+            ),
+            input_tokens=10,
+            output_tokens=5,
+        )
 
     async def aclose(self) -> None:
         pass
@@ -146,11 +158,15 @@ async def _yield(_seconds: float) -> None:
 
 def _stage(backend: CountingBackend, clock: Clock, **judge: Any) -> JudgeStageImpl:
     settings = {"screen": False, "cache_size": 0, "max_retries": 3, **judge}
-    return JudgeStageImpl(backend, judge_settings=JudgeSettings(**settings),
-                          sampling_settings=SamplingSettings(rate=1.0),
-                          rubric=Rubric(version="r-test", text="Judge the claims."),
-                          observer=CitewatchMetrics(registry=CollectorRegistry()),
-                          clock=clock, sleep=_yield)
+    return JudgeStageImpl(
+        backend,
+        judge_settings=JudgeSettings(**settings),
+        sampling_settings=SamplingSettings(rate=1.0),
+        rubric=Rubric(version="r-test", text="Judge the claims."),
+        observer=CitewatchMetrics(registry=CollectorRegistry()),
+        clock=clock,
+        sleep=_yield,
+    )
 
 
 def _judge(stage: JudgeStageImpl, *numbers: int) -> list[JudgeOutcome]:
@@ -182,8 +198,10 @@ def test_after_the_cool_down_one_probe_goes_out_and_its_success_closes_the_break
     clock.now += 30.0
     outcomes = _judge(stage, 2, 3, 4)
     assert backend.calls == 2  # the opening call and the one probe
-    assert sorted(o.skip_reason or o.run.outcome for o in outcomes  # type: ignore[union-attr]
-                  ) == ["circuit_open", "circuit_open", "ok"]
+    assert sorted(
+        o.skip_reason or o.run.outcome
+        for o in outcomes  # type: ignore[union-attr]
+    ) == ["circuit_open", "circuit_open", "ok"]
     assert stage.breaker.state == "closed"
     _judge(stage, 5, 6)
     assert backend.calls == 4
@@ -192,8 +210,9 @@ def test_after_the_cool_down_one_probe_goes_out_and_its_success_closes_the_break
 def test_a_dead_judge_fails_fast_with_one_warning_line(caplog: pytest.LogCaptureFixture) -> None:
     clock = Clock()
     backend = CountingBackend(default=outage())
-    stage = _stage(backend, clock, circuit_failures=5, circuit_reset_seconds=30.0,
-                   max_retries=2, concurrency=4)
+    stage = _stage(
+        backend, clock, circuit_failures=5, circuit_reset_seconds=30.0, max_retries=2, concurrency=4
+    )
     with caplog.at_level(logging.INFO):
         outcomes = _judge(stage, *range(40))
     assert all(o.failed for o in outcomes)

@@ -9,10 +9,24 @@ import pytest
 
 from bench.screen import BROAD, LABELS, load
 
-SOURCES = {"frank-news": False, "climatefever-wiki": True, "scifact-science": True,
-           "contractnli-contract": True}  # source -> binary (labels only supported or not)
-FIELDS = {"id", "source", "doc", "label", "claim", "passages", "author", "split", "binary",
-          "origin"}
+SOURCES = {
+    "frank-news": False,
+    "climatefever-wiki": True,
+    "scifact-science": True,
+    "contractnli-contract": True,
+}  # source -> binary (labels only supported or not)
+FIELDS = {
+    "id",
+    "source",
+    "doc",
+    "label",
+    "claim",
+    "passages",
+    "author",
+    "split",
+    "binary",
+    "origin",
+}
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +44,7 @@ def test_shape(pairs: list[dict[str, Any]]) -> None:
         assert pair["binary"] is SOURCES[pair["source"]]
         assert pair["author"] == "human" or pair["author"].startswith("model:")
         assert isinstance(pair["claim"], str) and pair["claim"].strip()
-        assert pair["passages"] and all(isinstance(p, str) and p.strip()
-                                        for p in pair["passages"])
+        assert pair["passages"] and all(isinstance(p, str) and p.strip() for p in pair["passages"])
         if pair["binary"]:
             assert pair["label"] != "partial", pair["id"]
 

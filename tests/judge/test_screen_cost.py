@@ -20,8 +20,10 @@ from sidecar.judge.screen import (
 
 
 def _passage(n: int, chars: int) -> str:
-    sentence = (f"Station {n} recorded {n % 97} millimetres of rain in March 2019, and the "
-                f"river at gauge {n} rose by {n % 13} metres. ")
+    sentence = (
+        f"Station {n} recorded {n % 97} millimetres of rain in March 2019, and the "
+        f"river at gauge {n} rose by {n % 13} metres. "
+    )
     return (sentence * (chars // len(sentence) + 1))[:chars]
 
 
@@ -34,7 +36,8 @@ def _fresh_cache() -> Iterator[None]:
 
 
 def test_a_passage_above_the_old_character_cap_is_prepared_once(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     calls: list[int] = []
 
     def counting(text: str) -> screen.PreparedPassage:
@@ -56,14 +59,15 @@ def test_the_cache_holds_its_byte_bound() -> None:
         used, bound = passage_cache_bytes()
         sizes.append(used)
         assert used <= bound
-    assert max(sizes) > 3 * 2**20        # it did fill up to near the bound
-    assert len(screen._CACHE) < 20       # and evicted the oldest passages
+    assert max(sizes) > 3 * 2**20  # it did fill up to near the bound
+    assert len(screen._CACHE) < 20  # and evicted the oldest passages
 
 
 def test_the_estimate_is_not_below_the_memory_a_preparation_holds() -> None:
     # what a prepared 64,000-character passage adds to the process, against the estimate
     import tracemalloc
-    prepare(_passage(999, 2_000))          # caches warm
+
+    prepare(_passage(999, 2_000))  # caches warm
     tracemalloc.start()
     prepared = prepare(_passage(1000, 64_000))
     held, _ = tracemalloc.get_traced_memory()
@@ -76,9 +80,9 @@ def test_the_default_bound_fits_the_pod_with_headroom() -> None:
     set_passage_cache_bytes(DEFAULT_CACHE_BYTES)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for n in range(16):
-        prepare_passage(_passage(n, 65_536))    # 1 MiB of passage text, one record's worth
+        prepare_passage(_passage(n, 65_536))  # 1 MiB of passage text, one record's worth
     used, bound = passage_cache_bytes()
-    assert len(screen._CACHE) == 16             # one record's passages all stay prepared
+    assert len(screen._CACHE) == 16  # one record's passages all stay prepared
     assert used <= bound <= 192 * 2**20
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib * 1024 <= 1.5 * bound

@@ -51,8 +51,12 @@ class ScriptedBackend:
             if error is not None:
                 raise error
         verdicts = [
-            JudgeVerdict(claim_id=claim.claim_id, verdict="supported",
-                         evidence_quote=claim.passages[0].text, reason="stated")
+            JudgeVerdict(
+                claim_id=claim.claim_id,
+                verdict="supported",
+                evidence_quote=claim.passages[0].text,
+                reason="stated",
+            )
             for claim in packet.claims
         ]
         return BackendReply(JudgeResult(verdicts=verdicts), input_tokens=100, output_tokens=20)
@@ -72,15 +76,21 @@ class Clock:
 class Stage:
     """A stage over ``backend`` with a fake sleep and clock, its metrics on a fresh registry."""
 
-    def __init__(self, backend: ScriptedBackend, *, sampling: dict[str, Any] | None = None,
-                 **judge: Any) -> None:
+    def __init__(
+        self, backend: ScriptedBackend, *, sampling: dict[str, Any] | None = None, **judge: Any
+    ) -> None:
         self.backend = backend
         self.slept: list[float] = []
         self.clock = Clock()
         self.registry = CollectorRegistry()
         self.metrics = CitewatchMetrics(registry=self.registry)
-        settings = {"screen": False, "max_retries": 3, "retry_base_seconds": 0.5,
-                    "retry_max_seconds": 8.0, **judge}
+        settings = {
+            "screen": False,
+            "max_retries": 3,
+            "retry_base_seconds": 0.5,
+            "retry_max_seconds": 8.0,
+            **judge,
+        }
         self.stage = JudgeStageImpl(
             backend,
             judge_settings=JudgeSettings(**settings),
@@ -143,8 +153,11 @@ def test_a_non_retriable_failure_is_not_retried() -> None:
     [
         pytest.param({"requests_per_minute": 1}, "budget_requests_per_minute", id="requests"),
         pytest.param({"tokens_per_minute": 1}, "budget_tokens_per_minute", id="tokens-minute"),
-        pytest.param({"tokens_per_minute": None, "tokens_per_day": 1}, "budget_tokens_per_day",
-                     id="tokens-day"),
+        pytest.param(
+            {"tokens_per_minute": None, "tokens_per_day": 1},
+            "budget_tokens_per_day",
+            id="tokens-day",
+        ),
     ],
 )
 def test_a_budget_refusal_is_a_counted_skip_and_the_backend_is_not_called(
@@ -162,11 +175,14 @@ def test_a_budget_refusal_is_a_counted_skip_and_the_backend_is_not_called(
 
 
 def test_the_breaker_opens_after_repeated_outages_and_a_probe_closes_it() -> None:
-    judged = Stage(ScriptedBackend(*[server_error()] * 2), max_retries=0, circuit_failures=2,
-                   circuit_reset_seconds=30.0)
+    judged = Stage(
+        ScriptedBackend(*[server_error()] * 2),
+        max_retries=0,
+        circuit_failures=2,
+        circuit_reset_seconds=30.0,
+    )
     first, second, third = judged.judge(*(refund_trace(trace_id=trace_id(n)) for n in range(3)))
-    assert [o.failure for o in (first, second, third)] == ["api_error", "api_error",
-                                                          "circuit_open"]
+    assert [o.failure for o in (first, second, third)] == ["api_error", "api_error", "circuit_open"]
     assert len(judged.backend.calls) == 2  # the open breaker kept the third call back
     assert judged.value("citewatch_judge_circuit_state", state="open") == 1
     judged.clock.now += 30.0
@@ -177,8 +193,11 @@ def test_the_breaker_opens_after_repeated_outages_and_a_probe_closes_it() -> Non
 
 
 def test_a_parse_error_does_not_trip_the_breaker() -> None:
-    judged = Stage(ScriptedBackend(*[JudgeCallError("bad", kind="parse_error")] * 3),
-                   max_retries=0, circuit_failures=2)
+    judged = Stage(
+        ScriptedBackend(*[JudgeCallError("bad", kind="parse_error")] * 3),
+        max_retries=0,
+        circuit_failures=2,
+    )
     outcomes = judged.judge(*(refund_trace(trace_id=trace_id(n)) for n in range(3)))
     assert [o.failure for o in outcomes] == ["parse_error"] * 3
     assert judged.stage.breaker.state == "closed"
@@ -186,8 +205,9 @@ def test_a_parse_error_does_not_trip_the_breaker() -> None:
 
 def test_cached_verdicts_are_served_without_a_call() -> None:
     judged = Stage(ScriptedBackend())
-    first, again = judged.judge(refund_trace(trace_id=trace_id(1)),
-                                refund_trace(trace_id=trace_id(2)))
+    first, again = judged.judge(
+        refund_trace(trace_id=trace_id(1)), refund_trace(trace_id=trace_id(2))
+    )
     assert len(judged.backend.calls) == 1
     assert verdicts_of(first) == {"c1": ("supported", "llm"), "c2": ("supported", "llm")}
     assert verdicts_of(again) == {"c1": ("supported", "cache"), "c2": ("supported", "cache")}
@@ -202,12 +222,17 @@ def test_a_disabled_cache_calls_the_backend_every_time() -> None:
 
 
 def test_unsampled_traces_are_skipped_without_a_call() -> None:
-    judged = Stage(ScriptedBackend(), sampling={"rate": 0.0, "priority_critical": False,
-                                                "priority_prescreen": False,
-                                                "priority_new_generator_traces": 0})
+    judged = Stage(
+        ScriptedBackend(),
+        sampling={
+            "rate": 0.0,
+            "priority_critical": False,
+            "priority_prescreen": False,
+            "priority_new_generator_traces": 0,
+        },
+    )
     (outcome,) = judged.judge(refund_trace())
-    assert (outcome.skip_reason, outcome.sampled_by, outcome.failed) == ("not_sampled", None,
-                                                                         False)
+    assert (outcome.skip_reason, outcome.sampled_by, outcome.failed) == ("not_sampled", None, False)
     assert judged.backend.calls == []
 
 

@@ -27,16 +27,21 @@ def trace(c1: str = VERBATIM, **overrides: Any) -> Trace:
     fields: dict[str, Any] = {
         "answer": f"{c1} [S1]. {PARAPHRASE} [S2]. Same-day payout.",
         "sources": [source("S1", S1), source("S2", S2)],
-        "claims": [claim("c1", c1, ["S1"], 2), claim("c2", PARAPHRASE, ["S2"], 3),
-                   claim("c3", "Refunds are paid out the same day.", [], 1)],
+        "claims": [
+            claim("c1", c1, ["S1"], 2),
+            claim("c2", PARAPHRASE, ["S2"], 3),
+            claim("c3", "Refunds are paid out the same day.", [], 1),
+        ],
     }
     fields.update(overrides)
     return make_trace(**fields)
 
 
 def states(record: EvaluationRecord) -> dict[str, tuple[Any, ...]]:
-    return {c.claim_id: (c.verdict, c.not_judged, c.critical_reason, c.critical_unjudged)
-            for c in record.claims}
+    return {
+        c.claim_id: (c.verdict, c.not_judged, c.critical_reason, c.critical_unjudged)
+        for c in record.claims
+    }
 
 
 @pytest.fixture
@@ -46,6 +51,7 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 # -- abstention ------------------------------------------------------------------------------
+
 
 def test_an_abstained_claim_is_not_scored_and_not_critical() -> None:
     judged = Judged(None)
@@ -61,8 +67,13 @@ def test_an_abstained_claim_is_not_scored_and_not_critical() -> None:
     assert (record.scores.correctness, record.scores.completeness) == (1.0, 0.666667)
     assert (record.scores.critical_unsupported, record.scores.critical_unjudged) == (0, 0)
     assert judged.value("citewatch_claims_abstained_total", app="support", importance="3") == 1
-    assert sum(judged.value(CRITICAL, app="support", reason=r)
-               for r in ("judged_unsupported", "quote_not_found")) == 0
+    assert (
+        sum(
+            judged.value(CRITICAL, app="support", reason=r)
+            for r in ("judged_unsupported", "quote_not_found")
+        )
+        == 0
+    )
 
 
 def test_when_every_cited_claim_abstains_scores_are_null() -> None:
@@ -70,23 +81,30 @@ def test_when_every_cited_claim_abstains_scores_are_null() -> None:
     [record] = judged.evaluate(trace(c1="Shipping is free for members."))
     assert [c.not_judged for c in record.claims] == ["abstained", "abstained", None]
     assert (record.scores.correctness, record.scores.completeness, record.scores.overall) == (
-        None, None, None)
+        None,
+        None,
+        None,
+    )
     assert not record.judged and record.scores.critical_unjudged == 0
     assert judged.value("citewatch_claims_abstained_total", app="support", importance="2") == 1
 
 
 # -- a failing judge -------------------------------------------------------------------------
 
-ID_MISMATCH = verdicts_reply([{"claim_id": "c9", "verdict": "supported", "evidence_quote": "",
-                               "reason": "r"}])
+ID_MISMATCH = verdicts_reply(
+    [{"claim_id": "c9", "verdict": "supported", "evidence_quote": "", "reason": "r"}]
+)
 
 
-@pytest.mark.parametrize(("action", "reason"), [
-    pytest.param(ID_MISMATCH, "id_mismatch", id="id_mismatch"),
-    pytest.param(Reply(refusal="I cannot help with that."), "refusal", id="refusal"),
-    pytest.param(Status(400), "api_error", id="api_error"),
-    pytest.param(Reply(text="not json"), "parse_error", id="parse_error"),
-])
+@pytest.mark.parametrize(
+    ("action", "reason"),
+    [
+        pytest.param(ID_MISMATCH, "id_mismatch", id="id_mismatch"),
+        pytest.param(Reply(refusal="I cannot help with that."), "refusal", id="refusal"),
+        pytest.param(Status(400), "api_error", id="api_error"),
+        pytest.param(Reply(text="not json"), "parse_error", id="parse_error"),
+    ],
+)
 def test_a_failed_call_counts_its_critical_claim_unjudged(
     server: FakeOpenAI, action: Action, reason: str
 ) -> None:
@@ -129,9 +147,15 @@ def test_a_budget_skip_of_a_sampled_trace_leaves_critical_claims_unjudged(
 
 
 def test_an_unsampled_trace_is_not_a_failure(server: FakeOpenAI) -> None:
-    judged = Judged(server, sampling={"rate": 0.0, "priority_critical": False,
-                                      "priority_prescreen": False,
-                                      "priority_new_generator_traces": 0})
+    judged = Judged(
+        server,
+        sampling={
+            "rate": 0.0,
+            "priority_critical": False,
+            "priority_prescreen": False,
+            "priority_new_generator_traces": 0,
+        },
+    )
     [record] = judged.evaluate(trace())
     assert record.skip_reason == "not_sampled"
     assert all(not c.critical_unjudged and c.not_judged is None for c in record.claims)
@@ -144,5 +168,10 @@ def test_a_judged_trace_has_no_unjudged_claims(server: FakeOpenAI) -> None:
     [record] = judged.evaluate(trace())
     assert states(record)["c2"] == ("supported", None, None, False)
     assert record.scores.critical_unjudged == 0
-    assert sum(judged.value(UNJUDGED, app="support", reason=r)
-               for r in ("id_mismatch", "api_error", "other")) == 0
+    assert (
+        sum(
+            judged.value(UNJUDGED, app="support", reason=r)
+            for r in ("id_mismatch", "api_error", "other")
+        )
+        == 0
+    )

@@ -39,8 +39,10 @@ def _csv_rows(path: Path) -> list[dict[str, str]]:
 
 
 def _pairs(human: list[str], judge: list[str]) -> list[LabelPair]:
-    return [LabelPair(case_id=str(i), claim_id="c", human=h, judge=j)  # type: ignore[arg-type]
-            for i, (h, j) in enumerate(zip(human, judge, strict=True))]
+    return [
+        LabelPair(case_id=str(i), claim_id="c", human=h, judge=j)  # type: ignore[arg-type]
+        for i, (h, j) in enumerate(zip(human, judge, strict=True))
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -58,19 +60,41 @@ def test_kappa_and_matrix_match_scikit_learn(fixture_pairs: list[LabelPair]) -> 
     assert metrics.kappa == pytest.approx(cohen_kappa_score(human, judge, labels=list(LABELS)))
     # sklearn's weights follow label positions, so pass the ordered scale explicitly.
     assert metrics.weighted_kappa == pytest.approx(
-        cohen_kappa_score(human, judge, labels=list(LABELS), weights="linear"))
+        cohen_kappa_score(human, judge, labels=list(LABELS), weights="linear")
+    )
     assert metrics.kappa != pytest.approx(metrics.weighted_kappa)
 
 
 @pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
 def test_kappa_on_small_fixed_tables(weights: str | None) -> None:
-    human = ["supported", "partial", "unsupported", "supported", "partial", "supported",
-             "unsupported", "unsupported", "partial", "supported"]
-    judge = ["supported", "supported", "partial", "supported", "partial", "partial",
-             "unsupported", "supported", "unsupported", "supported"]
+    human = [
+        "supported",
+        "partial",
+        "unsupported",
+        "supported",
+        "partial",
+        "supported",
+        "unsupported",
+        "unsupported",
+        "partial",
+        "supported",
+    ]
+    judge = [
+        "supported",
+        "supported",
+        "partial",
+        "supported",
+        "partial",
+        "partial",
+        "unsupported",
+        "supported",
+        "unsupported",
+        "supported",
+    ]
     ours = cohen_kappa(confusion_matrix(_pairs(human, judge)), weights=weights)
     assert ours == pytest.approx(
-        cohen_kappa_score(human, judge, labels=list(LABELS), weights=weights))
+        cohen_kappa_score(human, judge, labels=list(LABELS), weights=weights)
+    )
 
 
 def test_kappa_undefined_when_both_raters_use_one_label() -> None:
@@ -110,16 +134,20 @@ def test_mean_interval_brackets_the_mean() -> None:
 def test_false_supported_rates_are_split_and_counted(fixture_pairs: list[LabelPair]) -> None:
     rows = _csv_rows(LABELS_CSV)
     u_total = sum(r["human_label"] == "unsupported" for r in rows)
-    u_to_s = sum(r["human_label"] == "unsupported" and r["judge_label"] == "supported"
-                 for r in rows)
+    u_to_s = sum(
+        r["human_label"] == "unsupported" and r["judge_label"] == "supported" for r in rows
+    )
     p_total = sum(r["human_label"] == "partial" for r in rows)
-    p_to_s = sum(r["human_label"] == "partial" and r["judge_label"] == "supported"
-                 for r in rows)
+    p_to_s = sum(r["human_label"] == "partial" and r["judge_label"] == "supported" for r in rows)
     metrics = compute_metrics(fixture_pairs)
     assert (metrics.unsupported_to_supported.successes, metrics.unsupported_to_supported.n) == (
-        u_to_s, u_total)
+        u_to_s,
+        u_total,
+    )
     assert (metrics.partial_to_supported.successes, metrics.partial_to_supported.n) == (
-        p_to_s, p_total)
+        p_to_s,
+        p_total,
+    )
     assert list(metrics.as_dict())[:3] == ["n", "unsupported_to_supported", "partial_to_supported"]
 
 
@@ -128,10 +156,12 @@ def test_report_slices_by_importance_and_columns(fixture_pairs: list[LabelPair])
     rows = _csv_rows(LABELS_CSV)
     assert (report.rubric_version, report.judge_model) == ("r1", "model-a")
     assert {k: v.n for k, v in report.by_importance.items()} == {
-        k: sum(r["importance"] == k for r in rows) for k in ("1", "2", "3")}
+        k: sum(r["importance"] == k for r in rows) for k in ("1", "2", "3")
+    }
     assert set(report.by_slice) == {"doc_type", "failure_type", "language"}
     assert {k: v.n for k, v in report.by_slice["language"].items()} == {
-        lang: sum(r["language"] == lang for r in rows) for lang in ("de", "en")}
+        lang: sum(r["language"] == lang for r in rows) for lang in ("de", "en")
+    }
     kappa_low, kappa_high = report.overall.kappa_low, report.overall.kappa_high
     assert kappa_low is not None and kappa_high is not None and report.overall.kappa is not None
     assert kappa_low < report.overall.kappa < kappa_high
@@ -148,8 +178,9 @@ def test_calibrate_refuses_mixed_rubric_versions() -> None:
 
 def test_bad_label_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "labels.csv"
-    path.write_text("case_id,claim_id,human_label,judge_label\na,c1,supported,yes\n",
-                    encoding="utf-8")
+    path.write_text(
+        "case_id,claim_id,human_label,judge_label\na,c1,supported,yes\n", encoding="utf-8"
+    )
     with pytest.raises(CalibrationError, match=r"labels.csv:2 judge_label: label 'yes'"):
         load_labels(path)
 
@@ -173,8 +204,9 @@ def test_cli_calibrate_writes_json_markdown_html(tmp_path: Path) -> None:
     (series,) = data["series"]
     rows = _csv_rows(LABELS_CSV)
     assert series["overall"]["n"] == len(rows)
-    assert series["overall"]["kappa"] == pytest.approx(cohen_kappa_score(
-        [r["human_label"] for r in rows], [r["judge_label"] for r in rows]))
+    assert series["overall"]["kappa"] == pytest.approx(
+        cohen_kappa_score([r["human_label"] for r in rows], [r["judge_label"] for r in rows])
+    )
     markdown = (tmp_path / "calibration.md").read_text(encoding="utf-8")
     assert markdown.index("unsupported->supported") < markdown.index("partial->supported")
     html = (tmp_path / "calibration.html").read_text(encoding="utf-8")
@@ -188,16 +220,19 @@ def test_cli_calibrate_mixed_is_one_line_error_unless_compare(tmp_path: Path) ->
     assert refused.exit_code == 2
     assert "Error: labels mix 2 judge series" in refused.output
     assert "Traceback" not in refused.output
-    compared = runner.invoke(cli, ["calibrate", str(MIXED), "--compare",
-                                   "--out-dir", str(tmp_path)])
+    compared = runner.invoke(
+        cli, ["calibrate", str(MIXED), "--compare", "--out-dir", str(tmp_path)]
+    )
     assert compared.exit_code == 0, compared.output
     html = (tmp_path / "calibration.html").read_text(encoding="utf-8")
     assert html.count("<svg") == 2 and "side by side" in html
 
 
 def test_cli_calibrate_joins_evaluations(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["calibrate", str(HUMAN), "--evaluations",
-                                      str(EVALUATIONS), "--out-dir", str(tmp_path)])
+    result = CliRunner().invoke(
+        cli,
+        ["calibrate", str(HUMAN), "--evaluations", str(EVALUATIONS), "--out-dir", str(tmp_path)],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "calibration.json").read_text(encoding="utf-8"))
     (series,) = data["series"]
@@ -210,20 +245,50 @@ def test_cli_calibrate_joins_evaluations(tmp_path: Path) -> None:
 
 
 def test_abstentions_are_counted_apart_and_precision_is_per_verdict_class() -> None:
-    human = ["supported", "supported", "unsupported", "unsupported", "partial", "supported",
-             "unsupported", "partial", "supported", "unsupported", "supported", "partial"]
-    judge = ["supported", None, "unsupported", "supported", "partial", None,
-             None, "unsupported", "supported", "unsupported", "partial", None]
-    pairs = [LabelPair(case_id=str(i), claim_id="c", human=h, judge=j)  # type: ignore[arg-type]
-             for i, (h, j) in enumerate(zip(human, judge, strict=True))]
+    human = [
+        "supported",
+        "supported",
+        "unsupported",
+        "unsupported",
+        "partial",
+        "supported",
+        "unsupported",
+        "partial",
+        "supported",
+        "unsupported",
+        "supported",
+        "partial",
+    ]
+    judge = [
+        "supported",
+        None,
+        "unsupported",
+        "supported",
+        "partial",
+        None,
+        None,
+        "unsupported",
+        "supported",
+        "unsupported",
+        "partial",
+        None,
+    ]
+    pairs = [
+        LabelPair(case_id=str(i), claim_id="c", human=h, judge=j)  # type: ignore[arg-type]
+        for i, (h, j) in enumerate(zip(human, judge, strict=True))
+    ]
     metrics = compute_metrics(pairs)
     answered = [(h, j) for h, j in zip(human, judge, strict=True) if j is not None]
     assert metrics.n == len(answered) == 8
     assert (metrics.abstained.successes, metrics.abstained.n) == (4, 12)
     assert {label: (est.successes, est.n) for label, est in metrics.precision.items()} == {
-        "supported": (2, 3), "partial": (1, 2), "unsupported": (2, 3)}
-    assert metrics.kappa == pytest.approx(cohen_kappa_score(
-        [h for h, _ in answered], [j for _, j in answered], labels=list(LABELS)))
+        "supported": (2, 3),
+        "partial": (1, 2),
+        "unsupported": (2, 3),
+    }
+    assert metrics.kappa == pytest.approx(
+        cohen_kappa_score([h for h, _ in answered], [j for _, j in answered], labels=list(LABELS))
+    )
     assert sum(map(sum, metrics.matrix)) == 8
     data = metrics.as_dict()
     assert data["abstained"]["successes"] == 4
@@ -232,24 +297,40 @@ def test_abstentions_are_counted_apart_and_precision_is_per_verdict_class() -> N
 
 def test_labels_file_may_say_the_judge_abstained(tmp_path: Path) -> None:
     path = tmp_path / "labels.csv"
-    path.write_text("case_id,claim_id,human_label,judge_label\n"
-                    "a,c1,supported,supported\na,c2,unsupported,abstained\n"
-                    "a,c3,partial,unsupported\n", encoding="utf-8")
+    path.write_text(
+        "case_id,claim_id,human_label,judge_label\n"
+        "a,c1,supported,supported\na,c2,unsupported,abstained\n"
+        "a,c3,partial,unsupported\n",
+        encoding="utf-8",
+    )
     pairs = pairs_from_labels(load_labels(path))
     assert [p.judge for p in pairs] == ["supported", None, "unsupported"]
     (report,) = calibrate(pairs)
     assert (report.overall.n, report.overall.abstained.successes) == (2, 1)
 
 
-def _record(trace_id: str, *, judged: bool, verdict: str | None,
-            reason: str | None = None, outcome: str = "ok") -> EvaluationRecord:
+def _record(
+    trace_id: str,
+    *,
+    judged: bool,
+    verdict: str | None,
+    reason: str | None = None,
+    outcome: str = "ok",
+) -> EvaluationRecord:
     record = load_evaluations(EVALUATIONS)[0]
-    claim = record.claims[0].model_copy(update={
-        "claim_id": "c1", "verdict": verdict, "verdict_reason": reason,
-        "citation_ids": ["S1"], "invalid_citation_ids": []})
+    claim = record.claims[0].model_copy(
+        update={
+            "claim_id": "c1",
+            "verdict": verdict,
+            "verdict_reason": reason,
+            "citation_ids": ["S1"],
+            "invalid_citation_ids": [],
+        }
+    )
     judge = record.judge.model_copy(update={"outcome": outcome}) if record.judge else None
-    return record.model_copy(update={"trace_id": trace_id, "claims": [claim],
-                                     "judged": judged, "judge": judge})
+    return record.model_copy(
+        update={"trace_id": trace_id, "claims": [claim], "judged": judged, "judge": judge}
+    )
 
 
 def test_join_pairs_an_unjudged_cited_claim_as_an_abstention(tmp_path: Path) -> None:
@@ -261,11 +342,17 @@ def test_join_pairs_an_unjudged_cited_claim_as_an_abstention(tmp_path: Path) -> 
         _record("t-judge-failed", judged=True, verdict=None, outcome="timeout"),
     ]
     path = tmp_path / "human.csv"
-    path.write_text("case_id,claim_id,human_label\n" + "".join(
-        f"{r.trace_id},c1,unsupported\n" for r in records), encoding="utf-8")
+    path.write_text(
+        "case_id,claim_id,human_label\n"
+        + "".join(f"{r.trace_id},c1,unsupported\n" for r in records),
+        encoding="utf-8",
+    )
     pairs, unmatched = join_evaluations(load_labels(path), records)
     assert {p.case_id: p.judge for p in pairs} == {
-        "t-answered": "supported", "t-abstained": None, "t-said-so": None}
+        "t-answered": "supported",
+        "t-abstained": None,
+        "t-said-so": None,
+    }
     assert unmatched == 2
     (report,) = calibrate(pairs)
     assert (report.overall.abstained.successes, report.overall.abstained.n) == (2, 3)
@@ -274,10 +361,12 @@ def test_join_pairs_an_unjudged_cited_claim_as_an_abstention(tmp_path: Path) -> 
 
 def test_cli_calibrate_shows_abstentions_and_precision(tmp_path: Path) -> None:
     labels = tmp_path / "labels.csv"
-    labels.write_text("case_id,claim_id,human_label,judge_label\n"
-                      "a,c1,supported,supported\na,c2,unsupported,abstained\n"
-                      "a,c3,unsupported,unsupported\na,c4,supported,unsupported\n",
-                      encoding="utf-8")
+    labels.write_text(
+        "case_id,claim_id,human_label,judge_label\n"
+        "a,c1,supported,supported\na,c2,unsupported,abstained\n"
+        "a,c3,unsupported,unsupported\na,c4,supported,unsupported\n",
+        encoding="utf-8",
+    )
     result = CliRunner().invoke(cli, ["calibrate", str(labels), "--out-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "abstained               25.0%" in result.output
@@ -295,36 +384,90 @@ def test_agreement_is_reported_per_path() -> None:
     from sidecar.quality.labels import path_slice
 
     def result(**fields: object) -> ClaimResult:
-        return ClaimResult.model_validate({
-            "claim_id": "c1", "text": "t", "importance": 3, "kind": "factual",
-            "status": "cited", "citation_ids": ["S1"], **fields})
+        return ClaimResult.model_validate(
+            {
+                "claim_id": "c1",
+                "text": "t",
+                "importance": 3,
+                "kind": "factual",
+                "status": "cited",
+                "citation_ids": ["S1"],
+                **fields,
+            }
+        )
 
-    assert path_slice(result(verdict="supported", resolved_by="screen",
-                             path={"screen": "supported"})) == "screen"
-    assert path_slice(result(verdict="supported", resolved_by="llm",
-                             path={"screen": "suspect", "llm": "supported",
-                                   "agreed": False})) == "screen_disagreed"
-    assert path_slice(result(verdict="unsupported", resolved_by="llm",
-                             path={"screen": "suspect", "llm": "unsupported",
-                                   "agreed": True})) == "screen_agreed"
-    assert path_slice(result(verdict="supported", resolved_by="llm",
-                             path={"screen": "abstained", "llm": "supported"})) == "llm"
-    assert path_slice(result(verdict="supported", resolved_by="llm",
-                             path={"llm": "supported", "rejudge": "supported",
-                                   "agreed": True})) == "rejudged"
-    assert path_slice(result(not_judged="suspect", not_judged_detail="date",
-                             path={"screen": "suspect"})) == "not_judged_suspect"
+    assert (
+        path_slice(result(verdict="supported", resolved_by="screen", path={"screen": "supported"}))
+        == "screen"
+    )
+    assert (
+        path_slice(
+            result(
+                verdict="supported",
+                resolved_by="llm",
+                path={"screen": "suspect", "llm": "supported", "agreed": False},
+            )
+        )
+        == "screen_disagreed"
+    )
+    assert (
+        path_slice(
+            result(
+                verdict="unsupported",
+                resolved_by="llm",
+                path={"screen": "suspect", "llm": "unsupported", "agreed": True},
+            )
+        )
+        == "screen_agreed"
+    )
+    assert (
+        path_slice(
+            result(
+                verdict="supported",
+                resolved_by="llm",
+                path={"screen": "abstained", "llm": "supported"},
+            )
+        )
+        == "llm"
+    )
+    assert (
+        path_slice(
+            result(
+                verdict="supported",
+                resolved_by="llm",
+                path={"llm": "supported", "rejudge": "supported", "agreed": True},
+            )
+        )
+        == "rejudged"
+    )
+    assert (
+        path_slice(
+            result(not_judged="suspect", not_judged_detail="date", path={"screen": "suspect"})
+        )
+        == "not_judged_suspect"
+    )
 
 
 def test_cli_calibrate_shows_agreement_per_path(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["calibrate", str(HUMAN), "--evaluations",
-                                      str(EVALUATIONS), "--out-dir", str(tmp_path)])
+    result = CliRunner().invoke(
+        cli,
+        ["calibrate", str(HUMAN), "--evaluations", str(EVALUATIONS), "--out-dir", str(tmp_path)],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "calibration.json").read_text(encoding="utf-8"))
     (series,) = data["series"]
     paths = series["by_slice"]["path"]
     assert sum(group["n"] for group in paths.values()) == series["overall"]["n"]
-    assert set(paths) <= {"screen", "llm", "cache", "screen_agreed", "screen_disagreed",
-                          "rejudged", "not_judged_abstained", "not_judged_suspect",
-                          "not_judged_unverified", "not_judged_judge_failed"}
+    assert set(paths) <= {
+        "screen",
+        "llm",
+        "cache",
+        "screen_agreed",
+        "screen_disagreed",
+        "rejudged",
+        "not_judged_abstained",
+        "not_judged_suspect",
+        "not_judged_unverified",
+        "not_judged_judge_failed",
+    }
     assert "path" in (tmp_path / "calibration.md").read_text(encoding="utf-8")

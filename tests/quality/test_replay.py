@@ -33,9 +33,19 @@ def test_traces_built_from_labels_cite_only_their_passages() -> None:
 
 def test_cli_replay_with_lexical_judge(tmp_path: Path) -> None:
     records = tmp_path / "records.jsonl"
-    result = CliRunner().invoke(cli, ["replay", str(REPLAY), "--judge", "lexical",
-                                      "--out-dir", str(tmp_path), "--records-out",
-                                      str(records)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "replay",
+            str(REPLAY),
+            "--judge",
+            "lexical",
+            "--out-dir",
+            str(tmp_path),
+            "--records-out",
+            str(records),
+        ],
+    )
     assert result.exit_code == 0, result.output
     (series,) = json.loads((tmp_path / "calibration.json").read_text("utf-8"))["series"]
     assert (series["rubric_version"], series["judge_model"]) == (RUBRIC_VERSION, LEXICAL_MODEL)
@@ -56,8 +66,19 @@ def test_cli_replay_with_traces_file(tmp_path: Path) -> None:
     lines = ["case_id,claim_id,human_label,importance"]
     lines += [f"{t.trace_id},{c.id},supported,{c.importance}" for t in traces for c in t.claims]
     labels.write_text("\n".join(lines) + "\n", "utf-8")
-    result = CliRunner().invoke(cli, ["replay", str(labels), "--traces", str(traces_path),
-                                      "--judge", "lexical", "--out-dir", str(tmp_path)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "replay",
+            str(labels),
+            "--traces",
+            str(traces_path),
+            "--judge",
+            "lexical",
+            "--out-dir",
+            str(tmp_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     (series,) = json.loads((tmp_path / "calibration.json").read_text("utf-8"))["series"]
     # Every label is "supported"; the screen judges the five verbatim claims and abstains on
@@ -69,8 +90,9 @@ def test_cli_replay_with_traces_file(tmp_path: Path) -> None:
 def test_cli_replay_without_passages_is_a_one_line_error(tmp_path: Path) -> None:
     labels = tmp_path / "labels.csv"
     labels.write_text("case_id,claim_id,human_label\ncase-1,c1,supported\n", "utf-8")
-    result = CliRunner().invoke(cli, ["replay", str(labels), "--judge", "lexical",
-                                      "--out-dir", str(tmp_path)])
+    result = CliRunner().invoke(
+        cli, ["replay", str(labels), "--judge", "lexical", "--out-dir", str(tmp_path)]
+    )
     assert result.exit_code == 2
     assert result.output.startswith("Error: ") and "claim_text is required" in result.output
 
@@ -82,11 +104,22 @@ def test_replay_traces_are_decoded_under_the_settings_limits(tmp_path: Path) -> 
     config = tmp_path / "citewatch.yaml"
     config.write_text("limits:\n  max_text_chars: 20\n", "utf-8")
     labels = tmp_path / "labels.csv"
-    labels.write_text(f"case_id,claim_id,human_label\n{traces[0].trace_id},c1,supported\n",
-                      "utf-8")
-    result = CliRunner().invoke(cli, ["replay", str(labels), "--traces", str(traces_path),
-                                      "--judge", "lexical", "--out-dir", str(tmp_path / "out"),
-                                      "--config", str(config)])
+    labels.write_text(f"case_id,claim_id,human_label\n{traces[0].trace_id},c1,supported\n", "utf-8")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "replay",
+            str(labels),
+            "--traces",
+            str(traces_path),
+            "--judge",
+            "lexical",
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--config",
+            str(config),
+        ],
+    )
     assert result.exit_code == 2
     assert result.output == f"Error: {traces_path}:1: not a trace (text_too_long)\n"
 

@@ -48,8 +48,9 @@ class NoisyJudge:
 
 
 def test_deterministic_judge_has_no_spread(traces: list[Trace]) -> None:
-    settings = load_settings(overrides={"judge.backend": "lexical", "sampling.rate": 1.0,
-                                        "judge.cache_size": 0})
+    settings = load_settings(
+        overrides={"judge.backend": "lexical", "sampling.rate": 1.0, "judge.cache_size": 0}
+    )
     result = asyncio.run(measure_stability(build_pipeline(settings), traces, repeats=3))
     assert result.traces == len(traces) and result.repeats == 3
     assert len(set(result.run_means)) == 1 and result.run_means[0] is not None
@@ -62,15 +63,14 @@ def test_deterministic_judge_has_no_spread(traces: list[Trace]) -> None:
 
 def test_noisy_judge_spread_is_measured(traces: list[Trace]) -> None:
     judge = NoisyJudge(seed=3)
-    result = asyncio.run(measure_stability(Pipeline(Settings(), judge=judge), traces,
-                                           repeats=6))
+    result = asyncio.run(measure_stability(Pipeline(Settings(), judge=judge), traces, repeats=6))
     means = [m for m in result.run_means if m is not None]
     assert len(means) == 6
     assert result.run_sd == pytest.approx(statistics.stdev(means))
     assert result.run_sd is not None and result.run_sd > 0
     flipped = sum(len(set(v)) > 1 for v in judge.said.values())
     assert (result.claims_judged, result.claims_flipped) == (len(judge.said), flipped)
-    assert result.suggested_tolerance == pytest.approx(2 * 2 ** 0.5 * result.run_sd)
+    assert result.suggested_tolerance == pytest.approx(2 * 2**0.5 * result.run_sd)
     assert result.max_trace_range is not None and result.max_trace_range > 0
 
 
@@ -82,8 +82,9 @@ def test_stability_rejects_a_single_repeat(traces: list[Trace]) -> None:
 def test_cli_stability_prints_the_spread(traces: list[Trace], tmp_path: Path) -> None:
     path = tmp_path / "traces.jsonl"
     path.write_text("".join(t.model_dump_json() + "\n" for t in traces), encoding="utf-8")
-    result = CliRunner().invoke(cli, ["stability", str(path), "--judge", "lexical",
-                                      "--repeats", "2"])
+    result = CliRunner().invoke(
+        cli, ["stability", str(path), "--judge", "lexical", "--repeats", "2"]
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == f"{len(traces)} traces x 2 repeats"

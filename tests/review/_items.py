@@ -11,9 +11,16 @@ from sidecar.review.routing import PRIORITY, item_id
 __all__ = ["make_item"]
 
 
-def make_item(n: int, *, reasons: list[str] | None = None, verdict: str | None = "supported",
-              day: date = date(2026, 11, 30), importance: int = 2, trace: str | None = None,
-              **extra: Any) -> ReviewItem:
+def make_item(
+    n: int,
+    *,
+    reasons: list[str] | None = None,
+    verdict: str | None = "supported",
+    day: date = date(2026, 11, 30),
+    importance: int = 2,
+    trace: str | None = None,
+    **extra: Any,
+) -> ReviewItem:
     """Item number ``n`` with a passage whose evidence quote is marked."""
     reasons = reasons or ["audit"]
     trace_id = trace or f"{n:032x}"
@@ -33,8 +40,15 @@ def make_item(n: int, *, reasons: list[str] | None = None, verdict: str | None =
         "claim_text": f"Refunds are available within {n} days.",
         "importance": importance,
         "citation_ids": ["S1"],
-        "passages": [{"source_id": "S1", "title": "Refunds", "text": text,
-                      "quote_start": start, "quote_end": start + len(quote)}],
+        "passages": [
+            {
+                "source_id": "S1",
+                "title": "Refunds",
+                "text": text,
+                "quote_start": start,
+                "quote_end": start + len(quote),
+            }
+        ],
         "verdict": verdict,
         "evidence_quote": quote if verdict in ("supported", "partial") else None,
         "resolved_by": "llm" if verdict else None,

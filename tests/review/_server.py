@@ -17,8 +17,7 @@ __all__ = ["serve_page"]
 @contextmanager
 def serve_page(store: ReviewStore, *, token: str | None = None) -> Iterator[str]:
     """Serve the page over ``store``; yields its base URL."""
-    server = create_server(create_app(store, token=token), host="127.0.0.1", port=0,
-                           threads=2)
+    server = create_server(create_app(store, token=token), host="127.0.0.1", port=0, threads=2)
     closing = threading.Event()
 
     def run() -> None:

@@ -36,9 +36,16 @@ def _traffic(seed: int, claims: int = 8_000) -> tuple[list[AuditRow], list[Audit
         human = verdict if right else rng.choice([x for x in labels if x != verdict])
         # The screen and the LLM disagree on 60 % of the wrong verdicts, 5 % of the right.
         agreed = rng.random() >= (0.05 if right else 0.60)
-        claim = RoutingClaim(claim_id=f"c{i % 5}", importance=2, verdict=verdict,
-                             not_judged=None, not_judged_detail=None, critical_unjudged=False,
-                             agreed=agreed, injection_influenced=False)
+        claim = RoutingClaim(
+            claim_id=f"c{i % 5}",
+            importance=2,
+            verdict=verdict,
+            not_judged=None,
+            not_judged_detail=None,
+            critical_unjudged=False,
+            agreed=agreed,
+            injection_influenced=False,
+        )
         reasons = route_claim(claim, trace_id=f"{seed:08x}{i // 5:024x}", settings=SETTINGS)
         row = AuditRow(judge=verdict, human=human, path="llm", day=DAY)
         if "audit" in reasons:
@@ -81,15 +88,17 @@ def _settled(store: ReviewStore, item_id: str, label: str) -> None:
 
 def test_the_weekly_section_reads_settled_audit_items_of_each_week(tmp_path: Path) -> None:
     with ReviewStore(tmp_path / "review.sqlite") as store:
-        this_week = [make_item(n, verdict="supported", day=date(2026, 11, 30))
-                     for n in range(4)]
-        last_week = [make_item(10 + n, verdict="unsupported", day=date(2026, 11, 20))
-                     for n in range(2)]
-        flagged = make_item(20, reasons=["disagreement"], verdict="supported",
-                            day=date(2026, 11, 30))
+        this_week = [make_item(n, verdict="supported", day=date(2026, 11, 30)) for n in range(4)]
+        last_week = [
+            make_item(10 + n, verdict="unsupported", day=date(2026, 11, 20)) for n in range(2)
+        ]
+        flagged = make_item(
+            20, reasons=["disagreement"], verdict="supported", day=date(2026, 11, 30)
+        )
         store.add([*this_week, *last_week, flagged])
-        for item, label in zip(this_week, ["supported", "supported", "partial", "skip"],
-                               strict=True):
+        for item, label in zip(
+            this_week, ["supported", "supported", "partial", "skip"], strict=True
+        ):
             _settled(store, item.item_id, label)
         _settled(store, last_week[0].item_id, "unsupported")
         _settled(store, flagged.item_id, "unsupported")  # not in the audit slice
@@ -113,9 +122,21 @@ def test_the_weekly_report_gains_the_audit_section(tmp_path: Path) -> None:
         opened.add([item])
         _settled(opened, item.item_id, "supported")
     out = tmp_path / "weekly"
-    result = CliRunner().invoke(cli, ["report", "--weekly", "--records", str(records),
-                                      "--end", "2025-03-10", "--review", str(store),
-                                      "--output", str(out)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "report",
+            "--weekly",
+            "--records",
+            str(records),
+            "--end",
+            "2025-03-10",
+            "--review",
+            str(store),
+            "--output",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "## Judge precision on the audit slice" in result.output
     assert "| precision supported | 1.000 [0.207, 1.000] (1/1) |" in result.output

@@ -25,8 +25,11 @@ def records(tmp_path: Path) -> Path:
     pipeline = build_pipeline(settings)
 
     async def run() -> list[str]:
-        return [(await pipeline.evaluate(decode_trace(line))).model_dump_json()
-                for line in EXAMPLES.read_text().splitlines() if line.strip()]
+        return [
+            (await pipeline.evaluate(decode_trace(line))).model_dump_json()
+            for line in EXAMPLES.read_text().splitlines()
+            if line.strip()
+        ]
 
     path = tmp_path / "evaluations.jsonl"
     path.write_text("\n".join(asyncio.run(run())) + "\n")
@@ -54,8 +57,9 @@ def test_import_with_traces_keeps_redacted_passages(records: Path, tmp_path: Pat
 
 def test_import_without_traces_keeps_source_ids_only(records: Path, tmp_path: Path) -> None:
     store = tmp_path / "review.sqlite"
-    result = CliRunner().invoke(cli, ["review", "import", str(records), "--store", str(store)],
-                                env=ENV)
+    result = CliRunner().invoke(
+        cli, ["review", "import", str(records), "--store", str(store)], env=ENV
+    )
     assert result.exit_code == 0, result.output
     with ReviewStore(store) as opened:
         items = opened.items()
@@ -67,10 +71,10 @@ def test_purge_keeps_labelled_items(records: Path, tmp_path: Path) -> None:
     CliRunner().invoke(cli, ["review", "import", str(records), "--store", str(store)], env=ENV)
     with ReviewStore(store) as opened:
         first = opened.items()[0]
-        opened.add_label(item_id=first.item_id, reviewer="ann", label="supported",
-                         form_token=None)
-    result = CliRunner().invoke(cli, ["review", "purge", "--older-than", "0", "--store",
-                                      str(store)])
+        opened.add_label(item_id=first.item_id, reviewer="ann", label="supported", form_token=None)
+    result = CliRunner().invoke(
+        cli, ["review", "purge", "--older-than", "0", "--store", str(store)]
+    )
     assert result.exit_code == 0
     assert "8 unlabelled items deleted" in result.output
     with ReviewStore(store) as opened:
@@ -78,8 +82,9 @@ def test_purge_keeps_labelled_items(records: Path, tmp_path: Path) -> None:
 
 
 def test_serve_refuses_an_exposed_address_without_a_token(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["review", "serve", "--host", "0.0.0.0", "--store",
-                                      str(tmp_path / "review.sqlite")])
+    result = CliRunner().invoke(
+        cli, ["review", "serve", "--host", "0.0.0.0", "--store", str(tmp_path / "review.sqlite")]
+    )
     assert result.exit_code == 2
     assert "not a loopback address: set review.token" in result.output
     assert not (tmp_path / "review.sqlite").exists()
@@ -103,31 +108,76 @@ def test_run_with_a_file_writes_routed_claims_to_the_store(tmp_path: Path) -> No
     import sys
 
     store = tmp_path / "review.sqlite"
-    env = {**os.environ, **ENV, "CITEWATCH_REVIEW_STORE": str(store),
-           "CITEWATCH_REVIEW_AUDIT_RATE": "0.0", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        **ENV,
+        "CITEWATCH_REVIEW_STORE": str(store),
+        "CITEWATCH_REVIEW_AUDIT_RATE": "0.0",
+        "PYTHONPATH": str(ROOT),
+    }
     done = subprocess.run(
-        [sys.executable, "-m", "sidecar.cli", "run", "--input", str(EXAMPLES), "--once",
-         "--output", str(tmp_path / "evaluations.jsonl"), "--metrics-port", "0",
-         "--metrics-address", "127.0.0.1"],
-        env=env, capture_output=True, text=True, timeout=120, check=False)
+        [
+            sys.executable,
+            "-m",
+            "sidecar.cli",
+            "run",
+            "--input",
+            str(EXAMPLES),
+            "--once",
+            "--output",
+            str(tmp_path / "evaluations.jsonl"),
+            "--metrics-port",
+            "0",
+            "--metrics-address",
+            "127.0.0.1",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     with ReviewStore(store) as opened:
         items = opened.items()
     imported = tmp_path / "imported.sqlite"
-    CliRunner().invoke(cli, ["review", "import", str(tmp_path / "evaluations.jsonl"),
-                             "--traces", str(EXAMPLES), "--store", str(imported)], env=ENV)
+    CliRunner().invoke(
+        cli,
+        [
+            "review",
+            "import",
+            str(tmp_path / "evaluations.jsonl"),
+            "--traces",
+            str(EXAMPLES),
+            "--store",
+            str(imported),
+        ],
+        env=ENV,
+    )
     with ReviewStore(imported) as opened:
         again = opened.items()
     # The same claims and the same redacted packets, whether routed live or imported.
     strip = {"evaluated_at"}
     assert sorted((i.model_dump(exclude=strip) for i in items), key=str) == sorted(
-        (i.model_dump(exclude=strip) for i in again), key=str)
+        (i.model_dump(exclude=strip) for i in again), key=str
+    )
     assert len(items) == 9
 
 
 def test_run_with_only_a_topic_and_a_file_input_stops_at_start(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["run", "--input", str(EXAMPLES), "--once", "--output",
-                                      str(tmp_path / "out.jsonl"), "--metrics-port", "0"],
-                                env={**ENV, "CITEWATCH_REVIEW_TOPIC": "citewatch.review"})
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--input",
+            str(EXAMPLES),
+            "--once",
+            "--output",
+            str(tmp_path / "out.jsonl"),
+            "--metrics-port",
+            "0",
+        ],
+        env={**ENV, "CITEWATCH_REVIEW_TOPIC": "citewatch.review"},
+    )
     assert result.exit_code == 2
     assert "review.topic needs the Kafka runtime" in result.output

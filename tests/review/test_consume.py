@@ -44,8 +44,10 @@ def test_items_are_stored_once_and_offsets_follow_the_store(tmp_path: Path) -> N
     a, b = TP("citewatch.review", 0), TP("citewatch.review", 1)
     one, two = make_item(1), make_item(2)
     batches = [
-        {a: [Message(0, item_json(one)), Message(1, b"not a review item")],
-         b: [Message(5, item_json(two))]},
+        {
+            a: [Message(0, item_json(one)), Message(1, b"not a review item")],
+            b: [Message(5, item_json(two))],
+        },
         {a: [Message(2, item_json(one))]},  # a replay: stored already
     ]
     stop = threading.Event()

@@ -17,7 +17,7 @@ _ROW = re.compile(r"^\| `(citewatch_review_\w+)` \| (\w+) \| (.*?) \| `?([\w ]+)
 
 def _documented() -> dict[str, tuple[str, frozenset[str]]]:
     text = DOC.read_text()
-    section = text[text.index("## Review queue\n"):]
+    section = text[text.index("## Review queue\n") :]
     rows = {}
     for line in section.splitlines():
         match = _ROW.match(line)
@@ -48,12 +48,17 @@ def test_the_collector_reads_depth_labels_and_agreement(tmp_path: Path) -> None:
     registry = CollectorRegistry()
     with ReviewStore(tmp_path / "review.sqlite", reviewers=2, caps={"audit": 1}) as store:
         registry.register(StoreCollector(store))
-        a, b, c = (make_item(1, reasons=["suspect", "audit"]),
-                   make_item(2, reasons=["suspect"]), make_item(3))
+        a, b, c = (
+            make_item(1, reasons=["suspect", "audit"]),
+            make_item(2, reasons=["suspect"]),
+            make_item(3),
+        )
         store.add([a, b, c])
-        for item_id, reviewer, label in [(a.item_id, "ann", "supported"),
-                                         (a.item_id, "bob", "supported"),
-                                         (b.item_id, "ann", "partial")]:
+        for item_id, reviewer, label in [
+            (a.item_id, "ann", "supported"),
+            (a.item_id, "bob", "supported"),
+            (b.item_id, "ann", "partial"),
+        ]:
             store.add_label(item_id=item_id, reviewer=reviewer, label=label, form_token=None)
         value = registry.get_sample_value
         assert value("citewatch_review_queue_items", {"reason": "suspect"}) == 1

@@ -32,8 +32,13 @@ def browser() -> Iterator[object]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--disable-gpu", "--window-size=1200,900"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1200,900",
+    ):
         options.add_argument(argument)
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     try:
@@ -45,10 +50,15 @@ def browser() -> Iterator[object]:
 def _items() -> list:  # type: ignore[type-arg]
     """Five items in a known queue order (priority), each with the judge's side."""
     return [
-        make_item(1, reasons=["disagreement"], verdict="supported",
-                  path={"screen": "supported", "llm": "partial", "agreed": False}),
-        make_item(2, reasons=["suspect"], verdict=None, not_judged="suspect",
-                  not_judged_detail="number"),
+        make_item(
+            1,
+            reasons=["disagreement"],
+            verdict="supported",
+            path={"screen": "supported", "llm": "partial", "agreed": False},
+        ),
+        make_item(
+            2, reasons=["suspect"], verdict=None, not_judged="suspect", not_judged_detail="number"
+        ),
         make_item(3, reasons=["audit"], verdict="supported"),
         make_item(4, reasons=["audit"], verdict="unsupported"),
         make_item(5, reasons=["audit"], verdict="partial"),
@@ -74,9 +84,13 @@ def test_keyboard_labels_reach_calibration_exactly(browser: object, tmp_path: Pa
 
     # What the reviewer presses on each item: failure-type digit (or none), a note (or
     # none), then the label key.
-    by_item = {items[0].item_id: ("2", "only under 100 requests", "p"),
-               items[1].item_id: (None, None, "u"), items[2].item_id: (None, None, "s"),
-               items[3].item_id: ("1", None, "u"), items[4].item_id: (None, None, "k")}
+    by_item = {
+        items[0].item_id: ("2", "only under 100 requests", "p"),
+        items[1].item_id: (None, None, "u"),
+        items[2].item_id: (None, None, "s"),
+        items[3].item_id: ("1", None, "u"),
+        items[4].item_id: (None, None, "k"),
+    }
     presses = [by_item[item_id] for item_id in order]
     with ReviewStore(path) as store, serve_page(store) as url:
         wait = WebDriverWait(browser, 20)
@@ -110,19 +124,23 @@ def test_keyboard_labels_reach_calibration_exactly(browser: object, tmp_path: Pa
         items[4].item_id: ("skip", None, None),
     }
     assert [(r.item_id, r.reviewer, r.label, r.failure_type, r.note) for r in rows] == [
-        (item_id, "ann", *expected[item_id]) for item_id in order]
+        (item_id, "ann", *expected[item_id]) for item_id in order
+    ]
 
     pairs = pairs_from_review(path)
-    assert sorted((p.case_id, p.human, p.judge, p.failure_type) for p in pairs) == sorted([
-        (items[0].trace_id, "partial", "supported", "wrong_condition_or_scope"),
-        (items[1].trace_id, "unsupported", None, None),
-        (items[2].trace_id, "supported", "supported", None),
-        (items[3].trace_id, "unsupported", "unsupported", "wrong_number_or_date"),
-    ])
+    assert sorted((p.case_id, p.human, p.judge, p.failure_type) for p in pairs) == sorted(
+        [
+            (items[0].trace_id, "partial", "supported", "wrong_condition_or_scope"),
+            (items[1].trace_id, "unsupported", None, None),
+            (items[2].trace_id, "supported", "supported", None),
+            (items[3].trace_id, "unsupported", "unsupported", "wrong_number_or_date"),
+        ]
+    )
 
     out = tmp_path / "calibration"
-    result = CliRunner().invoke(cli, ["calibrate", "--from-review", str(path),
-                                      "--output", str(out)])
+    result = CliRunner().invoke(
+        cli, ["calibrate", "--from-review", str(path), "--output", str(out)]
+    )
     assert result.exit_code == 0, result.output
     [report] = json.loads((out / "calibration.json").read_text())["series"]
     overall = report["overall"]

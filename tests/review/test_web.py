@@ -58,8 +58,12 @@ def test_a_label_posted_once_is_written_once(store: ReviewStore) -> None:
     item = make_item(1, reasons=["suspect"])
     with serve_page(store) as url, _client(url) as client:
         _sign_in(client)
-        form = {**_form(client, item.item_id), "label": "partial",
-                "failure_type": "half_supported", "note": "second half missing"}
+        form = {
+            **_form(client, item.item_id),
+            "label": "partial",
+            "failure_type": "half_supported",
+            "note": "second half missing",
+        }
         first = client.post("/label", data=form)
         assert (first.status_code, first.headers["location"]) == (303, "/next")
         replay = client.post("/label", data=form)
@@ -67,16 +71,24 @@ def test_a_label_posted_once_is_written_once(store: ReviewStore) -> None:
         assert "already submitted" in replay.text
     [row] = store.labels()
     assert (row.item_id, row.reviewer, row.label, row.failure_type, row.note) == (
-        item.item_id, "ann", "partial", "half_supported", "second half missing")
+        item.item_id,
+        "ann",
+        "partial",
+        "half_supported",
+        "second half missing",
+    )
 
 
-@pytest.mark.parametrize(("change", "status", "message"), [
-    pytest.param({"item_id": "f" * 32}, 404, "no review item", id="unknown-item"),
-    pytest.param({"form_token": "forged"}, 403, "not issued by this page", id="forged-form"),
-    pytest.param({"form_token": ""}, 403, "not issued by this page", id="no-form-token"),
-    pytest.param({"label": "probably"}, 400, "is not one of", id="bad-label"),
-    pytest.param({"failure_type": "bad_vibes"}, 400, "failure type", id="bad-failure-type"),
-])
+@pytest.mark.parametrize(
+    ("change", "status", "message"),
+    [
+        pytest.param({"item_id": "f" * 32}, 404, "no review item", id="unknown-item"),
+        pytest.param({"form_token": "forged"}, 403, "not issued by this page", id="forged-form"),
+        pytest.param({"form_token": ""}, 403, "not issued by this page", id="no-form-token"),
+        pytest.param({"label": "probably"}, 400, "is not one of", id="bad-label"),
+        pytest.param({"failure_type": "bad_vibes"}, 400, "failure type", id="bad-failure-type"),
+    ],
+)
 def test_bad_label_posts_get_a_clear_error_and_change_nothing(
     store: ReviewStore, change: dict[str, str], status: int, message: str
 ) -> None:
@@ -118,17 +130,21 @@ def test_without_signing_in_nothing_is_written(store: ReviewStore) -> None:
     item = make_item(1, reasons=["suspect"])
     token = store.issue_form(item.item_id, "ann")
     with serve_page(store) as url, _client(url) as client:
-        response = client.post("/label", data={"item_id": item.item_id, "form_token": token,
-                                               "label": "supported"})
+        response = client.post(
+            "/label", data={"item_id": item.item_id, "form_token": token, "label": "supported"}
+        )
         assert response.status_code == 401
         assert "sign in first" in response.text
     assert store.labels() == []
 
 
-@pytest.mark.parametrize("given", [
-    pytest.param(None, id="missing-token"),
-    pytest.param("wrong", id="wrong-token"),
-])
+@pytest.mark.parametrize(
+    "given",
+    [
+        pytest.param(None, id="missing-token"),
+        pytest.param("wrong", id="wrong-token"),
+    ],
+)
 def test_a_missing_or_wrong_token_is_refused(store: ReviewStore, given: str | None) -> None:
     item = make_item(1, reasons=["suspect"])
     with serve_page(store, token=TOKEN) as url, _client(url) as client:
@@ -137,8 +153,9 @@ def test_a_missing_or_wrong_token_is_refused(store: ReviewStore, given: str | No
         assert response.status_code == 403
         assert "wrong or missing token" in response.text
         assert client.get(f"/item/{item.item_id}").status_code == 302
-        refused = client.post("/label", data={"item_id": item.item_id, "label": "supported",
-                                              "form_token": "x"})
+        refused = client.post(
+            "/label", data={"item_id": item.item_id, "label": "supported", "form_token": "x"}
+        )
         assert refused.status_code == 401
         assert client.get("/metrics").status_code == 302
     assert store.labels() == []

@@ -55,32 +55,36 @@ class QueueSource:
 
 def _build(settings: Settings, **kwargs: object) -> tuple[Runtime, CollectorRegistry]:
     registry = CollectorRegistry()
-    runtime = build_runtime(settings, pipeline=Pipeline(settings),
-                            metrics=CitewatchMetrics(registry=registry), **kwargs)  # type: ignore[arg-type]
+    runtime = build_runtime(
+        settings, pipeline=Pipeline(settings), metrics=CitewatchMetrics(registry=registry), **kwargs
+    )  # type: ignore[arg-type]
     return runtime, registry
 
 
 def test_a_new_trace_source_is_one_class_given_to_build_runtime() -> None:
     out, dead = io.StringIO(), io.StringIO()
-    runtime, registry = _build(Settings(), source=QueueSource([[_raw(0), b"{"], [_raw(1)]]),
-                               sink=JsonLinesSink(out, dead))
+    runtime, registry = _build(
+        Settings(), source=QueueSource([[_raw(0), b"{"], [_raw(1)]]), sink=JsonLinesSink(out, dead)
+    )
     assert isinstance(runtime, FileRuntime)
     result = runtime.run(threading.Event())
     assert (result.started, result.left_behind) == (True, False)
     assert result.summary == FileSummary(lines=3, evaluated=2, dead_lettered=1)
     assert [json.loads(line)["trace_id"] for line in out.getvalue().splitlines()] == [
-        f"{1:032x}", f"{2:032x}"]
+        f"{1:032x}",
+        f"{2:032x}",
+    ]
     assert [json.loads(line)["line"] for line in dead.getvalue().splitlines()] == [2]
-    assert registry.get_sample_value("citewatch_dead_letters_total",
-                                     {"reason": "not_json"}) == 1
+    assert registry.get_sample_value("citewatch_dead_letters_total", {"reason": "not_json"}) == 1
 
 
 def test_input_path_runs_the_file_and_closes_what_it_opened(tmp_path: Path) -> None:
     source, output, dead = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "dlt"
     source.write_bytes(_raw(0) + b"\nnot json\n" + _raw(1) + b"\n")
     output.write_text("old\n")
-    settings = Settings(input={"path": str(source), "output": str(output),
-                               "dead_letters": str(dead), "once": True})
+    settings = Settings(
+        input={"path": str(source), "output": str(output), "dead_letters": str(dead), "once": True}
+    )
     runtime, _ = _build(settings)
     assert isinstance(runtime, FileRuntime)
     assert runtime.ready() is False  # not before the input is open
@@ -119,12 +123,16 @@ def test_a_stop_before_start_up_consumes_nothing() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        pytest.param({"path": "/nonexistent/in.jsonl"},
-                     "cannot read /nonexistent/in.jsonl: No such file or directory",
-                     id="unreadable-input"),
-        pytest.param({"path": "-", "output": "/nonexistent/out.jsonl"},
-                     "cannot write /nonexistent/out.jsonl: No such file or directory",
-                     id="unwritable-output"),
+        pytest.param(
+            {"path": "/nonexistent/in.jsonl"},
+            "cannot read /nonexistent/in.jsonl: No such file or directory",
+            id="unreadable-input",
+        ),
+        pytest.param(
+            {"path": "-", "output": "/nonexistent/out.jsonl"},
+            "cannot write /nonexistent/out.jsonl: No such file or directory",
+            id="unwritable-output",
+        ),
     ],
 )
 def test_unusable_files_stop_start_up(settings: dict[str, str], message: str) -> None:

@@ -45,9 +45,13 @@ class FakeConsumer:
     """Partitions of in-memory records; assignment happens on the first poll."""
 
     def __init__(self, partitions: dict[int, list[bytes]]) -> None:
-        self.logs = {TP(TOPIC, p): [Record(TOPIC, p, o, 1_700_000_000_000 + o, None, v, [])
-                                    for o, v in enumerate(values)]
-                     for p, values in partitions.items()}
+        self.logs = {
+            TP(TOPIC, p): [
+                Record(TOPIC, p, o, 1_700_000_000_000 + o, None, v, [])
+                for o, v in enumerate(values)
+            ]
+            for p, values in partitions.items()
+        }
         self.positions = {tp: 0 for tp in self.logs}
         self.commits: list[dict[TP, int]] = []
         self._paused: set[TP] = set()
@@ -66,7 +70,7 @@ class FakeConsumer:
             self.listener.on_partitions_assigned(set(self.assigned))
         batch: dict[TP, list[Record]] = {}
         for tp in sorted(self.assigned - self._paused):
-            records = self.logs[tp][self.positions[tp]:self.positions[tp] + (max_records or 500)]
+            records = self.logs[tp][self.positions[tp] : self.positions[tp] + (max_records or 500)]
             if records:
                 batch[tp] = records
                 self.positions[tp] += len(records)
@@ -159,17 +163,22 @@ class FakeProducer:
         self.futures: list[FakeFuture] = []
         self.lock = threading.Lock()
 
-    def send(self, topic: str, value: bytes | None = None, key: bytes | None = None,
-             headers: list[tuple[str, bytes]] | None = None, partition: int | None = None,
-             timestamp_ms: int | None = None) -> FakeFuture:
+    def send(
+        self,
+        topic: str,
+        value: bytes | None = None,
+        key: bytes | None = None,
+        headers: list[tuple[str, bytes]] | None = None,
+        partition: int | None = None,
+        timestamp_ms: int | None = None,
+    ) -> FakeFuture:
         future = FakeFuture()
         with self.lock:
             failing = self.fail > 0
             if failing:
                 self.fail -= 1
             else:
-                self.sent.append({"topic": topic, "key": key, "value": value,
-                                  "headers": headers})
+                self.sent.append({"topic": topic, "key": key, "value": value, "headers": headers})
                 self.futures.append(future)
         if failing:
             future.resolve(False, RuntimeError("broker away"))
@@ -206,17 +215,30 @@ def _trace(i: int) -> bytes:
     return json.dumps(trace_dict(trace_id=f"{i + 1:032x}")).encode()
 
 
-def _runner(consumer: FakeConsumer, producer: FakeProducer, *, judge: Any = None,
-            **kafka: Any) -> tuple[KafkaRunner, CollectorRegistry]:
-    settings = Settings(kafka={"commit_interval_seconds": 0.001, "shutdown_deadline_seconds": 2,
-                               "max_poll_records": 50, **kafka})
+def _runner(
+    consumer: FakeConsumer, producer: FakeProducer, *, judge: Any = None, **kafka: Any
+) -> tuple[KafkaRunner, CollectorRegistry]:
+    settings = Settings(
+        kafka={
+            "commit_interval_seconds": 0.001,
+            "shutdown_deadline_seconds": 2,
+            "max_poll_records": 50,
+            **kafka,
+        }
+    )
     registry = CollectorRegistry()
     metrics = CitewatchMetrics(registry=registry)
-    emitter = KafkaEmitter(producer, evaluations_topic="evals", dead_letter_topic="dlt",
-                           group_id="citewatch")
-    runner = KafkaRunner(settings=settings, consumer=consumer, emitter=emitter,
-                         pipeline=Pipeline(settings, judge=judge), metrics=metrics,
-                         offset_and_metadata=lambda position: position)
+    emitter = KafkaEmitter(
+        producer, evaluations_topic="evals", dead_letter_topic="dlt", group_id="citewatch"
+    )
+    runner = KafkaRunner(
+        settings=settings,
+        consumer=consumer,
+        emitter=emitter,
+        pipeline=Pipeline(settings, judge=judge),
+        metrics=metrics,
+        offset_and_metadata=lambda position: position,
+    )
     runner.worker.start()
     consumer.subscribe([TOPIC], listener=runner._listener(runner.events))
     return runner, registry
@@ -230,23 +252,30 @@ def _spin(runner: KafkaRunner, until: Callable[[], bool], timeout: float = 10.0)
 
 
 def test_every_record_is_emitted_and_committed_with_explicit_offsets() -> None:
-    consumer = FakeConsumer({0: [_trace(i) for i in range(30)],
-                             1: [_trace(i) for i in range(30, 50)] + [b"not json"]})
+    consumer = FakeConsumer(
+        {0: [_trace(i) for i in range(30)], 1: [_trace(i) for i in range(30, 50)] + [b"not json"]}
+    )
     producer = FakeProducer()
     runner, registry = _runner(consumer, producer)
     try:
-        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 30,
-                                                                 TP(TOPIC, 1): 21})
+        _spin(
+            runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 30, TP(TOPIC, 1): 21}
+        )
     finally:
         runner.shutdown()
     evaluations = [s for s in producer.sent if s["topic"] == "evals"]
     assert sorted(s["key"] for s in evaluations) == sorted(
-        f"{i + 1:032x}".encode() for i in range(50))
+        f"{i + 1:032x}".encode() for i in range(50)
+    )
     [letter] = [s for s in producer.sent if s["topic"] == "dlt"]
     assert letter["value"] == b"not json"
     assert dict(letter["headers"])["citewatch.dlt.original.offset"] == b"20"
-    assert registry.get_sample_value(
-        "citewatch_traces_total", {"app": "other", "outcome": "evaluated"}) == 50
+    assert (
+        registry.get_sample_value(
+            "citewatch_traces_total", {"app": "other", "outcome": "evaluated"}
+        )
+        == 50
+    )
     assert registry.get_sample_value("citewatch_dead_letters_total", {"reason": "not_json"}) == 1
     assert consumer.closed
 
@@ -304,13 +333,22 @@ def test_backpressure_pauses_while_polling_goes_on() -> None:
 
 
 def test_backpressure_pauses_on_the_bytes_in_flight() -> None:
-    big = [json.dumps(trace_dict(trace_id=f"{i + 1:032x}", sources=[
-        {"id": "S1", "title": "Refunds", "text": "Refunds within 30 days. " * 2_500}])).encode()
-        for i in range(120)]
+    big = [
+        json.dumps(
+            trace_dict(
+                trace_id=f"{i + 1:032x}",
+                sources=[
+                    {"id": "S1", "title": "Refunds", "text": "Refunds within 30 days. " * 2_500}
+                ],
+            )
+        ).encode()
+        for i in range(120)
+    ]
     consumer = FakeConsumer({0: big})
     judge = GatedJudge()
-    runner, _ = _runner(consumer, FakeProducer(), judge=judge, max_in_flight=10_000,
-                        max_in_flight_bytes=1_000_000)
+    runner, _ = _runner(
+        consumer, FakeProducer(), judge=judge, max_in_flight=10_000, max_in_flight_bytes=1_000_000
+    )
     try:
         _spin(runner, lambda: consumer.paused() == {TP(TOPIC, 0)})
         for _ in range(10):
@@ -327,8 +365,9 @@ def test_backpressure_pauses_on_the_bytes_in_flight() -> None:
 
 
 def test_revoked_partition_work_is_dropped_and_not_committed() -> None:
-    consumer = FakeConsumer({0: [_trace(i) for i in range(5)],
-                             1: [_trace(i) for i in range(5, 10)]})
+    consumer = FakeConsumer(
+        {0: [_trace(i) for i in range(5)], 1: [_trace(i) for i in range(5, 10)]}
+    )
     producer = FakeProducer(hold=True)
     runner, _ = _runner(consumer, producer)
     try:
@@ -346,8 +385,9 @@ def test_revoked_partition_work_is_dropped_and_not_committed() -> None:
 
 
 def test_work_cancelled_by_a_rebalance_that_keeps_positions_is_replayed() -> None:
-    consumer = FakeConsumer({0: [_trace(i) for i in range(6)],
-                             1: [_trace(i) for i in range(6, 12)]})
+    consumer = FakeConsumer(
+        {0: [_trace(i) for i in range(6)], 1: [_trace(i) for i in range(6, 12)]}
+    )
     producer = FakeProducer(hold=True)
     runner, _ = _runner(consumer, producer, max_in_flight=4)
     try:
@@ -357,8 +397,7 @@ def test_work_cancelled_by_a_rebalance_that_keeps_positions_is_replayed() -> Non
         runner.step()
         producer.hold = False  # before release: a send in between would otherwise stay held
         producer.release()
-        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 6,
-                                                                 TP(TOPIC, 1): 6})
+        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 6, TP(TOPIC, 1): 6})
     finally:
         runner.shutdown()
     emitted = {s["key"] for s in producer.sent if s["topic"] == "evals"}
@@ -391,11 +430,16 @@ def test_a_join_that_never_assigns_is_retried_after_the_configured_wait() -> Non
     consumer = StuckJoinConsumer({0: [_trace(i) for i in range(3)]})
     settings = Settings(kafka={"commit_interval_seconds": 0.001, "rejoin_after_seconds": 60})
     runner = KafkaRunner(
-        settings=settings, consumer=consumer,
-        emitter=KafkaEmitter(FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt",
-                             group_id="citewatch"),
-        pipeline=Pipeline(settings), metrics=CitewatchMetrics(registry=CollectorRegistry()),
-        offset_and_metadata=lambda position: position, clock=lambda: now[0])
+        settings=settings,
+        consumer=consumer,
+        emitter=KafkaEmitter(
+            FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt", group_id="citewatch"
+        ),
+        pipeline=Pipeline(settings),
+        metrics=CitewatchMetrics(registry=CollectorRegistry()),
+        offset_and_metadata=lambda position: position,
+        clock=lambda: now[0],
+    )
     runner.worker.start()
     runner._subscribe()
     try:
@@ -509,9 +553,12 @@ def test_a_replayed_trace_id_is_counted_and_emitted_once() -> None:
     finally:
         runner.shutdown()
     assert len(producer.sent) == 2
-    samples = {outcome: registry.get_sample_value(
-        "citewatch_traces_total", {"app": "other", "outcome": outcome})
-        for outcome in ("evaluated", "duplicate")}
+    samples = {
+        outcome: registry.get_sample_value(
+            "citewatch_traces_total", {"app": "other", "outcome": outcome}
+        )
+        for outcome in ("evaluated", "duplicate")
+    }
     assert samples == {"evaluated": 2, "duplicate": 1}
 
 
@@ -525,17 +572,20 @@ def test_copies_waiting_for_one_trace_in_flight_are_each_counted_as_duplicates()
         _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): 4})
     finally:
         runner.shutdown()
-    assert sorted(s["key"] for s in producer.sent) == [f"{1:032x}".encode(),
-                                                        f"{2:032x}".encode()]
-    samples = {outcome: registry.get_sample_value(
-        "citewatch_traces_total", {"app": "other", "outcome": outcome})
-        for outcome in ("evaluated", "duplicate")}
+    assert sorted(s["key"] for s in producer.sent) == [f"{1:032x}".encode(), f"{2:032x}".encode()]
+    samples = {
+        outcome: registry.get_sample_value(
+            "citewatch_traces_total", {"app": "other", "outcome": outcome}
+        )
+        for outcome in ("evaluated", "duplicate")
+    }
     assert samples == {"evaluated": 2, "duplicate": 2}
     assert runner.handler._in_flight_ids == {}
 
 
-@pytest.mark.parametrize("stop_after", [pytest.param(0.0, id="idle"),
-                                        pytest.param(0.05, id="mid-run")])
+@pytest.mark.parametrize(
+    "stop_after", [pytest.param(0.0, id="idle"), pytest.param(0.05, id="mid-run")]
+)
 def test_run_stops_when_asked_and_commits(stop_after: float) -> None:
     consumer = FakeConsumer({0: [_trace(i) for i in range(100)]})
     runner, _ = _runner(consumer, FakeProducer())

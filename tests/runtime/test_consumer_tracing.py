@@ -27,15 +27,21 @@ def test_each_record_gets_a_consumer_span_linked_to_its_producer() -> None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     consumer = FakeConsumer({0: [_trace(0), b"not json"]})
     header = ("traceparent", f"00-{PRODUCER_TRACE}-{PRODUCER_SPAN}-01".encode())
-    consumer.logs[TP(TOPIC, 0)] = [r._replace(headers=[header])
-                                   for r in consumer.logs[TP(TOPIC, 0)]]
+    consumer.logs[TP(TOPIC, 0)] = [
+        r._replace(headers=[header]) for r in consumer.logs[TP(TOPIC, 0)]
+    ]
     settings = Settings(kafka={"commit_interval_seconds": 0.001, "group_id": "cw-test"})
     runner = KafkaRunner(
-        settings=settings, consumer=consumer,
-        emitter=KafkaEmitter(FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt",
-                             group_id="cw-test"),
-        pipeline=Pipeline(settings), metrics=CitewatchMetrics(registry=CollectorRegistry()),
-        offset_and_metadata=lambda position: position, tracer=get_tracer(provider))
+        settings=settings,
+        consumer=consumer,
+        emitter=KafkaEmitter(
+            FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt", group_id="cw-test"
+        ),
+        pipeline=Pipeline(settings),
+        metrics=CitewatchMetrics(registry=CollectorRegistry()),
+        offset_and_metadata=lambda position: position,
+        tracer=get_tracer(provider),
+    )
     runner.worker.start()
     consumer.subscribe([TOPIC], listener=runner._listener(runner.events))
     try:
@@ -43,8 +49,9 @@ def test_each_record_gets_a_consumer_span_linked_to_its_producer() -> None:
     finally:
         runner.shutdown()
 
-    spans = sorted(exporter.get_finished_spans(),
-                   key=lambda s: (s.attributes or {})["messaging.kafka.offset"])
+    spans = sorted(
+        exporter.get_finished_spans(), key=lambda s: (s.attributes or {})["messaging.kafka.offset"]
+    )
     assert [s.name for s in spans] == [f"process {TOPIC}"] * 2
     good, bad = spans
     for span in spans:

@@ -51,17 +51,22 @@ EXPECTED_BAD = {2: "evaluation_error", 4: "serialisation_error"}
 EXPECTED_IDS = [f"{i + 1:032x}" for i in (0, 2, 4)]
 
 
-def test_check_reports_stage_failures_as_bad_lines(monkeypatch: pytest.MonkeyPatch,
-                                                   tmp_path: Any) -> None:
+def test_check_reports_stage_failures_as_bad_lines(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
     import sidecar.cli.check as cli_check
     from sidecar.cli import cli
 
-    monkeypatch.setattr(cli_check, "build_pipeline",
-                        lambda settings, **_: Pipeline(settings, redactor=FaultyRedactor()))
+    monkeypatch.setattr(
+        cli_check,
+        "build_pipeline",
+        lambda settings, **_: Pipeline(settings, redactor=FaultyRedactor()),
+    )
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     source.write_bytes(b"\n".join(LINES) + b"\n")
-    result = CliRunner().invoke(cli, ["check", str(source), "--out", str(out)],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["check", str(source), "--out", str(out)], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     assert [json.loads(x)["trace_id"] for x in out.read_text().splitlines()] == EXPECTED_IDS
     assert "line 2: evaluation_error: RuntimeError raised during evaluation" in result.stderr
@@ -73,10 +78,13 @@ def test_file_source_dead_letters_stage_failures(caplog: pytest.LogCaptureFixtur
     settings = Settings()
     registry = CollectorRegistry()
     out, dead = io.StringIO(), io.StringIO()
-    runner = FileRunner(settings=settings, pipeline=Pipeline(settings, redactor=FaultyRedactor()),
-                        metrics=CitewatchMetrics(registry=registry),
-                        source=LineSource(io.BytesIO(b"\n".join(LINES))),
-                        sink=JsonLinesSink(out, dead))
+    runner = FileRunner(
+        settings=settings,
+        pipeline=Pipeline(settings, redactor=FaultyRedactor()),
+        metrics=CitewatchMetrics(registry=registry),
+        source=LineSource(io.BytesIO(b"\n".join(LINES))),
+        sink=JsonLinesSink(out, dead),
+    )
     with caplog.at_level(logging.DEBUG):
         summary = asyncio.run(runner.run(threading.Event()))
     assert (summary.evaluated, summary.dead_lettered) == (3, 2)
@@ -87,30 +95,42 @@ def test_file_source_dead_letters_stage_failures(caplog: pytest.LogCaptureFixtur
     assert letters[0]["error_class"] == "RuntimeError"
     assert SECRET not in dead.getvalue().replace(LINES[1].decode(), "")
     assert SECRET not in caplog.text
-    assert registry.get_sample_value("citewatch_dead_letters_total",
-                                     {"reason": "evaluation_error"}) == 1
+    assert (
+        registry.get_sample_value("citewatch_dead_letters_total", {"reason": "evaluation_error"})
+        == 1
+    )
 
 
-def _kafka_runner(consumer: FakeConsumer, producer: Any, pipeline: Pipeline | None = None,
-                  ) -> tuple[KafkaRunner, CollectorRegistry]:
-    settings = Settings(kafka={"commit_interval_seconds": 0.001,
-                               "shutdown_deadline_seconds": 2})
+def _kafka_runner(
+    consumer: FakeConsumer,
+    producer: Any,
+    pipeline: Pipeline | None = None,
+) -> tuple[KafkaRunner, CollectorRegistry]:
+    settings = Settings(kafka={"commit_interval_seconds": 0.001, "shutdown_deadline_seconds": 2})
     registry = CollectorRegistry()
     runner = KafkaRunner(
-        settings=settings, consumer=consumer,
-        emitter=KafkaEmitter(producer, evaluations_topic="evals", dead_letter_topic="dlt",
-                             group_id="g"),
+        settings=settings,
+        consumer=consumer,
+        emitter=KafkaEmitter(
+            producer, evaluations_topic="evals", dead_letter_topic="dlt", group_id="g"
+        ),
         pipeline=pipeline or Pipeline(settings, redactor=FaultyRedactor()),
-        metrics=CitewatchMetrics(registry=registry), offset_and_metadata=lambda p: p)
+        metrics=CitewatchMetrics(registry=registry),
+        offset_and_metadata=lambda p: p,
+    )
     runner.worker.start()
     consumer.subscribe([TOPIC], listener=runner._listener(runner.events))
     return runner, registry
 
 
 def _letters(producer: FakeProducer) -> dict[int, str]:
-    return {int(dict(s["headers"])["citewatch.dlt.original.offset"]):
-            dict(s["headers"])["citewatch.dlt.error.reason"].decode()
-            for s in producer.sent if s["topic"] == "dlt"}
+    return {
+        int(dict(s["headers"])["citewatch.dlt.original.offset"]): dict(s["headers"])[
+            "citewatch.dlt.error.reason"
+        ].decode()
+        for s in producer.sent
+        if s["topic"] == "dlt"
+    }
 
 
 def test_kafka_dead_letters_stage_failures_and_commits_past_them() -> None:
@@ -122,8 +142,7 @@ def test_kafka_dead_letters_stage_failures_and_commits_past_them() -> None:
     finally:
         runner.shutdown()
     assert _letters(producer) == {offset - 1: reason for offset, reason in EXPECTED_BAD.items()}
-    assert sorted(s["key"].decode() for s in producer.sent if s["topic"] == "evals") == \
-        EXPECTED_IDS
+    assert sorted(s["key"].decode() for s in producer.sent if s["topic"] == "evals") == EXPECTED_IDS
     for sent in producer.sent:
         assert SECRET.encode() not in b"".join(v for _, v in sent["headers"] or ())
 
@@ -148,8 +167,7 @@ def test_kafka_dead_letters_a_record_the_producer_refuses_for_good() -> None:
     finally:
         runner.shutdown()
     assert _letters(producer) == {0: "emit_error"}
-    assert registry.get_sample_value("citewatch_dead_letters_total",
-                                     {"reason": "emit_error"}) == 1
+    assert registry.get_sample_value("citewatch_dead_letters_total", {"reason": "emit_error"}) == 1
 
 
 def test_a_failing_metric_after_the_ack_does_not_stop_the_partition(
@@ -179,11 +197,16 @@ def test_kafka_runner_survives_hostile_corpus_with_fakes() -> None:
     producer = FakeProducer()
     runner, _ = _kafka_runner(consumer, producer, Pipeline(Settings()))
     try:
-        _spin(runner, lambda: consumer.committed_positions() == {TP(TOPIC, 0): len(corpus)},
-              timeout=60)
+        _spin(
+            runner,
+            lambda: consumer.committed_positions() == {TP(TOPIC, 0): len(corpus)},
+            timeout=60,
+        )
     finally:
         runner.shutdown()
-    assert _letters(producer) == {offset: case.expected for offset, case in enumerate(corpus)
-                                  if case.expected != EVALUATED}
+    assert _letters(producer) == {
+        offset: case.expected for offset, case in enumerate(corpus) if case.expected != EVALUATED
+    }
     assert sorted(s["key"].decode() for s in producer.sent if s["topic"] == "evals") == sorted(
-        case.trace_id for case in corpus if case.expected == EVALUATED)
+        case.trace_id for case in corpus if case.expected == EVALUATED
+    )

@@ -34,9 +34,15 @@ def _file_settings(tmp_path: Path) -> Settings:
     lines.insert(1, "not json")
     lines.append(lines[0])  # a replay: the dedup window must see it
     source.write_text("\n".join(lines) + "\n")
-    return Settings(input={"path": str(source), "output": str(tmp_path / "out.jsonl"),
-                           "dead_letters": str(tmp_path / "dlt.jsonl"), "once": True},
-                    runtime={"dedup_window": 8, "shutdown_deadline_seconds": 3})
+    return Settings(
+        input={
+            "path": str(source),
+            "output": str(tmp_path / "out.jsonl"),
+            "dead_letters": str(tmp_path / "dlt.jsonl"),
+            "once": True,
+        },
+        runtime={"dedup_window": 8, "shutdown_deadline_seconds": 3},
+    )
 
 
 def test_the_file_runtime_runs_without_reading_a_kafka_setting(tmp_path: Path) -> None:
@@ -46,8 +52,9 @@ def test_the_file_runtime_runs_without_reading_a_kafka_setting(tmp_path: Path) -
     without_kafka = settings.model_copy(update={"kafka": tripwire})
     registry = CollectorRegistry()
     metrics = CitewatchMetrics(registry=registry)
-    runtime = build_runtime(without_kafka, pipeline=build_pipeline(without_kafka),
-                            metrics=metrics, registry=registry)
+    runtime = build_runtime(
+        without_kafka, pipeline=build_pipeline(without_kafka), metrics=metrics, registry=registry
+    )
     assert isinstance(runtime, FileRuntime)
     result = runtime.run(threading.Event())
     assert tripwire.read == []

@@ -26,8 +26,13 @@ def _raw(**overrides: object) -> bytes:
     return json.dumps(trace_dict(**overrides)).encode()
 
 
-def _run(pipeline: Pipeline, value: bytes, limits: DecodeLimits | None = None, *,
-         admit: Admit | None = None) -> Evaluated | Failure | Skipped:
+def _run(
+    pipeline: Pipeline,
+    value: bytes,
+    limits: DecodeLimits | None = None,
+    *,
+    admit: Admit | None = None,
+) -> Evaluated | Failure | Skipped:
     limits = limits if limits is not None else DecodeLimits()
     if admit is None:
         return asyncio.run(evaluate_raw(pipeline, value, limits))
@@ -47,13 +52,17 @@ def test_a_good_record_is_evaluated_and_serialised() -> None:
         pytest.param(b"{not json", DecodeLimits(), "not_json", id="not-json"),
         pytest.param(b"\xff\xfe", DecodeLimits(), "not_utf8", id="not-utf8"),
         pytest.param(_raw(), DecodeLimits(max_bytes=64), "too_large", id="over-the-limit"),
-        pytest.param(_raw(question="x" * 300), DecodeLimits(max_text_chars=200),
-                     "text_too_long", id="text-over-the-limit"),
+        pytest.param(
+            _raw(question="x" * 300),
+            DecodeLimits(max_text_chars=200),
+            "text_too_long",
+            id="text-over-the-limit",
+        ),
     ],
 )
-def test_decoding_uses_the_given_limits_and_fails_as_a_value(value: bytes,
-                                                             limits: DecodeLimits,
-                                                             reason: str) -> None:
+def test_decoding_uses_the_given_limits_and_fails_as_a_value(
+    value: bytes, limits: DecodeLimits, reason: str
+) -> None:
     outcome = _run(Pipeline(Settings()), value, limits)
     assert isinstance(outcome, Failure)
     assert outcome.reason == reason
@@ -61,8 +70,9 @@ def test_decoding_uses_the_given_limits_and_fails_as_a_value(value: bytes,
 
 def test_a_stage_that_raises_is_a_failure_without_trace_text() -> None:
     outcome = _run(Pipeline(Settings(), redactor=RaisingRedactor()), _raw())
-    assert outcome == Failure("evaluation_error", "RuntimeError",
-                              "RuntimeError raised during evaluation")
+    assert outcome == Failure(
+        "evaluation_error", "RuntimeError", "RuntimeError raised during evaluation"
+    )
 
 
 def test_admit_sees_the_decoded_trace_and_can_skip_it() -> None:

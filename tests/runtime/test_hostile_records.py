@@ -15,8 +15,11 @@ from tests.hostile import EVALUATED, interleaved
 
 CORPUS = interleaved()
 EXPECTED_IDS = [case.trace_id for case in CORPUS if case.expected == EVALUATED]
-EXPECTED_BAD = {number: case.expected for number, case in enumerate(CORPUS, start=1)
-                if case.expected != EVALUATED}
+EXPECTED_BAD = {
+    number: case.expected
+    for number, case in enumerate(CORPUS, start=1)
+    if case.expected != EVALUATED
+}
 
 
 @pytest.fixture(scope="module")
@@ -30,15 +33,21 @@ def _ids(path: Path) -> list[str]:
     return [json.loads(line)["trace_id"] for line in path.read_text("utf-8").splitlines()]
 
 
-def test_check_reports_each_hostile_line_and_evaluates_the_rest(corpus_file: Path,
-                                                                 tmp_path: Path) -> None:
+def test_check_reports_each_hostile_line_and_evaluates_the_rest(
+    corpus_file: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "evals.jsonl"
-    result = CliRunner().invoke(cli, ["check", str(corpus_file), "--out", str(out),
-                                      "--judge", "none"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["check", str(corpus_file), "--out", str(out), "--judge", "none"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert _ids(out) == EXPECTED_IDS
-    reported = {int(number): reason for number, reason
-                in re.findall(r"^line (\d+): (\w+):", result.stderr, flags=re.MULTILINE)}
+    reported = {
+        int(number): reason
+        for number, reason in re.findall(r"^line (\d+): (\w+):", result.stderr, flags=re.MULTILINE)
+    }
     assert reported == EXPECTED_BAD
     assert "Traceback" not in result.stderr
 
@@ -47,10 +56,27 @@ def test_run_input_dead_letters_each_hostile_line_and_evaluates_the_rest(
     corpus_file: Path, tmp_path: Path
 ) -> None:
     out, dead = tmp_path / "out.jsonl", tmp_path / "dead.jsonl"
-    result = CliRunner().invoke(cli, [
-        "run", "--input", str(corpus_file), "--once", "--output", str(out), "--dead-letters",
-        str(dead), "--metrics-port", "0", "--metrics-address", "127.0.0.1", "--judge", "none",
-    ], env={"OPENAI_API_KEY": ""}, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            "--input",
+            str(corpus_file),
+            "--once",
+            "--output",
+            str(out),
+            "--dead-letters",
+            str(dead),
+            "--metrics-port",
+            "0",
+            "--metrics-address",
+            "127.0.0.1",
+            "--judge",
+            "none",
+        ],
+        env={"OPENAI_API_KEY": ""},
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert _ids(out) == EXPECTED_IDS
     letters = [json.loads(line) for line in dead.read_text().splitlines()]

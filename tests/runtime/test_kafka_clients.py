@@ -73,7 +73,10 @@ def test_producer_is_durable_and_batches_by_the_producer_section() -> None:
 
 def test_admin_shares_the_cluster_and_security() -> None:
     assert admin_config(Settings.model_validate(SECURE)) == {
-        "bootstrap_servers": ["k1:9093", "k2:9093"], "client_id": "citewatch", **SECURITY}
+        "bootstrap_servers": ["k1:9093", "k2:9093"],
+        "client_id": "citewatch",
+        **SECURITY,
+    }
 
 
 def test_plaintext_leaves_unset_security_options_out() -> None:
@@ -105,5 +108,6 @@ def test_every_option_is_one_kafka_python_knows(build: object, client: type) -> 
     ],
 )
 def test_an_unreachable_broker_is_waited_for_and_bad_settings_are_not(
-        error: BaseException, retriable: bool) -> None:
+    error: BaseException, retriable: bool
+) -> None:
     assert retriable_startup_error(error) is retriable

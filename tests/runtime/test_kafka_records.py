@@ -37,6 +37,7 @@ MessageSizeTooLargeError_.__name__ = "MessageSizeTooLargeError"
         pytest.param(MessageSizeTooLargeError_(), False, id="same-name-other-class"),
     ],
 )
-def test_only_errors_about_the_record_itself_are_final(error: BaseException,
-                                                        for_good: bool) -> None:
+def test_only_errors_about_the_record_itself_are_final(
+    error: BaseException, for_good: bool
+) -> None:
     assert _refused_for_good(error) is for_good

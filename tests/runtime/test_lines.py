@@ -12,8 +12,7 @@ from sidecar.runtime.lines import LineSource, TraceSource
 from sidecar.runtime.ordered import IDLE
 
 
-async def _take(source: TraceSource, stop: threading.Event,
-                count: int) -> list[tuple[int, bytes]]:
+async def _take(source: TraceSource, stop: threading.Event, count: int) -> list[tuple[int, bytes]]:
     out = []
     async with contextlib.aclosing(source.records(stop)) as records:
         async for item in records:
@@ -38,7 +37,7 @@ def test_a_pipe_is_read_off_the_event_loop_until_its_lines_arrive() -> None:
 
     async def run() -> list[tuple[int, bytes]]:
         loop = asyncio.get_running_loop()
-        loop.call_later(0.2, os.write, write_fd, b': 2}\n')
+        loop.call_later(0.2, os.write, write_fd, b": 2}\n")
         got = []
         async with contextlib.aclosing(source.records(stop)) as records:
             async for item in records:
@@ -70,7 +69,7 @@ def test_a_followed_file_waits_for_the_rest_of_a_line_being_written() -> None:
         def finish_the_line() -> None:
             position = stream.tell()
             stream.seek(0, io.SEEK_END)
-            stream.write(b': 2}\n')
+            stream.write(b": 2}\n")
             stream.seek(position)
 
         asyncio.get_running_loop().call_later(0.05, finish_the_line)

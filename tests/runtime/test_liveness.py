@@ -60,8 +60,7 @@ def _wait_for(port: int, status: int, within: float) -> float:
 
 
 def _probe_through_a_stuck_record(judge: BlockingJudge, live: Callable[[], bool]) -> None:
-    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True,
-                   live=live)
+    server = serve(CollectorRegistry(), address="127.0.0.1", port=0, ready=lambda: True, live=live)
     try:
         assert judge.entered.wait(10)
         waited = _wait_for(server.port, 503, within=STUCK_SECONDS + 5)
@@ -74,8 +73,10 @@ def _probe_through_a_stuck_record(judge: BlockingJudge, live: Callable[[], bool]
 
 
 def _settings() -> Settings:
-    return Settings(runtime={"worker_stuck_seconds": STUCK_SECONDS},
-                    kafka={"commit_interval_seconds": 0.001, "shutdown_deadline_seconds": 2})
+    return Settings(
+        runtime={"worker_stuck_seconds": STUCK_SECONDS},
+        kafka={"commit_interval_seconds": 0.001, "shutdown_deadline_seconds": 2},
+    )
 
 
 def test_kafka_liveness_fails_while_a_record_blocks_the_worker_and_recovers() -> None:
@@ -83,11 +84,15 @@ def test_kafka_liveness_fails_while_a_record_blocks_the_worker_and_recovers() ->
     consumer = FakeConsumer({0: [json.dumps(trace_dict()).encode()]})
     settings = _settings()
     runner = KafkaRunner(
-        settings=settings, consumer=consumer,
-        emitter=KafkaEmitter(FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt",
-                             group_id="g"),
+        settings=settings,
+        consumer=consumer,
+        emitter=KafkaEmitter(
+            FakeProducer(), evaluations_topic="evals", dead_letter_topic="dlt", group_id="g"
+        ),
         pipeline=Pipeline(settings, judge=judge),
-        metrics=CitewatchMetrics(registry=CollectorRegistry()), offset_and_metadata=lambda p: p)
+        metrics=CitewatchMetrics(registry=CollectorRegistry()),
+        offset_and_metadata=lambda p: p,
+    )
     runner.worker.start()
     consumer.subscribe([TOPIC], listener=runner._listener(runner.events))
     try:
@@ -103,12 +108,17 @@ def test_kafka_liveness_fails_while_a_record_blocks_the_worker_and_recovers() ->
 def test_file_liveness_fails_while_a_record_blocks_the_loop_and_recovers() -> None:
     judge = BlockingJudge()
     settings = _settings()
-    runner = FileRunner(settings=settings, pipeline=Pipeline(settings, judge=judge),
-                        metrics=CitewatchMetrics(registry=CollectorRegistry()),
-                        source=LineSource(io.BytesIO(json.dumps(trace_dict()).encode() + b"\n"),
-                                          follow=False,
-                                          interval=settings.input.follow_interval_seconds),
-                        sink=JsonLinesSink(io.StringIO()))
+    runner = FileRunner(
+        settings=settings,
+        pipeline=Pipeline(settings, judge=judge),
+        metrics=CitewatchMetrics(registry=CollectorRegistry()),
+        source=LineSource(
+            io.BytesIO(json.dumps(trace_dict()).encode() + b"\n"),
+            follow=False,
+            interval=settings.input.follow_interval_seconds,
+        ),
+        sink=JsonLinesSink(io.StringIO()),
+    )
     stop = threading.Event()
     thread = threading.Thread(target=lambda: asyncio.run(runner.run(stop)), daemon=True)
     thread.start()

@@ -40,11 +40,19 @@ print(json.dumps({{"held": held, "volume": volume, "size": {size}}}))
 
 def _held(imports: str, fill: str, size: str) -> dict[str, int]:
     """Run ``fill`` in a fresh interpreter; the bytes it left allocated and what it fed."""
-    script = _PRELUDE.format(imports=textwrap.dedent(imports), fill=textwrap.dedent(fill),
-                             size=size)
+    script = _PRELUDE.format(
+        imports=textwrap.dedent(imports), fill=textwrap.dedent(fill), size=size
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+        check=True,
+    )
     result: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -73,7 +81,8 @@ def test_generator_table_holds_its_bytes_with_huge_names() -> None:
             volume += len(model) + 4_000
         del model, generator
         """,
-        "len(sampler._seen)")
+        "len(sampler._seen)",
+    )
     assert result["volume"] > 100 * bound
     assert result["size"] < 40_000  # the oldest were forgotten
     assert _within(result["held"], bound), result
@@ -85,7 +94,8 @@ def test_verdict_cache_holds_its_bytes_with_megabyte_reasons() -> None:
         """
         from sidecar.judge.cache import VerdictCache
         from sidecar.scoring import ClaimVerdict
-        """ + f"""
+        """
+        + f"""
         cache = VerdictCache({settings.cache_size}, max_bytes={settings.cache_max_bytes},
                              text_chars={settings.cache_text_chars})
         """,
@@ -101,7 +111,8 @@ def test_verdict_cache_holds_its_bytes_with_megabyte_reasons() -> None:
             volume += len(quote) + 300
         del reason, quote
         """,
-        "len(cache)")
+        "len(cache)",
+    )
     assert result["volume"] > 10 * settings.cache_max_bytes
     assert result["size"] < 20_030
     assert _within(result["held"], settings.cache_max_bytes), result
@@ -117,7 +128,8 @@ def test_dedup_window_holds_its_bytes() -> None:
             window.add(f"{i + 1:032x}")
             volume += 32
         """,
-        "len(window)")
+        "len(window)",
+    )
     assert result["size"] < 60_000  # the oldest were forgotten
     assert _within(result["held"], bound), result
 
@@ -132,21 +144,22 @@ def test_dedup_window_at_its_defaults_fits_its_bytes() -> None:
             window.add(f"{{i + 1:032x}}")
             volume += 32
         """,
-        "len(window)")
+        "len(window)",
+    )
     assert result["size"] == settings.dedup_window  # the count bound came first
     assert result["held"] <= settings.dedup_max_bytes, result
 
 
 def test_stored_reasons_and_quotes_are_cut_with_a_marker() -> None:
     cache = VerdictCache(10, text_chars=100)
-    whole = ClaimVerdict("partial", reason="because " * 100, evidence_quote="q" * 500,
-                         quote_not_found=True)
+    whole = ClaimVerdict(
+        "partial", reason="because " * 100, evidence_quote="q" * 500, quote_not_found=True
+    )
     cache.put("k", whole)
     stored = cache.get("k")
     assert stored is not None
     assert (len(stored.reason), len(stored.evidence_quote)) == (100, 100)
-    assert stored.reason.endswith(" [truncated]") and stored.evidence_quote.endswith(
-        " [truncated]")
+    assert stored.reason.endswith(" [truncated]") and stored.evidence_quote.endswith(" [truncated]")
     assert stored.reason.startswith("because because")
     assert (stored.verdict, stored.quote_not_found) == ("partial", True)
     short = ClaimVerdict("supported", reason="fine", evidence_quote="30 days")
@@ -176,12 +189,17 @@ def test_default_bounds_fit_the_pod_memory_limit_with_headroom() -> None:
     """The tables' default bytes together (the screen's passage cache too) stay under half
     the shipped pod limit: the rest is the process itself (about 130 MiB) and headroom."""
     deployment = yaml.safe_load(
-        (ROOT / "deploy/kubernetes/base/deployment.yaml").read_text(encoding="utf-8"))
+        (ROOT / "deploy/kubernetes/base/deployment.yaml").read_text(encoding="utf-8")
+    )
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     limit = container["resources"]["limits"]["memory"]
     assert limit.endswith("Mi")
     limit_bytes = int(limit[:-2]) * MiB
     judge = JudgeSettings()
-    tables = (judge.cache_max_bytes + judge.screen_cache_bytes
-              + SamplingSettings().generators_max_bytes + RuntimeSettings().dedup_max_bytes)
+    tables = (
+        judge.cache_max_bytes
+        + judge.screen_cache_bytes
+        + SamplingSettings().generators_max_bytes
+        + RuntimeSettings().dedup_max_bytes
+    )
     assert tables <= limit_bytes // 2, json.dumps({"tables": tables, "limit": limit_bytes})

@@ -50,8 +50,7 @@ def test_outcomes_are_written_in_input_order_with_at_most_concurrency_in_flight(
         return Evaluated(RECORD, b"{}")
 
     sink = ListSink()
-    abandoned = asyncio.run(evaluate_in_order(_records(range(1, 10)), start, sink,
-                                              concurrency=3))
+    abandoned = asyncio.run(evaluate_in_order(_records(range(1, 10)), start, sink, concurrency=3))
     assert abandoned == 0
     assert sink.events == [("write", n, "Evaluated") for n in range(1, 10)]
     assert most == 3
@@ -64,8 +63,12 @@ def test_idle_writes_everything_in_flight_then_flushes() -> None:
 
     sink = ListSink()
     asyncio.run(evaluate_in_order(_records([1, 2, IDLE, 3]), start, sink, concurrency=8))
-    assert sink.events == [("write", 1, "Evaluated"), ("write", 2, "Evaluated"),
-                           ("flush", 0, ""), ("write", 3, "Evaluated")]
+    assert sink.events == [
+        ("write", 1, "Evaluated"),
+        ("write", 2, "Evaluated"),
+        ("flush", 0, ""),
+        ("write", 3, "Evaluated"),
+    ]
 
 
 def test_an_exception_around_the_evaluation_is_a_failure_for_that_record_only() -> None:
@@ -76,8 +79,11 @@ def test_an_exception_around_the_evaluation_is_a_failure_for_that_record_only() 
 
     sink = ListSink()
     asyncio.run(evaluate_in_order(_records([1, 2, 3]), start, sink, concurrency=2))
-    assert sink.events == [("write", 1, "Evaluated"), ("write", 2, "evaluation_error"),
-                           ("write", 3, "Evaluated")]
+    assert sink.events == [
+        ("write", 1, "Evaluated"),
+        ("write", 2, "evaluation_error"),
+        ("write", 3, "Evaluated"),
+    ]
 
 
 def test_records_still_in_flight_at_the_finish_timeout_are_abandoned_unwritten() -> None:
@@ -87,8 +93,9 @@ def test_records_still_in_flight_at_the_finish_timeout_are_abandoned_unwritten()
         return Evaluated(RECORD, b"{}")
 
     sink = ListSink()
-    abandoned = asyncio.run(evaluate_in_order(_records([1, 2, 3]), start, sink,
-                                              concurrency=8, finish_timeout=0.05))
+    abandoned = asyncio.run(
+        evaluate_in_order(_records([1, 2, 3]), start, sink, concurrency=8, finish_timeout=0.05)
+    )
     assert abandoned == 1
     assert sink.events == [("write", 1, "Evaluated"), ("write", 3, "Evaluated")]
 
@@ -118,8 +125,7 @@ def test_a_slow_record_holds_one_slot_and_the_backlog_bounds_what_waits_behind_i
             started_before_slow.extend(started)
 
         watcher = asyncio.ensure_future(watch())
-        await evaluate_in_order(_records(range(1, 41)), start, sink, concurrency=2,
-                                backlog=backlog)
+        await evaluate_in_order(_records(range(1, 41)), start, sink, concurrency=2, backlog=backlog)
         await watcher
         return sink
 

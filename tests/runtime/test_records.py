@@ -23,8 +23,17 @@ def _processor() -> tuple[RecordProcessor, CollectorRegistry, SlowRecords]:
     metrics = CitewatchMetrics(registry=registry, apps=["support"])
     slow = SlowRecords(threshold_seconds=60.0)
     settings = Settings()
-    return (RecordProcessor(pipeline=Pipeline(settings), limits=DecodeLimits(),
-                            metrics=metrics, slow=slow, dedup_window=16), registry, slow)
+    return (
+        RecordProcessor(
+            pipeline=Pipeline(settings),
+            limits=DecodeLimits(),
+            metrics=metrics,
+            slow=slow,
+            dedup_window=16,
+        ),
+        registry,
+        slow,
+    )
 
 
 def _value(trace_id: str) -> bytes:
@@ -32,8 +41,9 @@ def _value(trace_id: str) -> bytes:
 
 
 def _traces(registry: CollectorRegistry, outcome: str) -> float | None:
-    return registry.get_sample_value("citewatch_traces_total",
-                                     {"app": "support", "outcome": outcome})
+    return registry.get_sample_value(
+        "citewatch_traces_total", {"app": "support", "outcome": outcome}
+    )
 
 
 def test_a_trace_id_seen_before_is_skipped_and_counted_once_as_a_duplicate() -> None:
@@ -55,10 +65,14 @@ def test_a_trace_id_seen_before_is_skipped_and_counted_once_as_a_duplicate() -> 
     assert isinstance(second, Skipped) and second.trace.trace_id == "a" * 32
     assert _traces(registry, "evaluated") == 1.0
     assert _traces(registry, "duplicate") == 1.0
-    assert registry.get_sample_value("citewatch_stage_duration_seconds_count",
-                                     {"stage": "decode"}) == 2.0
-    assert registry.get_sample_value("citewatch_stage_duration_seconds_count",
-                                     {"stage": "emit"}) == 1.0
+    assert (
+        registry.get_sample_value("citewatch_stage_duration_seconds_count", {"stage": "decode"})
+        == 2.0
+    )
+    assert (
+        registry.get_sample_value("citewatch_stage_duration_seconds_count", {"stage": "emit"})
+        == 1.0
+    )
 
 
 def test_a_record_emitted_twice_is_counted_once() -> None:
@@ -83,8 +97,11 @@ def test_the_hooks_run_around_the_dedup_check_in_order() -> None:
     def on_admit(trace: Trace) -> None:
         calls.append(("on_admit", trace.trace_id))
 
-    outcome = asyncio.run(processor.evaluate(_value("c" * 32), token=slow.begin("record"),
-                                             wait_for=wait_for, on_admit=on_admit))
+    outcome = asyncio.run(
+        processor.evaluate(
+            _value("c" * 32), token=slow.begin("record"), wait_for=wait_for, on_admit=on_admit
+        )
+    )
     assert isinstance(outcome, Evaluated)
     assert calls == [("wait_for", "c" * 32), ("on_admit", "c" * 32)]
 
@@ -94,5 +111,4 @@ def test_a_dead_letter_is_counted_by_reason() -> None:
     outcome = asyncio.run(processor.evaluate(b"{oops", token=slow.begin("record")))
     assert isinstance(outcome, Failure)
     processor.dead_lettered(outcome, "other")
-    assert registry.get_sample_value("citewatch_dead_letters_total",
-                                     {"reason": "not_json"}) == 1.0
+    assert registry.get_sample_value("citewatch_dead_letters_total", {"reason": "not_json"}) == 1.0

@@ -37,8 +37,12 @@ def test_a_slow_record_is_reported_once_and_counted_until_it_ends(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     clock, counted, changes = Clock(), [], []
-    slow = SlowRecords(threshold_seconds=30, on_slow=lambda: counted.append(1),
-                       on_change=changes.append, clock=clock)
+    slow = SlowRecords(
+        threshold_seconds=30,
+        on_slow=lambda: counted.append(1),
+        on_change=changes.append,
+        clock=clock,
+    )
     token = slow.begin("rag.traces[2]@41")
     slow.identify(token, "4bf92f3577b34da6a3ce929d0e0e4736")
     fast = slow.begin("rag.traces[2]@42")
@@ -53,8 +57,10 @@ def test_a_slow_record_is_reported_once_and_counted_until_it_ends(
         assert slow.any_slow()
     assert counted == [1]
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warnings == ["record rag.traces[2]@41 (trace 4bf92f3577b34da6a3ce929d0e0e4736) "
-                        "still in evaluation after 31.0s"]
+    assert warnings == [
+        "record rag.traces[2]@41 (trace 4bf92f3577b34da6a3ce929d0e0e4736) "
+        "still in evaluation after 31.0s"
+    ]
     slow.end(token)
     assert not slow.any_slow()
     assert changes == [1, 0]
@@ -64,8 +70,9 @@ def test_a_slow_record_is_reported_once_and_counted_until_it_ends(
 def test_the_sweeping_thread_counts_without_being_asked() -> None:
     registry = CollectorRegistry()
     metrics = CitewatchMetrics(registry=registry)
-    slow = SlowRecords(threshold_seconds=0.05, on_slow=metrics.slow_record,
-                       on_change=metrics.set_slow_in_progress).start(interval=0.01)
+    slow = SlowRecords(
+        threshold_seconds=0.05, on_slow=metrics.slow_record, on_change=metrics.set_slow_in_progress
+    ).start(interval=0.01)
     try:
         token = slow.begin("line 1")
         deadline = time.monotonic() + 5
@@ -82,10 +89,10 @@ def test_the_sweeping_thread_counts_without_being_asked() -> None:
 def test_kafka_readiness_drops_during_a_slow_record_and_returns_after() -> None:
     judge = GatedJudge()
     consumer = FakeConsumer({0: [json.dumps(trace_dict()).encode()]})
-    settings = Settings(runtime={"slow_record_seconds": 0.05},
-                        kafka={"commit_interval_seconds": 0.001})
-    runner, registry = _kafka_runner(consumer, FakeProducer(),
-                                     Pipeline(settings, judge=judge))
+    settings = Settings(
+        runtime={"slow_record_seconds": 0.05}, kafka={"commit_interval_seconds": 0.001}
+    )
+    runner, registry = _kafka_runner(consumer, FakeProducer(), Pipeline(settings, judge=judge))
     runner.slow.threshold = 0.05
     try:
         runner.step()
@@ -106,12 +113,17 @@ def test_kafka_readiness_drops_during_a_slow_record_and_returns_after() -> None:
 def test_file_readiness_drops_during_a_slow_record() -> None:
     judge = GatedJudge()
     settings = Settings(runtime={"slow_record_seconds": 0.05})
-    runner = FileRunner(settings=settings, pipeline=Pipeline(settings, judge=judge),
-                        metrics=CitewatchMetrics(registry=CollectorRegistry()),
-                        source=LineSource(io.BytesIO(json.dumps(trace_dict()).encode() + b"\n"),
-                                          follow=True,
-                                          interval=settings.input.follow_interval_seconds),
-                        sink=JsonLinesSink(io.StringIO()))
+    runner = FileRunner(
+        settings=settings,
+        pipeline=Pipeline(settings, judge=judge),
+        metrics=CitewatchMetrics(registry=CollectorRegistry()),
+        source=LineSource(
+            io.BytesIO(json.dumps(trace_dict()).encode() + b"\n"),
+            follow=True,
+            interval=settings.input.follow_interval_seconds,
+        ),
+        sink=JsonLinesSink(io.StringIO()),
+    )
     seen: list[bool] = []
     stop = threading.Event()
 
@@ -159,8 +171,10 @@ def test_start_up_retries_retriable_failures_and_raises_the_others() -> None:
         return "clients"
 
     retriable: Any = lambda exc: isinstance(exc, ConnectionError)  # noqa: E731
-    assert build_until_stopped(flaky, stop=threading.Event(), retriable=retriable,
-                               retry_seconds=0.01) == "clients"
+    assert (
+        build_until_stopped(flaky, stop=threading.Event(), retriable=retriable, retry_seconds=0.01)
+        == "clients"
+    )
     assert len(attempts) == 3
 
     def bad() -> str:

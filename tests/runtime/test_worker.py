@@ -65,7 +65,10 @@ def test_a_burst_of_acks_wakes_the_loop_once_and_settles_every_waiter() -> None:
     finally:
         loop.close()
     assert [r if not isinstance(r, Exception) else type(r).__name__ for r in results] == [
-        *range(7), "RuntimeError", *range(8, 50)]
+        *range(7),
+        "RuntimeError",
+        *range(8, 50),
+    ]
 
 
 def test_a_later_burst_schedules_its_own_drain() -> None:
@@ -101,13 +104,19 @@ def test_submit_all_hands_a_whole_poll_batch_over_in_one_wakeup() -> None:
             done.append((key, i))
             if len(done) == 6:
                 finished.set()
+
         return work
 
     worker.start()
     try:
         before = loop.wakeups
-        worker.submit_all([("p0", [factory("p0", i) for i in range(3)]), ("p1", []),
-                           ("p2", [factory("p2", i) for i in range(3)])])
+        worker.submit_all(
+            [
+                ("p0", [factory("p0", i) for i in range(3)]),
+                ("p1", []),
+                ("p2", [factory("p2", i) for i in range(3)]),
+            ]
+        )
         assert finished.wait(5)
         assert loop.wakeups - before == 1
     finally:

@@ -41,14 +41,26 @@ def test_trace_id_is_normalised_to_lower_case() -> None:
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        pytest.param({"sources": [source("S1", "a"), source("S1", "b")]},
-                     r"duplicate source id at sources\[1\]\.id", id="duplicate-source-ids"),
-        pytest.param({"claims": [claim("c1", "a", []), claim("c1", "b", [])]},
-                     r"duplicate claim id at claims\[1\]\.id", id="duplicate-claim-ids"),
-        pytest.param({"claims": [claim("c1", "a", [], importance=4)]},
-                     "less than or equal to 3", id="importance-above-3"),
-        pytest.param({"claims": [claim("c1", "a", [], importance=0)]},
-                     "greater than or equal to 1", id="importance-below-1"),
+        pytest.param(
+            {"sources": [source("S1", "a"), source("S1", "b")]},
+            r"duplicate source id at sources\[1\]\.id",
+            id="duplicate-source-ids",
+        ),
+        pytest.param(
+            {"claims": [claim("c1", "a", []), claim("c1", "b", [])]},
+            r"duplicate claim id at claims\[1\]\.id",
+            id="duplicate-claim-ids",
+        ),
+        pytest.param(
+            {"claims": [claim("c1", "a", [], importance=4)]},
+            "less than or equal to 3",
+            id="importance-above-3",
+        ),
+        pytest.param(
+            {"claims": [claim("c1", "a", [], importance=0)]},
+            "greater than or equal to 1",
+            id="importance-below-1",
+        ),
         pytest.param({"trace_id": ""}, "trace_id is empty", id="empty-trace-id"),
         pytest.param({"trace_id": "xyz"}, "32 hex digits", id="short-trace-id"),
         pytest.param({"trace_id": "0" * 32}, "all zeros", id="zero-trace-id"),
@@ -84,9 +96,15 @@ def traces(draw: st.DrawFn) -> Trace:
         question=draw(_text),
         answer=draw(_text),
         sources=[Source(id=i, text=draw(_text)) for i in source_ids],
-        claims=[Claim(id=i, text=draw(_text), importance=draw(st.integers(1, 3)),
-                      citation_ids=draw(st.lists(st.sampled_from(source_ids or ["x"]))))
-                for i in claim_ids],
+        claims=[
+            Claim(
+                id=i,
+                text=draw(_text),
+                importance=draw(st.integers(1, 3)),
+                citation_ids=draw(st.lists(st.sampled_from(source_ids or ["x"]))),
+            )
+            for i in claim_ids
+        ],
         extra=draw(st.dictionaries(st.sampled_from(["a", "b"]), st.integers())),
     )
 
@@ -112,8 +130,14 @@ def test_checked_in_json_schema_matches_the_model(name: str) -> None:
 
 def test_trace_json_schema_requires_the_core_fields() -> None:
     schema = json.loads(render(Trace))
-    assert set(schema["required"]) >= {"trace_id", "timestamp", "app", "generator",
-                                       "question", "answer"}
+    assert set(schema["required"]) >= {
+        "trace_id",
+        "timestamp",
+        "app",
+        "generator",
+        "question",
+        "answer",
+    }
     assert schema["properties"]["trace_id"]["type"] == "string"
 
 

@@ -43,7 +43,8 @@ def test_records_use_the_vocabularies() -> None:
     assert _enum(ClaimResult, "resolved_by") == set(get_args(ResolvedBy))
     assert _enum(ClaimResult, "not_judged") == set(get_args(NotJudgedReason))
     assert _enum(ClaimResult, "not_judged_detail") == (
-        set(get_args(SuspectReason)) | set(get_args(UnverifiedReason)))
+        set(get_args(SuspectReason)) | set(get_args(UnverifiedReason))
+    )
     assert _enum(ClaimPath, "screen") == set(get_args(ScreenOutcome))
     assert _enum(ClaimPath, "llm") == _enum(ClaimPath, "rejudge") == set(get_args(VerdictLabel))
     assert _enum(FindingRecord, "severity") == set(get_args(Severity))
@@ -51,8 +52,11 @@ def test_records_use_the_vocabularies() -> None:
 
 
 def test_the_service_imports_the_vocabularies_rather_than_restating_them() -> None:
-    assert (ChecksClaimStatus, ChecksSeverity, SamplerSampledBy) == (ClaimStatus, Severity,
-                                                                     SampledBy)
+    assert (ChecksClaimStatus, ChecksSeverity, SamplerSampledBy) == (
+        ClaimStatus,
+        Severity,
+        SampledBy,
+    )
 
 
 def test_lists_kept_elsewhere_agree_with_the_vocabularies() -> None:

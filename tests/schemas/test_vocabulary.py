@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FINDING_CODES = get_args(FindingCode)
 
 
-def _literal_calls(function: str, *, keyword: str | None = None, literal_only: bool = True
-                   ) -> dict[str, set[str]]:
+def _literal_calls(
+    function: str, *, keyword: str | None = None, literal_only: bool = True
+) -> dict[str, set[str]]:
     """Per module of sidecar/, the string literals passed to calls of ``function``: the
     first positional argument, or the ``keyword`` argument. With ``literal_only``, a
     computed value fails (a variable's values are typed with the vocabulary instead)."""
@@ -36,8 +37,11 @@ def _literal_calls(function: str, *, keyword: str | None = None, literal_only: b
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
-            name = node.func.id if isinstance(node.func, ast.Name) else (
-                node.func.attr if isinstance(node.func, ast.Attribute) else None)
+            name = (
+                node.func.id
+                if isinstance(node.func, ast.Name)
+                else (node.func.attr if isinstance(node.func, ast.Attribute) else None)
+            )
             if name != function:
                 continue
             if keyword is None:
@@ -48,7 +52,8 @@ def _literal_calls(function: str, *, keyword: str | None = None, literal_only: b
                 if not literal_only and not isinstance(arg, ast.Constant):
                     continue
                 assert isinstance(arg, ast.Constant) and isinstance(arg.value, str), (
-                    f"{path.relative_to(ROOT)}:{node.lineno}: {function} with a computed value")
+                    f"{path.relative_to(ROOT)}:{node.lineno}: {function} with a computed value"
+                )
                 found.setdefault(str(path.relative_to(ROOT)), set()).add(arg.value)
     return found
 
@@ -62,9 +67,13 @@ def test_every_finding_built_in_the_code_has_a_finding_code() -> None:
     emitted = _literal_calls("Finding")
     assert set().union(*emitted.values()) <= set(FINDING_CODES)
     # The pipeline's own findings are in the vocabulary though no check declares them.
-    assert emitted["sidecar/pipeline.py"] == {"claims_derived", "derived_claims_cut",
-                                             "check_error", "misattributed",
-                                             "injection_influenced"}
+    assert emitted["sidecar/pipeline.py"] == {
+        "claims_derived",
+        "derived_claims_cut",
+        "check_error",
+        "misattributed",
+        "injection_influenced",
+    }
 
 
 def test_every_finding_code_is_declared_by_a_check_or_emitted_by_the_pipeline() -> None:
@@ -85,8 +94,10 @@ def test_readme_findings_tables_list_exactly_the_finding_codes() -> None:
 
 
 def test_judge_error_kinds_in_the_code() -> None:
-    kinds = [*_literal_calls("JudgeCallError", keyword="kind", literal_only=False).values(),
-             *_literal_calls("JudgeError", keyword="kind", literal_only=False).values()]
+    kinds = [
+        *_literal_calls("JudgeCallError", keyword="kind", literal_only=False).values(),
+        *_literal_calls("JudgeError", keyword="kind", literal_only=False).values(),
+    ]
     assert set().union(*kinds) <= set(get_args(JudgeErrorKind))
     assert set(OUTAGE_KINDS) <= set(get_args(JudgeErrorKind))
 
@@ -98,8 +109,9 @@ def test_skip_reasons_in_the_code() -> None:
 
 
 def test_stages_timed_in_the_code() -> None:
-    timed = set().union(*_literal_calls("_timed").values(),
-                        *_literal_calls("observe_stage").values())
+    timed = set().union(
+        *_literal_calls("_timed").values(), *_literal_calls("observe_stage").values()
+    )
     assert timed == set(get_args(Stage))
 
 
@@ -108,7 +120,10 @@ def test_metric_label_lists_derive_from_the_vocabularies() -> None:
     assert STAGES == get_args(Stage)
     kinds = get_args(JudgeErrorKind)
     assert UNJUDGED_REASONS == (
-        *kinds, *(r for r in get_args(SampledSkipReason) if r not in kinds), "other")
+        *kinds,
+        *(r for r in get_args(SampledSkipReason) if r not in kinds),
+        "other",
+    )
 
 
 def _metric_row(name: str) -> str:
@@ -120,14 +135,17 @@ def _metric_row(name: str) -> str:
 @pytest.mark.parametrize(
     ("metric", "values"),
     [
-        pytest.param("citewatch_judge_requests_total", ("ok", *get_args(JudgeErrorKind)),
-                     id="judge-request-outcomes"),
+        pytest.param(
+            "citewatch_judge_requests_total",
+            ("ok", *get_args(JudgeErrorKind)),
+            id="judge-request-outcomes",
+        ),
         pytest.param("citewatch_judge_skips_total", get_args(SkipReason), id="skip-reasons"),
-        pytest.param("citewatch_judge_circuit_state", get_args(CircuitState),
-                     id="circuit-states"),
+        pytest.param("citewatch_judge_circuit_state", get_args(CircuitState), id="circuit-states"),
         pytest.param("citewatch_stage_duration_seconds", get_args(Stage), id="stages"),
-        pytest.param("citewatch_critical_unjudged_claims_total", UNJUDGED_REASONS,
-                     id="unjudged-reasons"),
+        pytest.param(
+            "citewatch_critical_unjudged_claims_total", UNJUDGED_REASONS, id="unjudged-reasons"
+        ),
     ],
 )
 def test_metric_docs_name_exactly_the_label_values(metric: str, values: tuple[str, ...]) -> None:

@@ -19,16 +19,25 @@ def test_valid_bytes_decode() -> None:
         pytest.param(b"\xff\xfe garbage", TraceDecodeError, "not_utf8", id="not-utf8"),
         pytest.param(b'{"trace_id": ', TraceDecodeError, "not_json", id="truncated"),
         pytest.param(b"[" * 5000 + b"]" * 5000, TraceDecodeError, "too_deep", id="deep-list"),
-        pytest.param(json.dumps(trace_dict(nested=[[[[[[[[1]]]]]]]])).encode(), None, None,
-                     id="moderate-nesting-ok"),
+        pytest.param(
+            json.dumps(trace_dict(nested=[[[[[[[[1]]]]]]]])).encode(),
+            None,
+            None,
+            id="moderate-nesting-ok",
+        ),
         pytest.param(b"[1, 2]", TraceInvalidError, "invalid_trace", id="not-an-object"),
-        pytest.param(json.dumps(trace_dict(claims=[claim("c", "a", []), claim("c", "b", [])]))
-                     .encode(), TraceInvalidError, "invalid_trace", id="duplicate-claims"),
+        pytest.param(
+            json.dumps(trace_dict(claims=[claim("c", "a", []), claim("c", "b", [])])).encode(),
+            TraceInvalidError,
+            "invalid_trace",
+            id="duplicate-claims",
+        ),
         pytest.param(b"x" * 2_000_000, TraceDecodeError, "too_large", id="too-large"),
     ],
 )
-def test_bad_records_raise_typed_errors(value: bytes, error: type[TraceError] | None,
-                                        reason: str | None) -> None:
+def test_bad_records_raise_typed_errors(
+    value: bytes, error: type[TraceError] | None, reason: str | None
+) -> None:
     if error is None:
         decode_trace(value)
         return
@@ -64,28 +73,53 @@ def _line(**overrides: object) -> bytes:
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
-        pytest.param(_line()[:-1] + b', "big": ' + b"9" * 5000 + b"}", "number_too_long",
-                     id="5000-digit-integer"),
-        pytest.param(_line()[:-1] + b', "f": 1' + b"0" * 100 + b".5}", "number_too_long",
-                     id="long-float"),
+        pytest.param(
+            _line()[:-1] + b', "big": ' + b"9" * 5000 + b"}",
+            "number_too_long",
+            id="5000-digit-integer",
+        ),
+        pytest.param(
+            _line()[:-1] + b', "f": 1' + b"0" * 100 + b".5}", "number_too_long", id="long-float"
+        ),
         pytest.param(_line()[:-1] + b', "n": NaN}', "not_json", id="nan"),
         pytest.param(_line()[:-1] + b', "app": "other"}', "duplicate_key", id="duplicate-key"),
-        pytest.param(_line(question="x").replace(b'"x"', b'"\\udc80"'), "lone_surrogate",
-                     id="escaped-lone-surrogate"),
-        pytest.param(_line(question="x").replace(b'"x"', b'"\xc3\x28"'), "not_utf8",
-                     id="invalid-utf8-in-string"),
+        pytest.param(
+            _line(question="x").replace(b'"x"', b'"\\udc80"'),
+            "lone_surrogate",
+            id="escaped-lone-surrogate",
+        ),
+        pytest.param(
+            _line(question="x").replace(b'"x"', b'"\xc3\x28"'),
+            "not_utf8",
+            id="invalid-utf8-in-string",
+        ),
         pytest.param(_line(answer="a" * 70_000), "text_too_long", id="long-answer"),
-        pytest.param(_line(claims=[claim(f"c{i}", "t", []) for i in range(1001)]),
-                     "too_many_claims", id="too-many-claims"),
-        pytest.param(_line(sources=[{"id": f"S{i}", "text": "t"} for i in range(1001)]),
-                     "too_many_sources", id="too-many-sources"),
-        pytest.param(_line(claims=[claim("c1", "t", [f"S{i}" for i in range(101)])]),
-                     "too_many_citations", id="too-many-citations"),
-        pytest.param(_line(sources=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]),
-                     "too_deep", id="deep-known-field"),
+        pytest.param(
+            _line(claims=[claim(f"c{i}", "t", []) for i in range(1001)]),
+            "too_many_claims",
+            id="too-many-claims",
+        ),
+        pytest.param(
+            _line(sources=[{"id": f"S{i}", "text": "t"} for i in range(1001)]),
+            "too_many_sources",
+            id="too-many-sources",
+        ),
+        pytest.param(
+            _line(claims=[claim("c1", "t", [f"S{i}" for i in range(101)])]),
+            "too_many_citations",
+            id="too-many-citations",
+        ),
+        pytest.param(
+            _line(sources=[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]),
+            "too_deep",
+            id="deep-known-field",
+        ),
         pytest.param(_line(claims=[claim(1, "t", [])]), "invalid_trace", id="number-as-id"),  # type: ignore[arg-type]
-        pytest.param(_line(claims=[claim("c1", "t", [], importance=2.5)]),  # type: ignore[arg-type]
-                     "invalid_trace", id="fractional-importance"),
+        pytest.param(
+            _line(claims=[claim("c1", "t", [], importance=2.5)]),  # type: ignore[arg-type]
+            "invalid_trace",
+            id="fractional-importance",
+        ),
     ],
 )
 def test_hostile_values_are_refused_with_their_reason(value: bytes, reason: str) -> None:
@@ -102,8 +136,13 @@ def test_surrogateescaped_text_counts_as_invalid_utf8() -> None:
     assert info.value.reason == "not_utf8"
 
 
-@pytest.mark.parametrize("value", [pytest.param(b"\xef\xbb\xbf" + _line(), id="bytes"),
-                                   pytest.param("\ufeff" + _line().decode(), id="text")])
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(b"\xef\xbb\xbf" + _line(), id="bytes"),
+        pytest.param("\ufeff" + _line().decode(), id="text"),
+    ],
+)
 def test_a_leading_byte_order_mark_is_dropped(value: bytes | str) -> None:
     assert decode_trace(value).trace_id == TRACE_ID
 

@@ -34,12 +34,19 @@ class _FixedJudge:
 
 
 def test_worked_example_through_the_pipeline() -> None:
-    judge = _FixedJudge({"c1": ClaimVerdict("supported", "ok", "Pro plan refunds"),
-                         "c2": ClaimVerdict("supported", "ok", "returned")})
+    judge = _FixedJudge(
+        {
+            "c1": ClaimVerdict("supported", "ok", "Pro plan refunds"),
+            "c2": ClaimVerdict("supported", "ok", "returned"),
+        }
+    )
     record = asyncio.run(Pipeline(Settings(), judge=judge).evaluate(worked_example()))
     assert record.judged and record.sampled_by == "base"
-    assert (record.scores.correctness, record.scores.completeness,
-            record.scores.overall) == (1.0, 0.714286, 0.885714)
+    assert (record.scores.correctness, record.scores.completeness, record.scores.overall) == (
+        1.0,
+        0.714286,
+        0.885714,
+    )
     assert [c.status for c in record.claims] == ["cited", "cited", "uncited"]
     assert record.claims[0].evidence_quote == "Pro plan refunds"
 
@@ -58,15 +65,19 @@ def test_a_failing_check_is_isolated_logged_and_counted(caplog: pytest.LogCaptur
     with caplog.at_level(logging.ERROR):
         record = asyncio.run(pipeline.evaluate(worked_example()))
     assert [(f.severity, f.detail) for f in record.findings if f.code == "check_error"] == [
-        ("warning", "exploding")]
+        ("warning", "exploding")
+    ]
     assert any(f.code == "uncited_claim" for f in record.findings)
     assert "check exploding failed" in caplog.text
 
 
 def test_stage_timings_are_reported() -> None:
     seen: list[tuple[str, float]] = []
-    pipeline = Pipeline(Settings(), judge=_FixedJudge({}),
-                        on_stage=lambda stage, seconds: seen.append((stage, seconds)))
+    pipeline = Pipeline(
+        Settings(),
+        judge=_FixedJudge({}),
+        on_stage=lambda stage, seconds: seen.append((stage, seconds)),
+    )
     asyncio.run(pipeline.evaluate(worked_example()))
     assert [stage for stage, _ in seen] == ["checks", "redaction", "judge", "scoring"]
     assert all(seconds >= 0 for _, seconds in seen)

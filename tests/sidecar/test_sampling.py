@@ -18,8 +18,9 @@ def ordinary(n: int, **overrides: Any) -> Any:
 
 
 def no_priority(**fields: Any) -> SamplingSettings:
-    return SamplingSettings(priority_critical=False, priority_prescreen=False,
-                            priority_new_generator_traces=0, **fields)
+    return SamplingSettings(
+        priority_critical=False, priority_prescreen=False, priority_new_generator_traces=0, **fields
+    )
 
 
 def test_base_sample_is_the_same_in_two_instances() -> None:
@@ -32,8 +33,7 @@ def test_base_sample_is_the_same_in_two_instances() -> None:
 @pytest.mark.parametrize("rate", [0.01, 0.1, 0.5])
 def test_base_sample_matches_the_rate_on_100000_ids(rate: float) -> None:
     sampler = Sampler(no_priority(rate=rate))
-    hits = sum(sampler.in_base_sample(f"{n * 2654435761 % 2**128:032x}")
-               for n in range(1, 100_001))
+    hits = sum(sampler.in_base_sample(f"{n * 2654435761 % 2**128:032x}") for n in range(1, 100_001))
     expected = rate * 100_000
     # Four binomial standard deviations.
     assert abs(hits - expected) <= 4 * (expected * (1 - rate)) ** 0.5
@@ -87,8 +87,11 @@ class Clock:
 
 def test_requests_per_minute_budget_refuses_then_recovers() -> None:
     clock = Clock()
-    budget = Budget(SamplingSettings(requests_per_minute=2, tokens_per_minute=None),
-                    clock=clock, wall_clock=lambda: 0.0)
+    budget = Budget(
+        SamplingSettings(requests_per_minute=2, tokens_per_minute=None),
+        clock=clock,
+        wall_clock=lambda: 0.0,
+    )
     assert isinstance(budget.acquire(10), Reservation)
     assert isinstance(budget.acquire(10), Reservation)
     assert budget.acquire(10) == "budget_requests_per_minute"
@@ -98,8 +101,11 @@ def test_requests_per_minute_budget_refuses_then_recovers() -> None:
 
 def test_token_budgets_use_settled_tokens() -> None:
     clock = Clock()
-    budget = Budget(SamplingSettings(requests_per_minute=None, tokens_per_minute=1000,
-                                     tokens_per_day=1500), clock=clock, wall_clock=lambda: 0.0)
+    budget = Budget(
+        SamplingSettings(requests_per_minute=None, tokens_per_minute=1000, tokens_per_day=1500),
+        clock=clock,
+        wall_clock=lambda: 0.0,
+    )
     first = budget.acquire(900)
     assert isinstance(first, Reservation)
     assert budget.acquire(200) == "budget_tokens_per_minute"
@@ -107,16 +113,21 @@ def test_token_budgets_use_settled_tokens() -> None:
     assert isinstance(budget.acquire(600), Reservation)
     clock.now += 61.0
     assert budget.acquire(700) == "budget_tokens_per_day"
-    next_day = Budget(SamplingSettings(requests_per_minute=None, tokens_per_minute=None,
-                                       tokens_per_day=1500), clock=clock,
-                      wall_clock=lambda: 86_400.0)
+    next_day = Budget(
+        SamplingSettings(requests_per_minute=None, tokens_per_minute=None, tokens_per_day=1500),
+        clock=clock,
+        wall_clock=lambda: 86_400.0,
+    )
     assert isinstance(next_day.acquire(1500), Reservation)
 
 
 def test_settling_a_reservation_after_its_minute_leaves_the_window_alone() -> None:
     clock = Clock()
-    budget = Budget(SamplingSettings(requests_per_minute=None, tokens_per_minute=1000),
-                    clock=clock, wall_clock=lambda: 0.0)
+    budget = Budget(
+        SamplingSettings(requests_per_minute=None, tokens_per_minute=1000),
+        clock=clock,
+        wall_clock=lambda: 0.0,
+    )
     slow = budget.acquire(400)
     assert isinstance(slow, Reservation)
     clock.now += 61.0

@@ -14,8 +14,11 @@ PARTIAL = ClaimVerdict("partial")
 UNSUPPORTED = ClaimVerdict("unsupported")
 
 
-def score_of(verdicts: dict[str, ClaimVerdict] | None, settings: ScoringSettings | None = None,
-             **overrides: Any) -> ScoreResult:
+def score_of(
+    verdicts: dict[str, ClaimVerdict] | None,
+    settings: ScoringSettings | None = None,
+    **overrides: Any,
+) -> ScoreResult:
     trace = make_trace(**overrides) if overrides else worked_example()
     return score(analyse(trace, MarkerParser()), verdicts, settings or ScoringSettings())
 
@@ -34,8 +37,9 @@ def test_worked_example_numbers() -> None:
 
 def test_validity_example() -> None:
     # DESIGN.md: "Fact [S1], other [S9]." has validity 0.5 and invalid IDs ["S9"].
-    result = score_of(None, answer="Fact [S1], other [S9].",
-                      sources=[source("S1", "Fact.")], claims=[])
+    result = score_of(
+        None, answer="Fact [S1], other [S9].", sources=[source("S1", "Fact.")], claims=[]
+    )
     assert result.validity == 0.5
     assert result.invalid_citation_ids == ("S9",)
 
@@ -56,8 +60,9 @@ def test_not_judged_leaves_judge_scores_unknown() -> None:
         pytest.param({"answer": "A [S9] [S9] [S1]."}, 0.5, ("S9",), id="duplicate-invalid"),
     ],
 )
-def test_validity_edge_cases(overrides: dict[str, Any], validity: float,
-                             invalid: tuple[str, ...]) -> None:
+def test_validity_edge_cases(
+    overrides: dict[str, Any], validity: float, invalid: tuple[str, ...]
+) -> None:
     result = score_of(None, **overrides)
     assert (result.validity, result.invalid_citation_ids) == (validity, invalid)
 
@@ -71,8 +76,9 @@ def test_all_partial() -> None:
 
 
 def test_partial_credit_and_weights_come_from_settings() -> None:
-    settings = ScoringSettings(partial_credit=0.25, weight_correctness=0.5,
-                               weight_completeness=0.5, weight_validity=0.0)
+    settings = ScoringSettings(
+        partial_credit=0.25, weight_correctness=0.5, weight_completeness=0.5, weight_validity=0.0
+    )
     claims = [claim("c1", "a", ["S1"], 2)]
     result = score_of({"c1": PARTIAL}, settings, claims=claims)
     assert (result.correctness, result.completeness, result.overall) == (0.25, 0.25, 0.25)
@@ -84,8 +90,10 @@ def test_weights_must_sum_to_one() -> None:
 
 
 def test_zero_factual_claims() -> None:
-    claims = [claim("c1", "Great.", [], 1, kind="opinion"),
-              claim("c2", "So.", [], 1, kind="connective")]
+    claims = [
+        claim("c1", "Great.", [], 1, kind="opinion"),
+        claim("c2", "So.", [], 1, kind="connective"),
+    ]
     result = score_of({}, claims=claims)
     assert (result.correctness, result.completeness, result.overall) == (None, None, None)
     assert result.critical == ()
@@ -114,25 +122,34 @@ def test_missing_verdict_is_never_scored_as_whole() -> None:
     [
         pytest.param(claim("c1", "a", [], 3), None, "uncited", id="uncited"),
         pytest.param(claim("c1", "a", ["S9"], 3), None, "invalid_citation", id="invalid"),
-        pytest.param(claim("c1", "a", ["S1"], 3), UNSUPPORTED, "judged_unsupported",
-                     id="judged-unsupported"),
-        pytest.param(claim("c1", "a", ["S1"], 3),
-                     ClaimVerdict("unsupported", quote_not_found=True), "quote_not_found",
-                     id="quote-not-found"),
+        pytest.param(
+            claim("c1", "a", ["S1"], 3), UNSUPPORTED, "judged_unsupported", id="judged-unsupported"
+        ),
+        pytest.param(
+            claim("c1", "a", ["S1"], 3),
+            ClaimVerdict("unsupported", quote_not_found=True),
+            "quote_not_found",
+            id="quote-not-found",
+        ),
     ],
 )
-def test_critical_reasons(claim_data: dict[str, Any], verdict: ClaimVerdict | None,
-                          reason: str) -> None:
+def test_critical_reasons(
+    claim_data: dict[str, Any], verdict: ClaimVerdict | None, reason: str
+) -> None:
     verdicts = {"c1": verdict} if verdict else {}
     result = score_of(verdicts, claims=[claim_data])
     assert result.critical == (CriticalClaim("c1", reason),)  # type: ignore[arg-type]
 
 
 def test_deterministic_criticals_are_known_without_a_judge() -> None:
-    result = score_of(None, claims=[claim("c1", "a", [], 3), claim("c2", "b", ["S7"], 3),
-                                    claim("c3", "c", ["S1"], 3)])
-    assert result.critical == (CriticalClaim("c1", "uncited"),
-                               CriticalClaim("c2", "invalid_citation"))
+    result = score_of(
+        None,
+        claims=[claim("c1", "a", [], 3), claim("c2", "b", ["S7"], 3), claim("c3", "c", ["S1"], 3)],
+    )
+    assert result.critical == (
+        CriticalClaim("c1", "uncited"),
+        CriticalClaim("c2", "invalid_citation"),
+    )
 
 
 def test_unsupported_below_importance_3_is_not_critical() -> None:
@@ -176,6 +193,5 @@ def test_a_failed_judge_lists_critical_cited_claims_without_a_verdict() -> None:
 
 
 def test_a_quote_inside_an_injection_is_its_own_critical_reason() -> None:
-    result = _worked({"c1": SUPPORTED,
-                      "c2": ClaimVerdict("unsupported", quote_in_injection=True)})
+    result = _worked({"c1": SUPPORTED, "c2": ClaimVerdict("unsupported", quote_in_injection=True)})
     assert result.critical == (CriticalClaim("c2", "quote_in_injection"),)

@@ -14,25 +14,32 @@ from sidecar.cli import cli
 from tests.support.factories import claim, make_trace, source
 
 S1 = "Pro plan subscriptions renew every twelve months unless cancelled."
-S2 = ("Customers may request a refund within 30 days if the account used fewer than 100 API "
-      "requests.")
+S2 = (
+    "Customers may request a refund within 30 days if the account used fewer than 100 API requests."
+)
 
 
-def test_worked_example_pages_nobody_and_the_screen_abstains_on_a_dropped_condition(
-) -> None:
+def test_worked_example_pages_nobody_and_the_screen_abstains_on_a_dropped_condition() -> None:
     trace = make_trace(
-        answer=("Pro plans renew every 12 months [S1]. Refunds are available within 30 days "
-                "when usage is below 100 requests [S2]. Refunds are paid out the same day."),
+        answer=(
+            "Pro plans renew every 12 months [S1]. Refunds are available within 30 days "
+            "when usage is below 100 requests [S2]. Refunds are paid out the same day."
+        ),
         sources=[source("S1", S1), source("S2", S2)],
         claims=[
             claim("c1", "Pro plans renew every 12 months.", ["S1"], 2),
-            claim("c2", "Refunds are available within 30 days when usage is below 100 "
-                  "requests.", ["S2"], 3),
+            claim(
+                "c2",
+                "Refunds are available within 30 days when usage is below 100 requests.",
+                ["S2"],
+                3,
+            ),
             claim("c3", "Refunds are paid out the same day.", [], 2),
         ],
     )
-    result = CliRunner().invoke(cli, ["check", "-", "--judge", "lexical"],
-                                input=trace.model_dump_json() + "\n")
+    result = CliRunner().invoke(
+        cli, ["check", "-", "--judge", "lexical"], input=trace.model_dump_json() + "\n"
+    )
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
     verdicts = {c["claim_id"]: (c["verdict"], c["critical_reason"]) for c in record["claims"]}

@@ -15,5 +15,13 @@ so a benchmark and the tests it is measured against run on the same fakes and da
 
 from __future__ import annotations
 
-__all__ = ["factories", "judged", "kafka", "openai_server", "payloads", "redaction_corpus",
-           "servers", "traces"]
+__all__ = [
+    "factories",
+    "judged",
+    "kafka",
+    "openai_server",
+    "payloads",
+    "redaction_corpus",
+    "servers",
+    "traces",
+]

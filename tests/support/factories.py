@@ -20,8 +20,14 @@ def trace_dict(**overrides: Any) -> dict[str, Any]:
         "question": "Can I get a refund?",
         "answer": "Refunds are available within 30 days [S1].",
         "sources": [{"id": "S1", "title": "Refunds", "text": "Refunds within 30 days."}],
-        "claims": [{"id": "c1", "text": "Refunds are available within 30 days.",
-                    "citation_ids": ["S1"], "importance": 2}],
+        "claims": [
+            {
+                "id": "c1",
+                "text": "Refunds are available within 30 days.",
+                "citation_ids": ["S1"],
+                "importance": 2,
+            }
+        ],
     }
     data.update(overrides)
     return data
@@ -36,19 +42,23 @@ def source(source_id: str, text: str, **extra: Any) -> dict[str, Any]:
     return {"id": source_id, "title": f"Doc {source_id}", "text": text, **extra}
 
 
-def claim(claim_id: str, text: str, cites: list[str], importance: int = 2,
-          **extra: Any) -> dict[str, Any]:
-    return {"id": claim_id, "text": text, "citation_ids": cites, "importance": importance,
-            **extra}
+def claim(
+    claim_id: str, text: str, cites: list[str], importance: int = 2, **extra: Any
+) -> dict[str, Any]:
+    return {"id": claim_id, "text": text, "citation_ids": cites, "importance": importance, **extra}
 
 
 def worked_example() -> Trace:
     """DESIGN.md's worked example: S1, S2; c1 (S1, 2), c2 (S2, 3), c3 (uncited, 2)."""
     return make_trace(
         answer="Pro refunds last 30 days [S1]. Refunds go to the card [S2]. Same-day payout.",
-        sources=[source("S1", "Pro plan refunds within 30 days."),
-                 source("S2", "Refunds are returned to the original card.")],
-        claims=[claim("c1", "Pro refunds last 30 days.", ["S1"], 2),
-                claim("c2", "Refunds go to the card.", ["S2"], 3),
-                claim("c3", "Refunds are paid out the same day.", [], 2)],
+        sources=[
+            source("S1", "Pro plan refunds within 30 days."),
+            source("S2", "Refunds are returned to the original card."),
+        ],
+        claims=[
+            claim("c1", "Pro refunds last 30 days.", ["S1"], 2),
+            claim("c2", "Refunds go to the card.", ["S2"], 3),
+            claim("c3", "Refunds are paid out the same day.", [], 2),
+        ],
     )

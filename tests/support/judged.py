@@ -30,19 +30,33 @@ class Judged:
     ``sampling`` override any judge or sampling setting.
     """
 
-    def __init__(self, server: FakeOpenAI | None, backend: str = "openai-chat",
-                 sampling: dict[str, Any] | None = None, *,
-                 apps: list[str] | None = None, observe_records: bool = True,
-                 **judge: Any) -> None:
+    def __init__(
+        self,
+        server: FakeOpenAI | None,
+        backend: str = "openai-chat",
+        sampling: dict[str, Any] | None = None,
+        *,
+        apps: list[str] | None = None,
+        observe_records: bool = True,
+        **judge: Any,
+    ) -> None:
         judge_settings: dict[str, Any] = {"backend": "lexical"}
         if server is not None:
-            judge_settings = {"backend": backend, "base_url": server.base_url,
-                              "api_key": "test-key", "model": MODEL, "timeout_seconds": 2.0,
-                              "max_retries": 0, "retry_base_seconds": 0.001}
+            judge_settings = {
+                "backend": backend,
+                "base_url": server.base_url,
+                "api_key": "test-key",
+                "model": MODEL,
+                "timeout_seconds": 2.0,
+                "max_retries": 0,
+                "retry_base_seconds": 0.001,
+            }
         apps = ["support"] if apps is None else apps
-        settings = Settings(judge={**judge_settings, **judge},
-                            sampling={"rate": 1.0, **(sampling or {})},
-                            metrics={"apps": apps})
+        settings = Settings(
+            judge={**judge_settings, **judge},
+            sampling={"rate": 1.0, **(sampling or {})},
+            metrics={"apps": apps},
+        )
         self.observe_records = observe_records
         self.registry = CollectorRegistry()
         self.metrics = CitewatchMetrics(registry=self.registry, apps=apps)
@@ -51,8 +65,9 @@ class Judged:
         self.stage: JudgeStageImpl = self.pipeline.judge
 
     @classmethod
-    def llm_only(cls, server: FakeOpenAI, backend: str = "openai-responses",
-                 **judge: Any) -> Judged:
+    def llm_only(
+        cls, server: FakeOpenAI, backend: str = "openai-responses", **judge: Any
+    ) -> Judged:
         """The LLM judge without the screen, retrying up to 4 times with backoff capped at
         2 s; only the judge's own metrics are recorded (records are not observed)."""
         settings: dict[str, Any] = {"screen": False, "max_retries": 4, "retry_max_seconds": 2.0}

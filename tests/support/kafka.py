@@ -79,8 +79,9 @@ def trace_bytes(i: int, salt: str = "") -> bytes:
     return json.dumps(trace_dict(trace_id=trace_id(i, salt))).encode()
 
 
-def create_topics(bootstrap: str, names: Iterable[str], partitions: int = 3, *,
-                  timeout_seconds: float = 30.0) -> None:
+def create_topics(
+    bootstrap: str, names: Iterable[str], partitions: int = 3, *, timeout_seconds: float = 30.0
+) -> None:
     """Create the topics ``names`` with ``partitions`` partitions each (one replica); return
     once every partition of every one has a leader, so producers and consumers can use them
     at once. Raises what kafka-python raises (an existing name, a timeout)."""
@@ -89,7 +90,8 @@ def create_topics(bootstrap: str, names: Iterable[str], partitions: int = 3, *,
     try:
         admin.create_topics(
             {name: {"num_partitions": partitions, "replication_factor": 1} for name in topics},
-            timeout_ms=int(timeout_seconds * 1000))
+            timeout_ms=int(timeout_seconds * 1000),
+        )
         admin.wait_for_topics(topics, timeout_ms=int(timeout_seconds * 1000))
     finally:
         admin.close()
@@ -116,15 +118,18 @@ class Topics(NamedTuple):
 def run_topics(bootstrap: str, *, partitions: int = 3, source: str = "traces") -> Topics:
     """New source, evaluations and dead-letter topics (``partitions`` each) and a new group
     name; ``source`` is the prefix of the source topic's name."""
-    topic, evaluations, dead_letters = new_topics(bootstrap, source, "evals", "dlt",
-                                                  partitions=partitions)
+    topic, evaluations, dead_letters = new_topics(
+        bootstrap, source, "evals", "dlt", partitions=partitions
+    )
     return Topics(topic, evaluations, dead_letters, unique("group"))
 
 
-def produce(bootstrap: str, topic: str, values: Iterable[bytes],
-            keys: Iterable[bytes | None] | None = None) -> int:
-    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20,
-                             max_request_size=16_777_216)
+def produce(
+    bootstrap: str, topic: str, values: Iterable[bytes], keys: Iterable[bytes | None] | None = None
+) -> int:
+    producer = KafkaProducer(
+        bootstrap_servers=bootstrap, acks="all", linger_ms=20, max_request_size=16_777_216
+    )
     count = 0
     try:
         key_iter = iter(keys) if keys is not None else None
@@ -140,8 +145,9 @@ def produce(bootstrap: str, topic: str, values: Iterable[bytes],
 
 def read_topic(bootstrap: str, topic: str, *, timeout: float = 30.0) -> list[Any]:
     """Every record now in ``topic`` (reads up to the end offsets taken at the start)."""
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                             max_partition_fetch_bytes=16_777_216)
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, max_partition_fetch_bytes=16_777_216
+    )
     try:
         parts = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
         consumer.assign(parts)
@@ -149,12 +155,11 @@ def read_topic(bootstrap: str, topic: str, *, timeout: float = 30.0) -> list[Any
         ends = consumer.end_offsets(parts)
         records: list[Any] = []
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and any(
-            consumer.position(tp) < ends[tp] for tp in parts
-        ):
+        while time.monotonic() < deadline and any(consumer.position(tp) < ends[tp] for tp in parts):
             for batch in consumer.poll(timeout_ms=500).values():
-                records.extend(r for r in batch if r.offset < ends[TopicPartition(r.topic,
-                                                                                  r.partition)])
+                records.extend(
+                    r for r in batch if r.offset < ends[TopicPartition(r.topic, r.partition)]
+                )
         return records
     finally:
         consumer.close()
@@ -165,9 +170,11 @@ def offsets(bootstrap: str, topic: str, group: str) -> tuple[dict[int, int], dic
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     try:
-        committed = {tp.partition: meta.offset for tp, meta in
-                     admin.list_group_offsets({group: None}).get(group, {}).items()
-                     if tp.topic == topic and meta.offset >= 0}
+        committed = {
+            tp.partition: meta.offset
+            for tp, meta in admin.list_group_offsets({group: None}).get(group, {}).items()
+            if tp.topic == topic and meta.offset >= 0
+        }
         parts = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
         ends = {tp.partition: end for tp, end in consumer.end_offsets(parts).items()}
         return committed, ends
@@ -176,8 +183,9 @@ def offsets(bootstrap: str, topic: str, group: str) -> tuple[dict[int, int], dic
         admin.close()
 
 
-def wait_until(check: Callable[[], bool], *, timeout: float, interval: float = 0.5,
-               what: str = "condition") -> None:
+def wait_until(
+    check: Callable[[], bool], *, timeout: float, interval: float = 0.5, what: str = "condition"
+) -> None:
     """Poll ``check`` until true; a Kafka error while the cluster settles counts as false."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -193,29 +201,61 @@ def wait_until(check: Callable[[], bool], *, timeout: float, interval: float = 0
 class Sidecar:
     """`citewatch run` as a child process on a free metrics port."""
 
-    def __init__(self, bootstrap: str, *, topic: str, group: str, evaluations: str,
-                 dead_letters: str, extra: Iterable[str] = (), env: dict[str, str] | None = None,
-                 log: Path | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        *,
+        topic: str,
+        group: str,
+        evaluations: str,
+        dead_letters: str,
+        extra: Iterable[str] = (),
+        env: dict[str, str] | None = None,
+        log: Path | None = None,
+    ) -> None:
         self.metrics_port = free_port()
         args = [
-            sys.executable, "-c", "import sys; from sidecar.cli import main; sys.exit(main())",
-            "-v", "run", "--bootstrap-servers", bootstrap, "--topic", topic, "--group", group,
-            "--evaluations-topic", evaluations, "--dead-letter-topic", dead_letters,
-            "--metrics-port", str(self.metrics_port), "--metrics-address", "127.0.0.1",
+            sys.executable,
+            "-c",
+            "import sys; from sidecar.cli import main; sys.exit(main())",
+            "-v",
+            "run",
+            "--bootstrap-servers",
+            bootstrap,
+            "--topic",
+            topic,
+            "--group",
+            group,
+            "--evaluations-topic",
+            evaluations,
+            "--dead-letter-topic",
+            dead_letters,
+            "--metrics-port",
+            str(self.metrics_port),
+            "--metrics-address",
+            "127.0.0.1",
             *extra,
         ]
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWATCH_")}
-        full_env.update({
-            "CITEWATCH_KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "CITEWATCH_KAFKA_COMMIT_INTERVAL_SECONDS": "0.5",
-            "CITEWATCH_KAFKA_REJOIN_AFTER_SECONDS": "30",
-            "OPENAI_API_KEY": "",
-            **(env or {}),
-        })
+        full_env.update(
+            {
+                "CITEWATCH_KAFKA_SESSION_TIMEOUT_MS": "6000",
+                "CITEWATCH_KAFKA_COMMIT_INTERVAL_SECONDS": "0.5",
+                "CITEWATCH_KAFKA_REJOIN_AFTER_SECONDS": "30",
+                "OPENAI_API_KEY": "",
+                **(env or {}),
+            }
+        )
         self.log = log
         stderr = open(log, "ab") if log is not None else subprocess.DEVNULL  # noqa: SIM115
-        self.process = subprocess.Popen(args, env=full_env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=stderr)
+        self.process = subprocess.Popen(
+            args,
+            env=full_env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
         if log is not None:
             stderr.close()  # type: ignore[union-attr]
 

@@ -130,27 +130,43 @@ def parse_packet(text: str) -> dict[str, Any] | None:
     if not isinstance(document, dict) or set(document) != {"question", "passages", "claims"}:
         return None
     question, passages, claims = document["question"], document["passages"], document["claims"]
-    if not isinstance(question, str) or not isinstance(passages, list) or not isinstance(
-        claims, list
+    if (
+        not isinstance(question, str)
+        or not isinstance(passages, list)
+        or not isinstance(claims, list)
     ):
         return None
     out_passages, out_claims = [], []
     for passage in passages:
-        if not isinstance(passage, dict) or set(passage) != {"id", "text"} or not _strings(
-            [passage["id"], passage["text"]]
+        if (
+            not isinstance(passage, dict)
+            or set(passage) != {"id", "text"}
+            or not _strings([passage["id"], passage["text"]])
         ):
             return None
-        out_passages.append({"passage_id": passage["id"],
-                             "text": passage["text"].replace("\u02c6", " ")})
+        out_passages.append(
+            {"passage_id": passage["id"], "text": passage["text"].replace("\u02c6", " ")}
+        )
     for claim in claims:
-        if (not isinstance(claim, dict) or set(claim) != {"claim_id", "cites", "text"}
-                or not _strings([claim["claim_id"], claim["text"]])
-                or not _strings(claim["cites"])):
+        if (
+            not isinstance(claim, dict)
+            or set(claim) != {"claim_id", "cites", "text"}
+            or not _strings([claim["claim_id"], claim["text"]])
+            or not _strings(claim["cites"])
+        ):
             return None
-        out_claims.append({"claim_id": claim["claim_id"], "claim": claim["text"],
-                           "passage_ids": list(claim["cites"])})
-    return {"question": question.replace("\u02c6", " "), "passages": out_passages,
-            "claims": out_claims}
+        out_claims.append(
+            {
+                "claim_id": claim["claim_id"],
+                "claim": claim["text"],
+                "passage_ids": list(claim["cites"]),
+            }
+        )
+    return {
+        "question": question.replace("\u02c6", " "),
+        "passages": out_passages,
+        "claims": out_claims,
+    }
 
 
 def packet_of(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -176,12 +192,17 @@ def supported_everything(body: dict[str, Any]) -> Action:
     if packet is None:
         return Reply(text="{}")
     texts = {p["passage_id"]: p["text"] for p in packet["passages"]}
-    return verdicts_reply([
-        {"claim_id": c["claim_id"], "verdict": "supported",
-         "evidence_quote": texts[c["passage_ids"][0]] if c["passage_ids"] else "",
-         "reason": "The passage states it."}
-        for c in packet["claims"]
-    ])
+    return verdicts_reply(
+        [
+            {
+                "claim_id": c["claim_id"],
+                "verdict": "supported",
+                "evidence_quote": texts[c["passage_ids"][0]] if c["passage_ids"] else "",
+                "reason": "The passage states it.",
+            }
+            for c in packet["claims"]
+        ]
+    )
 
 
 def not_found(body: dict[str, Any]) -> Action:
@@ -220,8 +241,9 @@ class FakeOpenAI:
         self._stop = threading.Event()
         self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -295,8 +317,12 @@ class FakeOpenAI:
                     body = {}
                 with server._lock:
                     server.requests.append(
-                        Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body,
-                                 (str(self.client_address[0]), int(self.client_address[1])))
+                        Recorded(
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            body,
+                            (str(self.client_address[0]), int(self.client_address[1])),
+                        )
                     )
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
@@ -322,9 +348,11 @@ class FakeOpenAI:
                     return
                 try:
                     if isinstance(action, Status):
-                        self._send(action.code, {"error": {"message": "scripted fault",
-                                                           "type": "server_error"}},
-                                   action.headers)
+                        self._send(
+                            action.code,
+                            {"error": {"message": "scripted fault", "type": "server_error"}},
+                            action.headers,
+                        )
                     elif payload is not None:
                         self._send(200, payload, {})
                     else:
@@ -334,38 +362,72 @@ class FakeOpenAI:
 
             def _payload(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
                 prompt = count_tokens(prompt_text(body))
-                completion = (reply.output_tokens if reply.output_tokens is not None
-                              else count_tokens(reply.text))
+                completion = (
+                    reply.output_tokens
+                    if reply.output_tokens is not None
+                    else count_tokens(reply.text)
+                )
                 model = body.get("model", "unknown")
                 if self.path.endswith("/chat/completions"):
                     return {
-                        "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "created": 0,
                         "model": model,
-                        "choices": [{
-                            "index": 0, "finish_reason": reply.finish_reason, "logprobs": None,
-                            "message": {"role": "assistant",
-                                        "content": None if reply.refusal else reply.text,
-                                        "refusal": reply.refusal},
-                        }],
-                        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                                  "total_tokens": prompt + completion},
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": reply.finish_reason,
+                                "logprobs": None,
+                                "message": {
+                                    "role": "assistant",
+                                    "content": None if reply.refusal else reply.text,
+                                    "refusal": reply.refusal,
+                                },
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": prompt,
+                            "completion_tokens": completion,
+                            "total_tokens": prompt + completion,
+                        },
                     }
                 content: dict[str, Any] = (
-                    {"type": "refusal", "refusal": reply.refusal} if reply.refusal
+                    {"type": "refusal", "refusal": reply.refusal}
+                    if reply.refusal
                     else {"type": "output_text", "text": reply.text, "annotations": []}
                 )
                 return {
-                    "id": "resp_test", "object": "response", "created_at": 0,
-                    "status": "completed", "model": model, "error": None,
-                    "incomplete_details": None, "instructions": body.get("instructions"),
-                    "metadata": {}, "parallel_tool_calls": True, "temperature": 0,
-                    "tool_choice": "auto", "tools": [], "top_p": 1,
-                    "output": [{"type": "message", "id": "msg_test", "role": "assistant",
-                                "status": "completed", "content": [content]}],
-                    "usage": {"input_tokens": prompt, "output_tokens": completion,
-                              "total_tokens": prompt + completion,
-                              "input_tokens_details": {"cached_tokens": 0},
-                              "output_tokens_details": {"reasoning_tokens": 0}},
+                    "id": "resp_test",
+                    "object": "response",
+                    "created_at": 0,
+                    "status": "completed",
+                    "model": model,
+                    "error": None,
+                    "incomplete_details": None,
+                    "instructions": body.get("instructions"),
+                    "metadata": {},
+                    "parallel_tool_calls": True,
+                    "temperature": 0,
+                    "tool_choice": "auto",
+                    "tools": [],
+                    "top_p": 1,
+                    "output": [
+                        {
+                            "type": "message",
+                            "id": "msg_test",
+                            "role": "assistant",
+                            "status": "completed",
+                            "content": [content],
+                        }
+                    ],
+                    "usage": {
+                        "input_tokens": prompt,
+                        "output_tokens": completion,
+                        "total_tokens": prompt + completion,
+                        "input_tokens_details": {"cached_tokens": 0},
+                        "output_tokens_details": {"reasoning_tokens": 0},
+                    },
                 }
 
             def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str]) -> None:

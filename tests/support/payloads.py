@@ -44,32 +44,68 @@ LINK = f"([shop.example]({WARRANTY_URL}))"
 def responses_record(**envelope: Any) -> bytes:
     """A Responses API exchange: a url_citation (inline link) and a file_citation whose
     text comes from file_search_call results; one sentence is left uncited."""
-    text = (f"The warranty lasts 24 months {LINK}. Returns are free within 30 days. "
-            "Shipping is always free.")
+    text = (
+        f"The warranty lasts 24 months {LINK}. Returns are free within 30 days. "
+        "Shipping is always free."
+    )
     start = text.index(LINK)
     file_at = text.index(" Shipping")
     response = Response(
-        id="resp_0001", created_at=1764700000, model="gpt-4.1", object="response",
-        parallel_tool_calls=False, tool_choice="auto", tools=[],
+        id="resp_0001",
+        created_at=1764700000,
+        model="gpt-4.1",
+        object="response",
+        parallel_tool_calls=False,
+        tool_choice="auto",
+        tools=[],
         output=[
             ResponseFileSearchToolCall(
-                id="fs_1", queries=["returns"], status="completed", type="file_search_call",
-                results=[Result(file_id="file-returns", filename="returns.md", score=0.9,
-                                text=RETURNS_TEXT)]),
+                id="fs_1",
+                queries=["returns"],
+                status="completed",
+                type="file_search_call",
+                results=[
+                    Result(
+                        file_id="file-returns", filename="returns.md", score=0.9, text=RETURNS_TEXT
+                    )
+                ],
+            ),
             ResponseOutputMessage(
-                id="msg_1", role="assistant", status="completed", type="message",
-                content=[ResponseOutputText(type="output_text", text=text, annotations=[
-                    ResponsesURLCitation(type="url_citation", start_index=start,
-                                         end_index=start + len(LINK), url=WARRANTY_URL,
-                                         title="Warranty"),
-                    AnnotationFileCitation(type="file_citation", file_id="file-returns",
-                                           filename="returns.md", index=file_at),
-                ])]),
-        ])
-    record = {"app": "shop", "request": {"model": "gpt-4.1",
-                                         "input": "What are the warranty and returns?"},
-              "response": json.loads(response.model_dump_json()),
-              "sources": [{"url": WARRANTY_URL, "text": WARRANTY_TEXT}], **envelope}
+                id="msg_1",
+                role="assistant",
+                status="completed",
+                type="message",
+                content=[
+                    ResponseOutputText(
+                        type="output_text",
+                        text=text,
+                        annotations=[
+                            ResponsesURLCitation(
+                                type="url_citation",
+                                start_index=start,
+                                end_index=start + len(LINK),
+                                url=WARRANTY_URL,
+                                title="Warranty",
+                            ),
+                            AnnotationFileCitation(
+                                type="file_citation",
+                                file_id="file-returns",
+                                filename="returns.md",
+                                index=file_at,
+                            ),
+                        ],
+                    )
+                ],
+            ),
+        ],
+    )
+    record = {
+        "app": "shop",
+        "request": {"model": "gpt-4.1", "input": "What are the warranty and returns?"},
+        "response": json.loads(response.model_dump_json()),
+        "sources": [{"url": WARRANTY_URL, "text": WARRANTY_TEXT}],
+        **envelope,
+    }
     return json.dumps(record).encode()
 
 
@@ -78,65 +114,136 @@ def chat_record(**envelope: Any) -> bytes:
     text = f"The warranty lasts 24 months {LINK}."
     start = text.index(LINK)
     completion = ChatCompletion(
-        id="chatcmpl-0001", created=1764700000, model="gpt-4o-search-preview",
+        id="chatcmpl-0001",
+        created=1764700000,
+        model="gpt-4o-search-preview",
         object="chat.completion",
-        choices=[Choice(index=0, finish_reason="stop", message=ChatCompletionMessage(
-            role="assistant", content=text, annotations=[Annotation(
-                type="url_citation", url_citation=AnnotationURLCitation(
-                    start_index=start, end_index=start + len(LINK), url=WARRANTY_URL,
-                    title="Warranty"))]))])
-    request = {"model": "gpt-4o-search-preview",
-               "messages": [{"role": "system", "content": "Answer with sources."},
-                            {"role": "user", "content": "How long is the warranty?"}]}
-    record = {"app": "shop", "request": request,
-              "response": json.loads(completion.model_dump_json()),
-              "sources": [{"url": WARRANTY_URL, "text": WARRANTY_TEXT}], **envelope}
+        choices=[
+            Choice(
+                index=0,
+                finish_reason="stop",
+                message=ChatCompletionMessage(
+                    role="assistant",
+                    content=text,
+                    annotations=[
+                        Annotation(
+                            type="url_citation",
+                            url_citation=AnnotationURLCitation(
+                                start_index=start,
+                                end_index=start + len(LINK),
+                                url=WARRANTY_URL,
+                                title="Warranty",
+                            ),
+                        )
+                    ],
+                ),
+            )
+        ],
+    )
+    request = {
+        "model": "gpt-4o-search-preview",
+        "messages": [
+            {"role": "system", "content": "Answer with sources."},
+            {"role": "user", "content": "How long is the warranty?"},
+        ],
+    }
+    record = {
+        "app": "shop",
+        "request": request,
+        "response": json.loads(completion.model_dump_json()),
+        "sources": [{"url": WARRANTY_URL, "text": WARRANTY_TEXT}],
+        **envelope,
+    }
     return json.dumps(record).encode()
 
 
-def anthropic_record(*, cited_text: str = "Refunds are issued within 14 days.",
-                     **envelope: Any) -> bytes:
+def anthropic_record(
+    *, cited_text: str = "Refunds are issued within 14 days.", **envelope: Any
+) -> bytes:
     """A Messages API exchange: two documents and a search result in the request, a text
     block citing document 0 with ``cited_text`` (a char_location)."""
     policy = "Refunds are issued within 14 days. Store credit never expires."
     documents: list[DocumentBlockParam] = [
-        {"type": "document", "title": "Refund policy", "citations": {"enabled": True},
-         "source": {"type": "text", "media_type": "text/plain", "data": policy}},
-        {"type": "document", "title": "Shipping", "citations": {"enabled": True},
-         "source": {"type": "text", "media_type": "text/plain",
-                    "data": "Orders ship within two days."}},
+        {
+            "type": "document",
+            "title": "Refund policy",
+            "citations": {"enabled": True},
+            "source": {"type": "text", "media_type": "text/plain", "data": policy},
+        },
+        {
+            "type": "document",
+            "title": "Shipping",
+            "citations": {"enabled": True},
+            "source": {
+                "type": "text",
+                "media_type": "text/plain",
+                "data": "Orders ship within two days.",
+            },
+        },
     ]
     search: SearchResultBlockParam = {
-        "type": "search_result", "source": "https://shop.example/faq", "title": "FAQ",
+        "type": "search_result",
+        "source": "https://shop.example/faq",
+        "title": "FAQ",
         "content": [{"type": "text", "text": "Gift cards cannot be refunded."}],
-        "citations": {"enabled": True}}
-    messages: list[MessageParam] = [{"role": "user", "content": [
-        *documents, search, {"type": "text", "text": "When do I get my refund?"}]}]
+        "citations": {"enabled": True},
+    }
+    messages: list[MessageParam] = [
+        {
+            "role": "user",
+            "content": [*documents, search, {"type": "text", "text": "When do I get my refund?"}],
+        }
+    ]
     message = anthropic_types.Message(
-        id="msg_0001", type="message", role="assistant", model="claude-sonnet-4-5",
-        stop_reason="end_turn", stop_sequence=None,
+        id="msg_0001",
+        type="message",
+        role="assistant",
+        model="claude-sonnet-4-5",
+        stop_reason="end_turn",
+        stop_sequence=None,
         usage=anthropic_types.Usage(input_tokens=120, output_tokens=30),
         content=[
             anthropic_types.TextBlock(type="text", text="According to the policy, "),
-            anthropic_types.TextBlock(type="text", text="refunds are issued within 14 days",
-                                      citations=[anthropic_types.CitationCharLocation(
-                                          type="char_location", cited_text=cited_text,
-                                          document_index=0, document_title="Refund policy",
-                                          start_char_index=0, end_char_index=34)]),
+            anthropic_types.TextBlock(
+                type="text",
+                text="refunds are issued within 14 days",
+                citations=[
+                    anthropic_types.CitationCharLocation(
+                        type="char_location",
+                        cited_text=cited_text,
+                        document_index=0,
+                        document_title="Refund policy",
+                        start_char_index=0,
+                        end_char_index=34,
+                    )
+                ],
+            ),
             anthropic_types.TextBlock(type="text", text=". "),
-            anthropic_types.TextBlock(type="text", text="Gift cards cannot be refunded",
-                                      citations=[anthropic_types.CitationsSearchResultLocation(
-                                          type="search_result_location",
-                                          cited_text="Gift cards cannot be refunded.",
-                                          search_result_index=0, start_block_index=0,
-                                          end_block_index=1, source="https://shop.example/faq",
-                                          title="FAQ")]),
+            anthropic_types.TextBlock(
+                type="text",
+                text="Gift cards cannot be refunded",
+                citations=[
+                    anthropic_types.CitationsSearchResultLocation(
+                        type="search_result_location",
+                        cited_text="Gift cards cannot be refunded.",
+                        search_result_index=0,
+                        start_block_index=0,
+                        end_block_index=1,
+                        source="https://shop.example/faq",
+                        title="FAQ",
+                    )
+                ],
+            ),
             anthropic_types.TextBlock(type="text", text="."),
-        ])
-    record = {"app": "shop", "timestamp": "2026-12-01T10:00:00Z",
-              "request": {"model": "claude-sonnet-4-5", "max_tokens": 1024,
-                          "messages": messages},
-              "response": json.loads(message.model_dump_json()), **envelope}
+        ],
+    )
+    record = {
+        "app": "shop",
+        "timestamp": "2026-12-01T10:00:00Z",
+        "request": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": messages},
+        "response": json.loads(message.model_dump_json()),
+        **envelope,
+    }
     return json.dumps(record).encode()
 
 
@@ -150,8 +257,9 @@ def openinference_spans(*, traces: int = 1) -> list[Any]:
     return list(exporter.get_finished_spans())
 
 
-_RAG_ANSWER = ("The warranty lasts 24 months [warranty-2]. Returns cost nothing "
-               "for a year [returns-1].")
+_RAG_ANSWER = (
+    "The warranty lasts 24 months [warranty-2]. Returns cost nothing for a year [returns-1]."
+)
 """The answer each recorded RAG request's LLM span carries."""
 
 
@@ -162,29 +270,43 @@ def record_rag_requests(provider: TracerProvider, *, traces: int) -> list[str]:
     tracer = provider.get_tracer("rag-app")
     trace_ids: list[str] = []
     for _ in range(traces):
-        with tracer.start_as_current_span("rag", attributes={
+        with tracer.start_as_current_span(
+            "rag",
+            attributes={
                 "openinference.span.kind": "CHAIN",
-                "input.value": "How long is the warranty?"}) as root:
+                "input.value": "How long is the warranty?",
+            },
+        ) as root:
             trace_ids.append(format(root.get_span_context().trace_id, "032x"))
-            with tracer.start_as_current_span("retrieve", attributes={
+            with tracer.start_as_current_span(
+                "retrieve",
+                attributes={
                     "openinference.span.kind": "RETRIEVER",
                     "input.value": "How long is the warranty?",
                     "retrieval.documents.0.document.id": "warranty-2",
                     "retrieval.documents.0.document.content": WARRANTY_TEXT,
                     "retrieval.documents.0.document.metadata": json.dumps(
-                        {"title": "Warranty", "url": WARRANTY_URL}),
+                        {"title": "Warranty", "url": WARRANTY_URL}
+                    ),
                     "retrieval.documents.1.document.id": "returns-1",
-                    "retrieval.documents.1.document.content": RETURNS_TEXT}):
+                    "retrieval.documents.1.document.content": RETURNS_TEXT,
+                },
+            ):
                 pass
-            with tracer.start_as_current_span("llm", attributes={
-                    "openinference.span.kind": "LLM", "llm.model_name": "gpt-4.1-mini",
+            with tracer.start_as_current_span(
+                "llm",
+                attributes={
+                    "openinference.span.kind": "LLM",
+                    "llm.model_name": "gpt-4.1-mini",
                     "llm.prompt_template.version": "v7",
                     "llm.input_messages.0.message.role": "system",
                     "llm.input_messages.0.message.content": "Cite sources as [id].",
                     "llm.input_messages.1.message.role": "user",
                     "llm.input_messages.1.message.content": "How long is the warranty?",
                     "llm.output_messages.0.message.role": "assistant",
-                    "llm.output_messages.0.message.content": _RAG_ANSWER}):
+                    "llm.output_messages.0.message.content": _RAG_ANSWER,
+                },
+            ):
                 pass
     return trace_ids
 

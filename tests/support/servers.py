@@ -30,11 +30,18 @@ def get_json(url: str) -> Any:
         return json.load(response)
 
 
-def wait_for(what: str, probe: Callable[[], Any], proc: subprocess.Popen[bytes], *,
-             deadline_seconds: float = 60.0, log: Path | None = None) -> Any:
+def wait_for(
+    what: str,
+    probe: Callable[[], Any],
+    proc: subprocess.Popen[bytes],
+    *,
+    deadline_seconds: float = 60.0,
+    log: Path | None = None,
+) -> Any:
     """Poll ``probe`` until it returns something truthy and return that; fail (with the
     tail of ``log`` if given) when the server exits or the deadline passes. Connection
     errors while the server starts count as not yet."""
+
     def tail() -> str:
         return f": {log.read_text(errors='replace')[-2000:]}" if log is not None else ""
 
