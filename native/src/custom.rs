@@ -18,7 +18,8 @@ pub struct Custom {
 impl Custom {
     /// The pattern compiled, or the regex crate's error.
     pub fn new(pattern: &str) -> Result<Custom, String> {
-        let regex = RegexBuilder::new(pattern).size_limit(1 << 24).build().map_err(|e| e.to_string())?;
+        let regex =
+            RegexBuilder::new(pattern).size_limit(1 << 24).build().map_err(|e| e.to_string())?;
         let group = regex.captures_len() > 1;
         Ok(Custom { regex, group })
     }

@@ -109,7 +109,9 @@ impl Parser<'_> {
                             let mut code = hex(i)?;
                             i += 4;
                             if (0xD800..=0xDBFF).contains(&code)
-                                && i + 1 < s.len() && s[i] == '\\' && s[i + 1] == 'u'
+                                && i + 1 < s.len()
+                                && s[i] == '\\'
+                                && s[i + 1] == 'u'
                             {
                                 let low = hex(i + 2)?;
                                 if (0xDC00..=0xDFFF).contains(&low) {

@@ -56,25 +56,39 @@ pub fn may_hold(b: &[u8]) -> bool {
         if whole && len == 16 && b[start..start + 6].iter().all(u8::is_ascii_alphabetic) {
             return true;
         }
-        if whole && len == 18 && matches!(b[start + 10], b'H' | b'M' | b'X')
-            && b[start + 11].is_ascii_uppercase() && b[start + 4..start + 10].iter().all(u8::is_ascii_digit)
+        if whole
+            && len == 18
+            && matches!(b[start + 10], b'H' | b'M' | b'X')
+            && b[start + 11].is_ascii_uppercase()
+            && b[start + 4..start + 10].iter().all(u8::is_ascii_digit)
         {
             return true;
         }
         // two digits and a letter ending the run ("12345678Z", "AB123456C")
-        if len >= 3 && b[end - 1].is_ascii_alphabetic() && digit(end - 2) && digit(end - 3)
+        if len >= 3
+            && b[end - 1].is_ascii_alphabetic()
+            && digit(end - 2)
+            && digit(end - 3)
             && !(end >= 4 && b[end - 4] == b':')
         {
             return true;
         }
         // two digits ending the run, a space or dash, and a letter alone ("56 C", "678-Z")
-        if len >= 2 && digit(end - 1) && digit(end - 2) && end + 1 < n
-            && matches!(b[end], b' ' | b'-') && b[end + 1].is_ascii_alphabetic()
-            && (end + 2 == n || !word(b[end + 2])) && !(end >= 3 && b[end - 3] == b':')
+        if len >= 2
+            && digit(end - 1)
+            && digit(end - 2)
+            && end + 1 < n
+            && matches!(b[end], b' ' | b'-')
+            && b[end + 1].is_ascii_alphabetic()
+            && (end + 2 == n || !word(b[end + 2]))
+            && !(end >= 3 && b[end - 3] == b':')
         {
             let letter = b[end + 1];
             let digits = |k: usize| end >= k && b[end - k..end].iter().all(u8::is_ascii_digit);
-            if letter.is_ascii_uppercase() || digits(7) || (digits(3) && end >= 4 && b[end - 4] == b'.') {
+            if letter.is_ascii_uppercase()
+                || digits(7)
+                || (digits(3) && end >= 4 && b[end - 4] == b'.')
+            {
                 return true;
             }
         }
@@ -93,11 +107,13 @@ fn has_digit(v: u64) -> bool {
 /// None when its case or an identifier word before it says it is something else.
 pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
     let separated = value.bytes().any(|b| matches!(b, b' ' | b'-' | b'.'));
-    let compact: Vec<u8> = value.bytes()
+    let compact: Vec<u8> = value
+        .bytes()
         .filter(|b| b.is_ascii_alphanumeric())
         .map(|b| b.to_ascii_uppercase())
         .collect();
-    let letters_upper = value.bytes().filter(u8::is_ascii_alphabetic).all(|b| b.is_ascii_uppercase());
+    let letters_upper =
+        value.bytes().filter(u8::is_ascii_alphabetic).all(|b| b.is_ascii_uppercase());
     let checked = match compact.len() {
         16 => {
             // Omocodia turns digits into letters from the right, all seven only after eight
@@ -118,7 +134,8 @@ pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
         9 => {
             // The mantissa of a number in scientific notation (1.38435736E+12), or the end
             // of a longer number (2024-12345678A): not a DNI. (A comma separates CSV fields.)
-            let glued = start >= 2 && matches!(t.c[start - 1], '.' | '-' | '/')
+            let glued = start >= 2
+                && matches!(t.c[start - 1], '.' | '-' | '/')
                 && t.c[start - 2].is_ascii_digit();
             if glued || (compact[8] == b'E' && matches!(t.at(end), Some('+' | '-'))) {
                 return None;

@@ -20,7 +20,8 @@ impl Folded {
     /// The original code point span of the folded span ``start..end``.
     pub fn original(&self, start: usize, end: usize) -> (usize, usize) {
         if end <= start {
-            let at = self.src.get(start).map_or_else(|| self.src.last().map_or(0, |s| s.1), |s| s.0);
+            let at =
+                self.src.get(start).map_or_else(|| self.src.last().map_or(0, |s| s.1), |s| s.0);
             return (at as usize, at as usize);
         }
         (self.src[start].0 as usize, self.src[end - 1].1 as usize)
@@ -38,12 +39,41 @@ fn fold_char(c: char) -> Option<Fold> {
     let code = c as u32;
     Some(match code {
         0x00A0 => Fold::Same,
-        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
-        | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0xE0000..=0xE007F
+        0x00AD
+        | 0x034F
+        | 0x061C
+        | 0x115F
+        | 0x1160
+        | 0x17B4
+        | 0x17B5
+        | 0x180B..=0x180F
+        | 0x200B..=0x200F
+        | 0x202A..=0x202E
+        | 0x2060..=0x2064
+        | 0x2066..=0x206F
+        | 0x3164
+        | 0xFE00..=0xFE0F
+        | 0xFEFF
+        | 0xFFA0
+        | 0xFFF9..=0xFFFB
+        | 0xE0000..=0xE007F
         | 0xE0100..=0xE01EF => Fold::Drop,
-        0x2010..=0x2015 | 0x2043 | 0x2212 | 0x2E3A | 0x2E3B | 0xFE58 | 0xFE63 | 0xFF0D
-        | 0x02D7 | 0x058A | 0x05BE | 0x1806 | 0x2796 | 0x2E17 | 0x301C | 0x30A0 => Fold::To('-'),
+        0x2010..=0x2015
+        | 0x2043
+        | 0x2212
+        | 0x2E3A
+        | 0x2E3B
+        | 0xFE58
+        | 0xFE63
+        | 0xFF0D
+        | 0x02D7
+        | 0x058A
+        | 0x05BE
+        | 0x1806
+        | 0x2796
+        | 0x2E17
+        | 0x301C
+        | 0x30A0 => Fold::To('-'),
         0x1680 | 0x2000..=0x200A | 0x202F | 0x205F | 0x3000 => Fold::To(' '),
         0xFE6B | 0xFF20 => Fold::To('@'),
         0x2024 | 0xFE52 | 0xFF0E | 0x3002 | 0xFF61 => Fold::To('.'),
@@ -65,6 +95,7 @@ fn decimal_zero(c: char) -> Option<u32> {
 
 /// Named character references decoded (the ones that can spell part of a value or its
 /// separators).
+#[rustfmt::skip]
 const NAMED: &[(&str, char)] = &[
     ("amp", '&'), ("commat", '@'), ("period", '.'), ("lt", '<'), ("gt", '>'), ("quot", '"'),
     ("apos", '\''), ("nbsp", '\u{a0}'), ("hyphen", '-'), ("dash", '-'), ("minus", '-'),
@@ -81,10 +112,19 @@ fn reference(chars: &[char]) -> Option<(char, usize)> {
     let body: String = chars[1..end].iter().collect();
     let c = if let Some(num) = body.strip_prefix('#') {
         let code = match num.strip_prefix(['x', 'X']) {
-            Some(hex) if !hex.is_empty() && hex.len() <= 6 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Some(hex)
+                if !hex.is_empty()
+                    && hex.len() <= 6
+                    && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
                 u32::from_str_radix(hex, 16).ok()?
             }
-            None if !num.is_empty() && num.len() <= 7 && num.bytes().all(|b| b.is_ascii_digit()) => num.parse().ok()?,
+            None if !num.is_empty()
+                && num.len() <= 7
+                && num.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                num.parse().ok()?
+            }
             _ => return None,
         };
         char::from_u32(code).filter(|&c| c != '\0')?
@@ -101,7 +141,11 @@ pub fn fold(s: &str, nfkc: &mut dyn FnMut(char) -> Option<String>) -> Option<Fol
         return None;
     }
     let chars: Vec<char> = s.chars().collect();
-    let mut out = Folder { text: String::with_capacity(s.len()), src: Vec::with_capacity(chars.len()), changed: false };
+    let mut out = Folder {
+        text: String::with_capacity(s.len()),
+        src: Vec::with_capacity(chars.len()),
+        changed: false,
+    };
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -131,7 +175,12 @@ impl Folder {
         self.src.push((span.0 as u32, span.1 as u32));
     }
 
-    fn push(&mut self, c: char, span: (usize, usize), nfkc: &mut dyn FnMut(char) -> Option<String>) {
+    fn push(
+        &mut self,
+        c: char,
+        span: (usize, usize),
+        nfkc: &mut dyn FnMut(char) -> Option<String>,
+    ) {
         if c.is_ascii() {
             return self.put(c, span);
         }

@@ -57,12 +57,15 @@ const PREFIXED: &str = concat!(
 /// What follows a key name in the kv pattern, with ``value`` the value's pattern.
 pub fn kv_rest(value: &str) -> String {
     format!(
-        concat!(r#"["'`]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
-                r#"[ \t]*(?:::=|:=|\?=|\+=|\.=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
-                r#"|[ \t]*,[ \t]*(?P<kvcomma>["'`])|>[ \t\r\n]*"#,
-                r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
-                r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"),
-        value = value)
+        concat!(
+            r#"["'`]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
+            r#"[ \t]*(?:::=|:=|\?=|\+=|\.=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+            r#"|[ \t]*,[ \t]*(?P<kvcomma>["'`])|>[ \t\r\n]*"#,
+            r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
+            r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"
+        ),
+        value = value
+    )
 }
 
 /// The groups, in the order their entities are reported.
@@ -170,7 +173,8 @@ pub fn anchored_dfa(pattern: &str, ascii: bool) -> DenseDfa {
     let mut builder = dense::Builder::new();
     builder.configure(dense::Config::new().start_kind(StartKind::Anchored));
     if ascii {
-        builder.syntax(syntax::Config::new().unicode(false).utf8(false))
+        builder
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
             .thompson(regex_automata::nfa::thompson::Config::new().utf8(false));
     }
     builder.build(pattern).expect("built-in pattern compiles as a DFA")

@@ -19,16 +19,8 @@ pub enum Ty {
 }
 
 /// The built-in types, in the order of ``_native.TYPES``.
-pub const TYPES: [Ty; 8] = [
-    Ty::Email,
-    Ty::Phone,
-    Ty::Card,
-    Ty::Iban,
-    Ty::Ssn,
-    Ty::Ip,
-    Ty::Secret,
-    Ty::NationalId,
-];
+pub const TYPES: [Ty; 8] =
+    [Ty::Email, Ty::Phone, Ty::Card, Ty::Iban, Ty::Ssn, Ty::Ip, Ty::Secret, Ty::NationalId];
 
 /// How many built-in entity types there are.
 pub const N_TYPES: usize = TYPES.len();

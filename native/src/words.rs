@@ -8,6 +8,7 @@ pub fn phone(w: &str) -> bool {
     !w.is_empty() && PHONE.contains(&w)
 }
 
+#[rustfmt::skip]
 const PHONE: &[&str] = &[
     "phone", "tel", "telephone", "telefon", "téléphone", "teléfono", "telefone",
     "mobile", "mob", "mobil", "cell", "cellphone", "handy", "fax", "call", "calling",
@@ -24,6 +25,7 @@ pub fn id(w: &str) -> bool {
     !w.is_empty() && ID.contains(&w)
 }
 
+#[rustfmt::skip]
 const ID: &[&str] = &[
     "order", "orders", "invoice", "tracking", "track", "ticket", "case", "ref",
     "reference", "policy", "article", "art", "section", "sec", "clause", "chapter",
@@ -38,17 +40,55 @@ const ID: &[&str] = &[
 /// Words that name an identifier of a thing, whose code may have a national identifier's
 /// shape (`nationalid`): never "id", "code" or "number", which name personal ones too.
 pub fn thing_id(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "order" | "orders" | "invoice" | "tracking" | "ticket" | "ref" | "reference"
-        | "sku" | "serial" | "model" | "part" | "item" | "product" | "booking" | "confirmation"
-        | "receipt" | "transaction" | "txn" | "batch" | "lot" | "shipment" | "parcel"
-        | "consignment" | "patent" | "version" | "build" | "release" | "firmware" | "vin"
-        | "isbn" | "flight" | "coupon" | "voucher" | "promo" | "sn" | "pn" | "art" | "article")
+    !w.is_empty()
+        && matches!(
+            w,
+            "order"
+                | "orders"
+                | "invoice"
+                | "tracking"
+                | "ticket"
+                | "ref"
+                | "reference"
+                | "sku"
+                | "serial"
+                | "model"
+                | "part"
+                | "item"
+                | "product"
+                | "booking"
+                | "confirmation"
+                | "receipt"
+                | "transaction"
+                | "txn"
+                | "batch"
+                | "lot"
+                | "shipment"
+                | "parcel"
+                | "consignment"
+                | "patent"
+                | "version"
+                | "build"
+                | "release"
+                | "firmware"
+                | "vin"
+                | "isbn"
+                | "flight"
+                | "coupon"
+                | "voucher"
+                | "promo"
+                | "sn"
+                | "pn"
+                | "art"
+                | "article"
+        )
 }
 
 pub fn amount(w: &str) -> bool {
     !w.is_empty() && AMOUNT.contains(&w)
 }
 
+#[rustfmt::skip]
 const AMOUNT: &[&str] = &[
     "population", "total", "count", "revenue", "budget", "salary", "price",
     "cost", "costs", "amount", "balance", "sum", "paid", "pay", "payment", "fee",
@@ -61,6 +101,7 @@ pub fn ssn(w: &str) -> bool {
     !w.is_empty() && SSN.contains(&w)
 }
 
+#[rustfmt::skip]
 const SSN: &[&str] = &[
     "ssn", "ss", "social", "security",
 ];
@@ -69,6 +110,7 @@ pub fn card(w: &str) -> bool {
     !w.is_empty() && CARD.contains(&w)
 }
 
+#[rustfmt::skip]
 const CARD: &[&str] = &[
     "card", "cards", "visa", "mastercard", "amex", "maestro", "discover",
     "diners", "jcb", "unionpay", "credit", "debit", "cc", "pan",
@@ -81,6 +123,7 @@ pub fn unit(w: &str) -> bool {
     TABLE.get_or_init(|| Table::new(&[UNIT])).has(w)
 }
 
+#[rustfmt::skip]
 const UNIT: &[&str] = &[
     "mg", "g", "kg", "mcg", "µg", "ug", "ml", "l", "cl", "dl", "km", "m",
     "cm", "mm", "nm", "mi", "ft", "lb", "lbs", "oz", "kcal", "cal", "iu", "units",
@@ -160,32 +203,187 @@ pub fn symbol(c: char) -> bool {
 }
 
 pub fn not_secret(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "true" | "false" | "null" | "none" | "nil" | "undefined" | "yes" | "no" | "empty"
-        | "required" | "optional" | "redacted" | "hidden" | "masked" | "changeme?" | "string"
-        | "value" | "example")
+    !w.is_empty()
+        && matches!(
+            w,
+            "true"
+                | "false"
+                | "null"
+                | "none"
+                | "nil"
+                | "undefined"
+                | "yes"
+                | "no"
+                | "empty"
+                | "required"
+                | "optional"
+                | "redacted"
+                | "hidden"
+                | "masked"
+                | "changeme?"
+                | "string"
+                | "value"
+                | "example"
+        )
 }
 
 /// Words that follow "password:" or "the password is" in prose about passwords, not as one.
 pub fn prose_value(w: &str) -> bool {
-    matches!(w, "required" | "incorrect" | "correct" | "invalid" | "wrong" | "expired" | "changed"
-        | "reset" | "being" | "protected" | "stored" | "hashed" | "encrypted" | "saved" | "visible"
-        | "hidden" | "shown" | "sent" | "needed" | "mandatory" | "optional" | "empty" | "blank"
-        | "missing" | "weak" | "strong" | "secure" | "insecure" | "case" | "sensitive"
-        | "different" | "same" | "also" | "still" | "only" | "just" | "never" | "always"
-        | "simple" | "easy" | "long" | "short" | "longer" | "shorter" | "valid" | "known"
-        | "unknown" | "the" | "your" | "mine" | "yours" | "this" | "that" | "here" | "there"
-        | "below" | "above" | "then" | "written" | "printed" | "stolen" | "leaked" | "used"
-        | "given" | "generated" | "random" | "unique" | "local" | "managed" | "rotated"
-        | "please" | "enter" | "type" | "field" | "policy" | "manager" | "prompt" | "ignored"
-        | "accepted" | "rejected" | "supported" | "disabled" | "enabled" | "updated" | "too"
-        | "not" | "what" | "when" | "where" | "which" | "whatever" | "something" | "nothing"
-        | "unset" | "default" | "defaults" | "asterisks" | "stars")
+    matches!(
+        w,
+        "required"
+            | "incorrect"
+            | "correct"
+            | "invalid"
+            | "wrong"
+            | "expired"
+            | "changed"
+            | "reset"
+            | "being"
+            | "protected"
+            | "stored"
+            | "hashed"
+            | "encrypted"
+            | "saved"
+            | "visible"
+            | "hidden"
+            | "shown"
+            | "sent"
+            | "needed"
+            | "mandatory"
+            | "optional"
+            | "empty"
+            | "blank"
+            | "missing"
+            | "weak"
+            | "strong"
+            | "secure"
+            | "insecure"
+            | "case"
+            | "sensitive"
+            | "different"
+            | "same"
+            | "also"
+            | "still"
+            | "only"
+            | "just"
+            | "never"
+            | "always"
+            | "simple"
+            | "easy"
+            | "long"
+            | "short"
+            | "longer"
+            | "shorter"
+            | "valid"
+            | "known"
+            | "unknown"
+            | "the"
+            | "your"
+            | "mine"
+            | "yours"
+            | "this"
+            | "that"
+            | "here"
+            | "there"
+            | "below"
+            | "above"
+            | "then"
+            | "written"
+            | "printed"
+            | "stolen"
+            | "leaked"
+            | "used"
+            | "given"
+            | "generated"
+            | "random"
+            | "unique"
+            | "local"
+            | "managed"
+            | "rotated"
+            | "please"
+            | "enter"
+            | "type"
+            | "field"
+            | "policy"
+            | "manager"
+            | "prompt"
+            | "ignored"
+            | "accepted"
+            | "rejected"
+            | "supported"
+            | "disabled"
+            | "enabled"
+            | "updated"
+            | "too"
+            | "not"
+            | "what"
+            | "when"
+            | "where"
+            | "which"
+            | "whatever"
+            | "something"
+            | "nothing"
+            | "unset"
+            | "default"
+            | "defaults"
+            | "asterisks"
+            | "stars"
+    )
 }
 
 pub fn tld(w: &str) -> bool {
-    !w.is_empty() && matches!(w, "com" | "org" | "net" | "edu" | "gov" | "mil" | "int" | "io" | "co" | "ai"
-        | "app" | "dev" | "info" | "biz" | "me" | "us" | "uk" | "de" | "fr" | "es" | "it" | "nl"
-        | "be" | "ch" | "at" | "se" | "no" | "dk" | "fi" | "pl" | "cz" | "pt" | "ie" | "ca"
-        | "au" | "nz" | "jp" | "cn" | "in" | "br" | "mx" | "ru" | "za" | "kr" | "sg" | "hk"
-        | "tw" | "ar" | "cl")
+    !w.is_empty()
+        && matches!(
+            w,
+            "com"
+                | "org"
+                | "net"
+                | "edu"
+                | "gov"
+                | "mil"
+                | "int"
+                | "io"
+                | "co"
+                | "ai"
+                | "app"
+                | "dev"
+                | "info"
+                | "biz"
+                | "me"
+                | "us"
+                | "uk"
+                | "de"
+                | "fr"
+                | "es"
+                | "it"
+                | "nl"
+                | "be"
+                | "ch"
+                | "at"
+                | "se"
+                | "no"
+                | "dk"
+                | "fi"
+                | "pl"
+                | "cz"
+                | "pt"
+                | "ie"
+                | "ca"
+                | "au"
+                | "nz"
+                | "jp"
+                | "cn"
+                | "in"
+                | "br"
+                | "mx"
+                | "ru"
+                | "za"
+                | "kr"
+                | "sg"
+                | "hk"
+                | "tw"
+                | "ar"
+                | "cl"
+        )
 }

@@ -66,7 +66,11 @@ pub(super) fn nearest_context_word(t: &Text, start: usize) -> Word {
     if has_stop {
         let n = w.len();
         let stop = (0..n).rev().find_map(|p| {
-            if matches!(w[p], '.' | '!' | '?') && p + 2 < n && w[p + 1] == ' ' && w[p + 2].is_ascii_uppercase() {
+            if matches!(w[p], '.' | '!' | '?')
+                && p + 2 < n
+                && w[p + 1] == ' '
+                && w[p + 2].is_ascii_uppercase()
+            {
                 Some(p + 2)
             } else if w[p] == ';' || (w[p] == '\n' && !ends_label(&w[..p])) {
                 Some(p + 1)
@@ -97,7 +101,8 @@ pub(super) fn nearest_context_word(t: &Text, start: usize) -> Word {
     while end > 0 && seen < 4 {
         let c = lowered[end - 1];
         let word: &[char] = if ch::is_word_letter(c) {
-            let begin = lowered[..end].iter().rposition(|&x| !ch::is_word_letter(x)).map_or(0, |p| p + 1);
+            let begin =
+                lowered[..end].iter().rposition(|&x| !ch::is_word_letter(x)).map_or(0, |p| p + 1);
             let word = &lowered[begin..end];
             end = begin;
             word

@@ -10,8 +10,15 @@ use crate::words;
 use crate::{Ent, Ty};
 
 impl Numbers {
-    pub(super) fn value(&self, t: &Text, mut start: usize, mut end: usize, nearest: &str, ext: &[char],
-             ext_end: Option<usize>) -> Option<Ent> {
+    pub(super) fn value(
+        &self,
+        t: &Text,
+        mut start: usize,
+        mut end: usize,
+        nearest: &str,
+        ext: &[char],
+        ext_end: Option<usize>,
+    ) -> Option<Ent> {
         while end > start && matches!(t.c[end - 1], ' ' | '\u{a0}' | '(' | '.' | '-' | '/') {
             end -= 1;
         }
@@ -41,8 +48,12 @@ impl Numbers {
         let count = digits.len();
         // Seven digits or more; six when grouped next to a phone word ("call me at 33 93 31",
         // "33 93 31 office": the numbering plans of Greenland and the Faroe Islands have six).
-        if count < 7 && !(count == 6 && self.phone && value.len() > 6
-                          && (words::phone(nearest) || phone_word_after(t, end))) {
+        if count < 7
+            && !(count == 6
+                && self.phone
+                && value.len() > 6
+                && (words::phone(nearest) || phone_word_after(t, end)))
+        {
             return None;
         }
         if !(self.phone || self.card || self.ssn && count == 9) {
@@ -65,7 +76,10 @@ impl Numbers {
             &value[k..]
         };
         let international = ch::starts_with(lstripped, "+") || ch::starts_with(lstripped, "00");
-        let card = self.card && (12..=19).contains(&count) && ext.is_empty() && !international
+        let card = self.card
+            && (12..=19).contains(&count)
+            && ext.is_empty()
+            && !international
             && card_shaped(value, count, words::card(nearest))
             && digits.iter().any(|&c| c != digits[0])
             && {
@@ -78,7 +92,9 @@ impl Numbers {
         if card {
             return Some(Ent::new(Ty::Card, start, end, Some(digit_str())));
         }
-        if self.phone && count <= 15 && !words::amount(nearest)
+        if self.phone
+            && count <= 15
+            && !words::amount(nearest)
             && phone_shaped(value, digits, international, phone_context)
             && !year_and_time(t, start, value)
         {
@@ -122,7 +138,9 @@ impl Numbers {
 }
 
 fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
-    if (value[0] == '0' && !context) || value.iter().any(|&c| matches!(c, '.' | '/' | '(' | ')' | '+' | '\u{a0}')) {
+    if (value[0] == '0' && !context)
+        || value.iter().any(|&c| matches!(c, '.' | '/' | '(' | ')' | '+' | '\u{a0}'))
+    {
         return false;
     }
     if value.contains(&' ') && value.contains(&'-') {
@@ -190,7 +208,8 @@ fn ssn_key(value: &[char], context: bool) -> Option<String> {
     } else {
         return None;
     };
-    if area == "000" || area == "666" || area.starts_with('9') || group == "00" || serial == "0000" {
+    if area == "000" || area == "666" || area.starts_with('9') || group == "00" || serial == "0000"
+    {
         return None;
     }
     Some(format!("{area}{group}{serial}"))
@@ -198,8 +217,11 @@ fn ssn_key(value: &[char], context: bool) -> Option<String> {
 
 fn isbn(digits: &[char]) -> bool {
     if digits.len() == 13 && (ch::starts_with(digits, "978") || ch::starts_with(digits, "979")) {
-        let total: u32 = digits.iter().enumerate()
-            .map(|(i, c)| c.to_digit(10).unwrap_or(0) * if i % 2 == 1 { 3 } else { 1 }).sum();
+        let total: u32 = digits
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c.to_digit(10).unwrap_or(0) * if i % 2 == 1 { 3 } else { 1 })
+            .sum();
         return total % 10 == 0;
     }
     false
@@ -218,7 +240,11 @@ fn phone_shaped(value: &[char], digits: &[char], international: bool, phone_cont
         return false;
     }
     // the groups of the value with separators read as blanks, split as str.split() splits
-    let groups = || Groups::new(value, |c| matches!(c, '\u{a0}' | '.' | '/' | '(' | ')' | '+' | '-') || ch::is_space(c));
+    let groups = || {
+        Groups::new(value, |c| {
+            matches!(c, '\u{a0}' | '.' | '/' | '(' | ')' | '+' | '-') || ch::is_space(c)
+        })
+    };
     let mut n = 0;
     let mut singles = 0;
     let mut first: &[char] = &[];
@@ -251,12 +277,18 @@ fn phone_shaped(value: &[char], digits: &[char], international: bool, phone_cont
     if value.contains(&'.') && value.iter().all(|&c| ch::is_digit(c) || c == '.') && short {
         return false;
     }
-    if n == 2 && value.contains(&'-') && first.len() == second.len() && second.len() > 2
+    if n == 2
+        && value.contains(&'-')
+        && first.len() == second.len()
+        && second.len() > 2
         && first < second
     {
         return false;
     }
-    if n >= 3 && first.len() <= 2 && first[0] != '0' && rest_of_three
+    if n >= 3
+        && first.len() <= 2
+        && first[0] != '0'
+        && rest_of_three
         && value.iter().all(|c| digits.contains(c) || *c == '.' || *c == ',')
     {
         return false;
@@ -274,8 +306,14 @@ fn year_and_time(t: &Text, start: usize, value: &[char]) -> bool {
     let year: String = value[..4].iter().collect();
     let time: String = value[5..].iter().collect();
     let Some((h, m)) = time.split_once('.') else { return false };
-    let ok = |s: &str, max: u32| !s.is_empty() && s.len() <= 2 && s.parse::<u32>().is_ok_and(|v| v <= max);
-    if !(year.starts_with("19") || year.starts_with("20")) || !ok(h, 23) || m.len() != 2 || !ok(m, 59) {
+    let ok = |s: &str, max: u32| {
+        !s.is_empty() && s.len() <= 2 && s.parse::<u32>().is_ok_and(|v| v <= max)
+    };
+    if !(year.starts_with("19") || year.starts_with("20"))
+        || !ok(h, 23)
+        || m.len() != 2
+        || !ok(m, 59)
+    {
         return false;
     }
     let before = ch::lower(t.sl(start.saturating_sub(24), start));
@@ -284,9 +322,32 @@ fn year_and_time(t: &Text, start: usize, value: &[char]) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_owned)
         .collect();
-    const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
-        "sept", "oct", "nov", "dec", "january", "february", "march", "april", "june", "july",
-        "august", "september", "october", "november", "december"];
+    const MONTHS: &[&str] = &[
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "may",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
     let month = |w: &String| MONTHS.contains(&w.as_str());
     match words.as_slice() {
         [.., w] if month(w) => true,

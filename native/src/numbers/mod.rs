@@ -18,7 +18,9 @@ use crate::chars::{self as ch, Text};
 use crate::words;
 use crate::{Ent, Ty};
 
-use context::{excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after};
+use context::{
+    excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
+};
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
 
 const MAX_GROUPS: usize = 7;
@@ -112,14 +114,19 @@ impl Numbers {
             let n = head.iter().rposition(|&c| !ch::is_space(c)).map_or(0, |p| p + 1);
             &head[..n]
         };
-        if head.last().is_some_and(|&c| ch::is_alpha(c)) || matches!(head_ws.last(), Some('#') | Some('.')) {
+        if head.last().is_some_and(|&c| ch::is_alpha(c))
+            || matches!(head_ws.last(), Some('#') | Some('.'))
+        {
             let marker_len = head.iter().rposition(|&c| c != ' ' && c != '.').map_or(0, |p| p + 1);
             let marker = &head[..marker_len];
             if marker.last().is_some_and(|&c| ch::is_alpha(c) || c == '#') {
                 ext = &tail[head_len..];
-                let kept = marker.iter().rposition(|&c| {
-                    !(c.is_ascii_alphabetic() || matches!(c, '#' | '.' | ' ' | '\u{a0}'))
-                }).map_or(0, |p| p + 1);
+                let kept = marker
+                    .iter()
+                    .rposition(|&c| {
+                        !(c.is_ascii_alphabetic() || matches!(c, '#' | '.' | ' ' | '\u{a0}'))
+                    })
+                    .map_or(0, |p| p + 1);
                 body_end = start + kept;
             }
         }
@@ -163,11 +170,14 @@ impl Numbers {
         let ntok = tokens.len();
         for (i, &token) in tokens.iter().enumerate() {
             let value = t.sl(token.start, token.end);
-            let mut barrier = i == ntok - 1 && ext.is_empty() && t.at(token.end) == Some(':')
+            let mut barrier = i == ntok - 1
+                && ext.is_empty()
+                && t.at(token.end) == Some(':')
                 && t.at(token.end + 1).is_some_and(ch::is_digit);
             if !barrier && !ch::all_digit(value) {
                 let bare = strip_chars(value, "()");
-                barrier = full(&sh.date, value) || strip_chars(value, "-/.()").is_empty()
+                barrier = full(&sh.date, value)
+                    || strip_chars(value, "-/.()").is_empty()
                     || (bare.contains(&'.') && (full(&sh.decimal, bare) || full(&sh.ipv4, bare)));
             }
             if barrier {
@@ -182,10 +192,11 @@ impl Numbers {
             } else if value[0] == '(' && last_nonempty {
                 let seg = &runs.as_slice()[current..];
                 let first = seg[0];
-                let trunk = seg.len() == 1 && (t.c[first.start] == '+' || {
-                    let v = t.sl(first.start, first.end);
-                    ch::eq(v, "0") || ch::eq(v, "1") || ch::eq(v, "8")
-                });
+                let trunk = seg.len() == 1
+                    && (t.c[first.start] == '+' || {
+                        let v = t.sl(first.start, first.end);
+                        ch::eq(v, "0") || ch::eq(v, "1") || ch::eq(v, "8")
+                    });
                 if !(trunk || ch::starts_with(&t.c[first.start..], "00")) {
                     starts.push(runs.len());
                 }
@@ -198,8 +209,13 @@ impl Numbers {
         let nseg = starts.len();
         {
             let tail_segment = &runs.as_slice()[starts.last()..];
-            if ext.is_empty() && !tail_segment.is_empty() && words::unit(&word_after(t, body_end))
-                && ch::all_digit(strip_chars(t.sl(tail_segment.last().unwrap().start, tail_segment.last().unwrap().end), "()"))
+            if ext.is_empty()
+                && !tail_segment.is_empty()
+                && words::unit(&word_after(t, body_end))
+                && ch::all_digit(strip_chars(
+                    t.sl(tail_segment.last().unwrap().start, tail_segment.last().unwrap().end),
+                    "()",
+                ))
             {
                 let context: &str = if nseg == 1 { &nearest } else { "" };
                 let first = tail_segment[0].start;
@@ -208,13 +224,25 @@ impl Numbers {
                 let shorter = if tail_segment.len() == 1 {
                     None
                 } else {
-                    self.value(t, first, tail_segment[tail_segment.len() - 2].end, context, &[], None)
+                    self.value(
+                        t,
+                        first,
+                        tail_segment[tail_segment.len() - 2].end,
+                        context,
+                        &[],
+                        None,
+                    )
                 };
                 let span = t.sl(first, last_token.end);
                 let pop = match &whole {
                     None => true,
-                    Some(w) => w.ty != Ty::Card && (shorter.is_some() || tail_segment.len() == 1
-                        || thousands(span) || span.iter().filter(|&&c| ch::is_digit(c)).count() < 9),
+                    Some(w) => {
+                        w.ty != Ty::Card
+                            && (shorter.is_some()
+                                || tail_segment.len() == 1
+                                || thousands(span)
+                                || span.iter().filter(|&&c| ch::is_digit(c)).count() < 9)
+                    }
                 };
                 if pop {
                     runs.pop();
@@ -235,8 +263,14 @@ impl Numbers {
             let entity = if segment.len() > MAX_GROUPS {
                 None
             } else {
-                self.value(t, segment[0].start, segment.last().unwrap().end, context,
-                           if has_ext { ext } else { &[] }, if has_ext { Some(end) } else { None })
+                self.value(
+                    t,
+                    segment[0].start,
+                    segment.last().unwrap().end,
+                    context,
+                    if has_ext { ext } else { &[] },
+                    if has_ext { Some(end) } else { None },
+                )
             };
             if let Some(e) = &entity {
                 if e.ty == Ty::Phone && may_hide_a_card(t, segment) {
@@ -268,8 +302,14 @@ impl Numbers {
             for j in i + 1..=count.min(i + MAX_GROUPS) {
                 let d = digits[j] - digits[i];
                 if (7..=19).contains(&d) && (i, j) != (0, count) {
-                    if let Some(e) = self.value(t, segment[i].start, segment[j - 1].end,
-                                                if i == 0 { context } else { "" }, &[], None) {
+                    if let Some(e) = self.value(
+                        t,
+                        segment[i].start,
+                        segment[j - 1].end,
+                        if i == 0 { context } else { "" },
+                        &[],
+                        None,
+                    ) {
                         windows.push(e);
                     }
                 }

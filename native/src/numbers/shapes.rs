@@ -37,11 +37,14 @@ pub(super) fn shapes() -> &'static Shapes {
         let mut dates = Vec::new();
         for sep in ["-", r"\.", "/"] {
             dates.push(format!(
-                r"(?:19|20)\d\d{sep}(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01])"));
+                r"(?:19|20)\d\d{sep}(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01])"
+            ));
             dates.push(format!(
-                r"(?:0?[1-9]|[12]\d|3[01]){sep}(?:0?[1-9]|1[0-2]){sep}(?:19|20)?\d\d"));
+                r"(?:0?[1-9]|[12]\d|3[01]){sep}(?:0?[1-9]|1[0-2]){sep}(?:19|20)?\d\d"
+            ));
             dates.push(format!(
-                r"(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01]){sep}(?:19|20)\d\d"));
+                r"(?:0?[1-9]|1[0-2]){sep}(?:0?[1-9]|[12]\d|3[01]){sep}(?:19|20)\d\d"
+            ));
         }
         Shapes {
             date: Shape::new(&format!(r"^\(?(?:{})\)?$", dates.join("|"))),
@@ -111,7 +114,10 @@ fn ssn_shape(s: &[char]) -> Option<(&[char], &[char], &[char])> {
 
 /// value.translate(_STRIP): the value without separators and plus signs.
 pub(super) fn stripped(s: &[char]) -> Vec<char> {
-    s.iter().copied().filter(|&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+')).collect()
+    s.iter()
+        .copied()
+        .filter(|&c| !matches!(c, ' ' | '\u{a0}' | '.' | '/' | '(' | ')' | '-' | '+'))
+        .collect()
 }
 
 pub(super) fn stripped_len(s: &[char]) -> usize {
@@ -155,6 +161,9 @@ pub(super) fn thousands(value: &[char]) -> bool {
             distinct.push(s);
         }
     }
-    groups.len() >= 3 && distinct.len() == 1 && (1..=3).contains(&groups[0].len())
-        && groups[0][0] != '0' && groups[1..].iter().all(|g| g.len() == 3)
+    groups.len() >= 3
+        && distinct.len() == 1
+        && (1..=3).contains(&groups[0].len())
+        && groups[0][0] != '0'
+        && groups[1..].iter().all(|g| g.len() == 3)
 }

@@ -20,11 +20,15 @@ pub(super) struct Pair {
 
 impl Pair {
     fn new(pattern: &str, prefilter: bool) -> Pair {
-        let config = || MetaRegex::config()
-            .auto_prefilter(prefilter)
-            .nfa_size_limit(Some(256 << 20))
-            .hybrid_cache_capacity(64 << 20);
-        let unicode = MetaRegex::builder().configure(config()).build(pattern)
+        let config = || {
+            MetaRegex::config()
+                .auto_prefilter(prefilter)
+                .nfa_size_limit(Some(256 << 20))
+                .hybrid_cache_capacity(64 << 20)
+        };
+        let unicode = MetaRegex::builder()
+            .configure(config())
+            .build(pattern)
             .expect("built-in pattern compiles");
         let bytes = ascii_pattern(pattern);
         let ascii = MetaRegex::builder()
@@ -47,7 +51,11 @@ impl Pair {
     }
 
     pub(super) fn get(&self, ascii: bool) -> &MetaRegex {
-        if ascii { &self.ascii } else { &self.unicode }
+        if ascii {
+            &self.ascii
+        } else {
+            &self.unicode
+        }
     }
 }
 

@@ -21,7 +21,11 @@ pub(super) fn email(t: &Text, m: &Found, casefold: &mut dyn FnMut(&str) -> Strin
     let candidate = t.sl(start, end);
     let at = candidate.iter().rposition(|&x| x == '@')?;
     let (local, domain) = (&candidate[..at], &candidate[at + 1..]);
-    if local.is_empty() || local[0] == '.' || *local.last().unwrap() == '.' || ch::contains(local, "..") {
+    if local.is_empty()
+        || local[0] == '.'
+        || *local.last().unwrap() == '.'
+        || ch::contains(local, "..")
+    {
         return None;
     }
     if ch::contains(domain, "..") || domain.first() == Some(&'-') {
@@ -45,18 +49,31 @@ pub(super) fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
         return None;
     }
     let local = value[..at.start()].trim_start_matches(&['.', '+', '-'][..]);
-    if local.is_empty() || matches!(local.to_ascii_lowercase().as_str(), "me" | "us" | "him" | "her" | "them" | "you" | "it") {
+    if local.is_empty()
+        || matches!(
+            local.to_ascii_lowercase().as_str(),
+            "me" | "us" | "him" | "her" | "them" | "you" | "it"
+        )
+    {
         return None;
     }
-    let mut labels: Vec<(&str, &str, usize)> = c.label.captures_iter(&value[at.end()..])
-        .map(|caps| (caps.get(1).map_or("", |g| g.as_str()), caps.get(2).unwrap().as_str(),
-                     at.end() + caps.get(0).unwrap().end()))
+    let mut labels: Vec<(&str, &str, usize)> = c
+        .label
+        .captures_iter(&value[at.end()..])
+        .map(|caps| {
+            (
+                caps.get(1).map_or("", |g| g.as_str()),
+                caps.get(2).unwrap().as_str(),
+                at.end() + caps.get(0).unwrap().end(),
+            )
+        })
         .collect();
     let plain_at = at.as_str().trim_matches(|x: char| ch::is_space(x)).eq_ignore_ascii_case("at");
     while labels.len() > 1 {
         let tld = labels.last().unwrap().1.to_ascii_lowercase();
         let dotted = labels[1..].iter().any(|(sep, _, _)| sep.to_ascii_lowercase().contains("dot"));
-        if tld.bytes().all(|b| b.is_ascii_alphabetic()) && !tld.is_empty()
+        if tld.bytes().all(|b| b.is_ascii_alphabetic())
+            && !tld.is_empty()
             && (words::tld(&tld) || (tld.len() == 2 && (dotted || !plain_at)))
         {
             if plain_at && !dotted {
@@ -64,8 +81,12 @@ pub(super) fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
             }
             let domain: Vec<&str> = labels.iter().map(|(_, label, _)| *label).collect();
             let key = format!("{local}@{}", domain.join(".")).to_ascii_lowercase();
-            return Some(Ent::new(Ty::Email, start + at.start() - local.len(),
-                                 start + labels.last().unwrap().2, Some(key)));
+            return Some(Ent::new(
+                Ty::Email,
+                start + at.start() - local.len(),
+                start + labels.last().unwrap().2,
+                Some(key),
+            ));
         }
         labels.pop();
     }

@@ -26,7 +26,9 @@ pub(super) fn letters_then_digits(b: &[u8]) -> bool {
         let e = (s + 64).min(n);
         let mut hit = 0u8;
         let at = |k: usize| &b[s + k..e + k];
-        for (((((&x, &l0), &l1), &d0), &d1), &y) in at(0).iter().zip(at(1)).zip(at(2)).zip(at(3)).zip(at(4)).zip(at(5)) {
+        for (((((&x, &l0), &l1), &d0), &d1), &y) in
+            at(0).iter().zip(at(1)).zip(at(2)).zip(at(3)).zip(at(4)).zip(at(5))
+        {
             hit |= (1 ^ word(x)) & alpha(l0) & alpha(l1) & digit(d0) & digit(d1) & next(y);
         }
         hit != 0
@@ -41,7 +43,10 @@ pub(super) fn iban(t: &Text, m: &Found) -> Option<Ent> {
     let mut offset = start;
     for first in 0..groups.len() {
         let head = groups[first].as_bytes();
-        if head.len() >= 4 && head[..2].iter().all(u8::is_ascii_alphabetic) && head[2..4].iter().all(u8::is_ascii_digit) {
+        if head.len() >= 4
+            && head[..2].iter().all(u8::is_ascii_alphabetic)
+            && head[2..4].iter().all(u8::is_ascii_digit)
+        {
             for last in (first + 1..=groups.len()).rev() {
                 let candidate = groups[first..last].join(" ");
                 if candidate.len() < 15 {
@@ -69,8 +74,11 @@ pub(super) fn letters_sep_digits(b: &[u8]) -> bool {
     while i + 4 < n {
         if alpha(b[i]) && alpha(b[i + 1]) && (i == 0 || !word(b[i - 1])) {
             let d = if sep(b[i + 2]) { i + 3 } else { i + 2 };
-            if d + 2 < n && b[d].is_ascii_digit() && b[d + 1].is_ascii_digit()
-                && (b[d + 2].is_ascii_alphanumeric() || sep(b[d + 2])) {
+            if d + 2 < n
+                && b[d].is_ascii_digit()
+                && b[d + 1].is_ascii_digit()
+                && (b[d + 2].is_ascii_alphanumeric() || sep(b[d + 2]))
+            {
                 return true;
             }
         }
@@ -89,7 +97,8 @@ pub(super) fn iban_loose(t: &Text, m: &Found) -> Vec<Ent> {
     let mut out = Vec::new();
     let mut p = 0;
     while p + 4 <= c.len() {
-        if c[p].is_ascii_alphabetic() && c[p + 1].is_ascii_alphabetic()
+        if c[p].is_ascii_alphabetic()
+            && c[p + 1].is_ascii_alphabetic()
             && (p == 0 || !c[p - 1].is_ascii_alphanumeric())
         {
             if let Some((len, key)) = iban_at(&c[p..]) {
@@ -132,8 +141,11 @@ fn iban_at(c: &[char]) -> Option<(usize, String)> {
         groups_without_digit += 1;
     }
     let cb = compact.as_bytes();
-    if compact.len() < total || !cb[2].is_ascii_digit() || !cb[3].is_ascii_digit()
-        || groups_without_digit > 1 || c.get(i).is_some_and(|x| x.is_ascii_alphanumeric())
+    if compact.len() < total
+        || !cb[2].is_ascii_digit()
+        || !cb[3].is_ascii_digit()
+        || groups_without_digit > 1
+        || c.get(i).is_some_and(|x| x.is_ascii_alphanumeric())
     {
         return None;
     }

@@ -45,28 +45,60 @@ pub(super) fn ip<'a>(t: &Text, m: &Found<'a>, keys: &mut Recent<'a>) -> Option<E
     }
     // an address and its port ("10.0.0.1:8080") is an address
     let port_digits = t.sl(end + 1, end + 7).iter().take_while(|c| c.is_ascii_digit()).count();
-    let port = t.at(end) == Some(':') && (1..=5).contains(&port_digits)
-        && t.at(end + 1 + port_digits).map_or(true, |c| !c.is_alphanumeric() && c != ':' && c != '.');
-    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || (t.at(end) == Some(':') && !port)) && m.text.contains('.') {
+    let port = t.at(end) == Some(':')
+        && (1..=5).contains(&port_digits)
+        && t.at(end + 1 + port_digits)
+            .map_or(true, |c| !c.is_alphanumeric() && c != ':' && c != '.');
+    if ((start > 0 && matches!(t.c[start - 1], '.' | ':')) || (t.at(end) == Some(':') && !port))
+        && m.text.contains('.')
+    {
         return None;
     }
     let lowered = ch::lower(t.sl(start.saturating_sub(12), start));
     let n = lowered.iter().rposition(|&x| x != ' ' && x != ':').map_or(0, |p| p + 1);
     let before = &lowered[..n];
-    if ["v", "version", "ver", "release", "build", "firmware"].iter().any(|w| ch::ends_with(before, w)) {
+    if ["v", "version", "ver", "release", "build", "firmware"]
+        .iter()
+        .any(|w| ch::ends_with(before, w))
+    {
         return None;
     }
     // a section of a text ("section 4.2.1.3", "§ 12.4.1.2"), not an address
-    let word = |w: &str| ch::ends_with(before, w) && {
-        let k = before.len() - w.len();
-        k == 0 || !before[k - 1].is_alphabetic()
+    let word = |w: &str| {
+        ch::ends_with(before, w) && {
+            let k = before.len() - w.len();
+            k == 0 || !before[k - 1].is_alphabetic()
+        }
     };
-    if m.text.contains('.') && !m.text.contains(':')
+    if m.text.contains('.')
+        && !m.text.contains(':')
         && (before.last() == Some(&'\u{a7}')
-            || ["section", "sections", "sec", "clause", "clauses", "article", "art", "chapter",
-                "ch", "paragraph", "para", "par", "figure", "fig", "table", "annex", "appendix",
-                "rule", "step", "item", "point", "no"]
-                .iter().any(|w| word(w)))
+            || [
+                "section",
+                "sections",
+                "sec",
+                "clause",
+                "clauses",
+                "article",
+                "art",
+                "chapter",
+                "ch",
+                "paragraph",
+                "para",
+                "par",
+                "figure",
+                "fig",
+                "table",
+                "annex",
+                "appendix",
+                "rule",
+                "step",
+                "item",
+                "point",
+                "no",
+            ]
+            .iter()
+            .any(|w| word(w)))
     {
         return None;
     }

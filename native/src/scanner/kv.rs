@@ -34,7 +34,8 @@ fn any_key_part(key: &[char], part: impl Fn(&str) -> bool) -> bool {
     let n = key.len();
     while i < n {
         let c0 = key[i];
-        let run = |from: usize, f: &dyn Fn(char) -> bool| (from..n).find(|&j| !f(key[j])).unwrap_or(n);
+        let run =
+            |from: usize, f: &dyn Fn(char) -> bool| (from..n).find(|&j| !f(key[j])).unwrap_or(n);
         if c0.is_ascii_uppercase() && i + 1 < n && lower_or_digit(key[i + 1]) {
             let j = run(i + 1, &lower_or_digit);
             if holds(&key[i..j]) {
@@ -75,7 +76,11 @@ pub(super) fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -
         || (t.at(end).is_some_and(ch::is_space)
             && t.sl(end, end + 64).iter().find(|&&x| !ch::is_space(x)) == Some(&'<')
             && t.sl(t.ci(key.1).min(start), start).contains(&'>'));
-    let n = if closed { full.len() } else { full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1) };
+    let n = if closed {
+        full.len()
+    } else {
+        full.iter().rposition(|&x| !TRAILING.contains(x)).map_or(0, |p| p + 1)
+    };
     let value = &full[..n];
     let mut distinct: Vec<char> = Vec::new();
     for &x in value {
@@ -113,16 +118,28 @@ pub(super) fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -
     if element && (ks == 0 || t.c[ks - 1] != '<' || placeholder_name(key)) {
         return None;
     }
-    let quoted = element || caps.get_group_by_name("kvcomma").is_some()
+    let quoted = element
+        || caps.get_group_by_name("kvcomma").is_some()
         || caps.get_group_by_name("kvquote").is_some_and(|g| g.end > g.start);
-    let password = password_key(key) && ch::all_alpha(value) && !words::prose_value(&ch::to_string(&ch::lower(value)));
+    let password = password_key(key)
+        && ch::all_alpha(value)
+        && !words::prose_value(&ch::to_string(&ch::lower(value)));
     let plain = match loose {
         // "my password is crickets": a password word, then "is" or "was"
-        Some(g) => password && {
-            let between = ch::to_string(t.sl(t.ci(g.start), t.ci(g.end)));
-            matches!(between.trim().trim_matches(&['"', '\'', '`'][..]).trim().to_ascii_lowercase().as_str(),
-                     "is" | "was" | "is now" | "is still" | "was changed to" | "is set to")
-        },
+        Some(g) => {
+            password && {
+                let between = ch::to_string(t.sl(t.ci(g.start), t.ci(g.end)));
+                matches!(
+                    between
+                        .trim()
+                        .trim_matches(&['"', '\'', '`'][..])
+                        .trim()
+                        .to_ascii_lowercase()
+                        .as_str(),
+                    "is" | "was" | "is now" | "is still" | "was changed to" | "is set to"
+                )
+            }
+        }
         // "password: crickets": a password word and a value of letters
         None => password || keyed(key, full, quoted),
     };
@@ -146,8 +163,19 @@ fn placeholder_name(key: &[char]) -> bool {
 /// "pass", "passphrase", "passcode".
 fn password_key(key: &[char]) -> bool {
     let lower = ch::to_string(&ch::lower(key));
-    matches!(lower.as_str(), "password" | "passwd" | "pwd" | "pass" | "passphrase" | "passcode" | "passwort"
-        | "mot_de_passe" | "contrasena" | "senha")
+    matches!(
+        lower.as_str(),
+        "password"
+            | "passwd"
+            | "pwd"
+            | "pass"
+            | "passphrase"
+            | "passcode"
+            | "passwort"
+            | "mot_de_passe"
+            | "contrasena"
+            | "senha"
+    )
 }
 
 /// Whether a key = value assignment says plainly that the value is a secret.

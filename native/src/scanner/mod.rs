@@ -44,9 +44,18 @@ enum Group {
     Number,
 }
 
-const GROUPS: [Group; 10] = [Group::Tokens, Group::Kv, Group::Email, Group::Obfuscated,
-                             Group::Iban, Group::IbanLoose, Group::NationalId, Group::Ipv4, Group::Ipv6,
-                            Group::Number];
+const GROUPS: [Group; 10] = [
+    Group::Tokens,
+    Group::Kv,
+    Group::Email,
+    Group::Obfuscated,
+    Group::Iban,
+    Group::IbanLoose,
+    Group::NationalId,
+    Group::Ipv4,
+    Group::Ipv6,
+    Group::Number,
+];
 
 impl Group {
     fn types(self) -> &'static [Ty] {
@@ -79,7 +88,9 @@ const TRAILING: &str = ".,:;)]}'\"`!?";
 impl Engine {
     pub fn new(types: &[Ty], country_code: u32, email_obfuscations: bool) -> Self {
         compiled();
-        let groups = GROUPS.iter().copied()
+        let groups = GROUPS
+            .iter()
+            .copied()
             .filter(|g| g.types().iter().any(|t| types.contains(t)))
             .filter(|&g| email_obfuscations || g != Group::Obfuscated)
             .collect();
@@ -128,14 +139,22 @@ impl Engine {
                 Group::NationalId => nationalid::may_hold(bytes),
                 // three places where a digit, a dot and a digit follow each other
                 // (prose has few dots: looked at one by one)
-                Group::Ipv4 => digits >= 4 && memchr::memchr_iter(b'.', bytes)
-                    .filter(|&i| {
-                        i > 0 && i + 1 < bytes.len()
-                            && bytes[i - 1].is_ascii_digit() && bytes[i + 1].is_ascii_digit()
-                    })
-                    .nth(2).is_some(),
+                Group::Ipv4 => {
+                    digits >= 4
+                        && memchr::memchr_iter(b'.', bytes)
+                            .filter(|&i| {
+                                i > 0
+                                    && i + 1 < bytes.len()
+                                    && bytes[i - 1].is_ascii_digit()
+                                    && bytes[i + 1].is_ascii_digit()
+                            })
+                            .nth(2)
+                            .is_some()
+                }
                 Group::Email => bytes.contains(&b'@'),
-                Group::Ipv6 => s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7,
+                Group::Ipv6 => {
+                    s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7
+                }
                 Group::Tokens | Group::Kv if ascii => *secret_hint.get_or_insert_with(|| {
                     use regex_automata::dfa::Automaton;
                     let input = Input::new(bytes).earliest(true);
@@ -167,7 +186,8 @@ impl Engine {
                     // it ended with an extension ("x204", "ext. 12", "#5"). It takes the rest
                     // of its run, up to 19 more digits, so that a number the cut went
                     // through is whole in one candidate.
-                    let extension = bytes[m.range()].iter().any(|&x| x.is_ascii_alphabetic() || x == b'#');
+                    let extension =
+                        bytes[m.range()].iter().any(|&x| x.is_ascii_alphabetic() || x == b'#');
                     let end = if extension { m.end() } else { rest_of_run(bytes, m.end()) };
                     let (a, b) = (t.ci(m.start()), t.ci(end));
                     match memo.as_mut() {
@@ -196,7 +216,8 @@ impl Engine {
                 }
                 continue;
             }
-            let pair = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()].as_ref()
+            let pair = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()]
+                .as_ref()
                 .expect("every group but numbers has a pattern");
             let regex = pair.get(ascii);
             let matches: Vec<regex_automata::Match> = match &pair.dense {
@@ -208,9 +229,13 @@ impl Engine {
                 match group {
                     Group::Number => unreachable!("runs are found above"),
                     Group::Kv if ascii => {
-                        let key_end = m.start() + bytes[m.start()..m.end()].iter()
-                            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
-                            .unwrap_or(m.end() - m.start());
+                        let key_end = m.start()
+                            + bytes[m.start()..m.end()]
+                                .iter()
+                                .position(|&b| {
+                                    !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+                                })
+                                .unwrap_or(m.end() - m.start());
                         let input = Input::new(s).span(key_end..m.end()).anchored(Anchored::Yes);
                         let mut caps = c.kv_rest.create_captures();
                         c.kv_rest.search_captures(&input, &mut caps);

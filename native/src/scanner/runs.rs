@@ -17,7 +17,9 @@ pub(super) fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usi
     let mut p = at;
     while p < bytes.len() {
         // eight bytes at a time up to one that may start a run
-        while p + 8 <= bytes.len() && !may_start(u64::from_le_bytes(bytes[p..p + 8].try_into().unwrap())) {
+        while p + 8 <= bytes.len()
+            && !may_start(u64::from_le_bytes(bytes[p..p + 8].try_into().unwrap()))
+        {
             p += 8;
         }
         let Some(&x) = bytes.get(p) else { break };
@@ -47,9 +49,12 @@ fn may_run(bytes: &[u8], p: usize) -> bool {
         _ => {}
     }
     bytes.get(d).is_some_and(u8::is_ascii_digit)
-        && bytes.get(d..d + 7).is_some_and(|run| run.iter().all(|&b| {
-            b.is_ascii_digit() || matches!(b, b' ' | b'.' | b'/' | b'(' | b')' | b'-' | 0xC2 | 0xA0)
-        }))
+        && bytes.get(d..d + 7).is_some_and(|run| {
+            run.iter().all(|&b| {
+                b.is_ascii_digit()
+                    || matches!(b, b' ' | b'.' | b'/' | b'(' | b')' | b'-' | 0xC2 | 0xA0)
+            })
+        })
 }
 
 /// Whether any of the eight bytes of ``v`` is an ASCII digit, '+' or '(' (the tests of
@@ -58,7 +63,8 @@ fn may_start(v: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = ONES * 0x80;
     let below = |t: u64, n: u64| t.wrapping_sub(ONES * n) & !t & HIGH != 0;
-    below(v ^ (ONES * u64::from(b'0')), 10) || below(v ^ (ONES * u64::from(b'+')), 1)
+    below(v ^ (ONES * u64::from(b'0')), 10)
+        || below(v ^ (ONES * u64::from(b'+')), 1)
         || below(v ^ (ONES * u64::from(b'(')), 1)
 }
 
@@ -77,16 +83,26 @@ pub(super) struct Memo {
 }
 
 impl Memo {
-    pub(super) fn classify(&mut self, numbers: &Numbers, t: &Text, a: usize, b: usize, found: &mut Vec<Ent>) {
+    pub(super) fn classify(
+        &mut self,
+        numbers: &Numbers,
+        t: &Text,
+        a: usize,
+        b: usize,
+        found: &mut Vec<Ent>,
+    ) {
         let base = a.saturating_sub(NUMBER_REACH.0);
         let key = (t.sl(base, b + NUMBER_REACH.1).to_vec(), a - base, b - base);
         if let Some(known) = self.decided.get(&key) {
-            found.extend(known.iter().map(|e| Ent::new(e.ty, e.start + base, e.end + base, e.key.clone())));
+            found.extend(
+                known.iter().map(|e| Ent::new(e.ty, e.start + base, e.end + base, e.key.clone())),
+            );
             return;
         }
         let decided = numbers.classify(t, a, b);
         if self.decided.len() < MEMO_MAX_ENTRIES {
-            let relative = decided.iter()
+            let relative = decided
+                .iter()
                 .map(|e| Ent::new(e.ty, e.start - base, e.end - base, e.key.clone()))
                 .collect();
             self.decided.insert(key, relative);
@@ -122,13 +138,12 @@ pub(super) const RUN_SEPARATORS: &[u8] = b" ./()-";
 /// decided each candidate on its own, so a number across a cut may be split between them;
 /// recall first, its stray groups are not left in the text.
 pub(super) fn leftover_groups(t: &Text, a: usize, b: usize, found: &[Ent]) -> Vec<Ent> {
-    let separator = |x: char| x == '\u{a0}' || (x.is_ascii() && RUN_SEPARATORS.contains(&(x as u8)));
+    let separator =
+        |x: char| x == '\u{a0}' || (x.is_ascii() && RUN_SEPARATORS.contains(&(x as u8)));
     let only_separators = |s: usize, e: usize| t.sl(s, e).iter().all(|&x| separator(x));
     // one sweep over the run's entities and groups, both in text order
-    let mut spans: Vec<(usize, usize)> = found.iter()
-        .filter(|f| f.start < b && a < f.end)
-        .map(|f| (f.start, f.end))
-        .collect();
+    let mut spans: Vec<(usize, usize)> =
+        found.iter().filter(|f| f.start < b && a < f.end).map(|f| (f.start, f.end)).collect();
     spans.sort_unstable();
     let c = t.sl(a, b);
     let mut more = Vec::new();

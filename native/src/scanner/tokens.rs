@@ -38,8 +38,10 @@ pub(super) fn tokens(t: &Text, m: &Found) -> Option<Ent> {
 
 /// Whether a text may hold a password on a command line or in a .netrc file.
 pub(super) fn may_hold_command(b: &[u8]) -> bool {
-    memchr::memmem::find(b, b" -u").is_some() || memchr::memmem::find(b, b" -p").is_some()
-        || memchr::memmem::find(b, b"--pass").is_some() || memchr::memmem::find(b, b"--user").is_some()
+    memchr::memmem::find(b, b" -u").is_some()
+        || memchr::memmem::find(b, b" -p").is_some()
+        || memchr::memmem::find(b, b"--pass").is_some()
+        || memchr::memmem::find(b, b"--user").is_some()
         || memchr::memmem::find(b, b"login").is_some()
 }
 
@@ -68,11 +70,14 @@ pub(super) fn command_secrets(t: &Text, s: &str) -> Vec<Ent> {
         while at < s.len() && !s.is_char_boundary(at) {
             at += 1;
         }
-        let group = ["up", "pw", "netrc"].iter()
+        let group = ["up", "pw", "netrc"]
+            .iter()
             .find_map(|&name| caps.get_group_by_name(name).map(|g| (name, g)));
         let Some((name, g)) = group else { continue };
         let value = s[g.range()].trim_end_matches(|x: char| TRAILING.contains(x));
-        if value.len() < 3 || value.starts_with('$') || value.starts_with('<')
+        if value.len() < 3
+            || value.starts_with('$')
+            || value.starts_with('<')
             || words::not_secret(&value.to_ascii_lowercase())
         {
             continue;
@@ -81,9 +86,21 @@ pub(super) fn command_secrets(t: &Text, s: &str) -> Vec<Ent> {
             let line_start = s[..m.start()].rfind('\n').map_or(0, |p| p + 1);
             let line_end = s[m.end()..].find('\n').map_or(s.len(), |p| m.end() + p);
             let line = s[line_start..line_end].to_ascii_lowercase();
-            let logs_in = ["login", "mysql", "mariadb", "sshpass", "psql", "redis-cli", "mongo", " -u ", "--user"]
-                .iter().any(|w| line.contains(w));
-            let port = value.bytes().all(|b| b.is_ascii_digit() || b == b':' || b == b'/' || b == b'.');
+            let logs_in = [
+                "login",
+                "mysql",
+                "mariadb",
+                "sshpass",
+                "psql",
+                "redis-cli",
+                "mongo",
+                " -u ",
+                "--user",
+            ]
+            .iter()
+            .any(|w| line.contains(w));
+            let port =
+                value.bytes().all(|b| b.is_ascii_digit() || b == b':' || b == b'/' || b == b'.');
             if !logs_in || port {
                 continue;
             }
@@ -98,8 +115,8 @@ pub(super) fn command_secrets(t: &Text, s: &str) -> Vec<Ent> {
 pub(super) fn repeated_secrets(t: &Text, s: &str, found: &[Ent]) -> Vec<Ent> {
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
-    let known: std::collections::HashSet<(usize, usize)> = found.iter()
-        .filter(|e| e.ty == Ty::Secret).map(|e| (e.start, e.end)).collect();
+    let known: std::collections::HashSet<(usize, usize)> =
+        found.iter().filter(|e| e.ty == Ty::Secret).map(|e| (e.start, e.end)).collect();
     for e in found.iter().filter(|e| e.ty == Ty::Secret) {
         let value = ch::to_string(t.sl(e.start, e.end));
         if value.chars().count() < 6 || seen.contains(&value) || seen.len() >= 64 {

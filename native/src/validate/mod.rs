@@ -1,5 +1,10 @@
 //! Checksums, parsers and the canonical keys of values, as the Python rules defined them:
-//! Luhn, IBAN mod 97, addresses by the stdlib ipaddress rules, a JWT's JSON header, entropy.
+//! Luhn, IBAN mod 97, addresses by the stdlib ipaddress rules (in `ip`), a JWT's JSON
+//! header, entropy.
+
+mod ip;
+
+pub use ip::ip_key;
 
 /// Luhn checksum of ASCII digits.
 pub fn luhn_valid(digits: &[u8]) -> bool {
@@ -8,7 +13,11 @@ pub fn luhn_valid(digits: &[u8]) -> bool {
         let v = (d - b'0') as u32;
         total += if i % 2 == 1 {
             let x = v * 2;
-            if x > 9 { x - 9 } else { x }
+            if x > 9 {
+                x - 9
+            } else {
+                x
+            }
         } else {
             v
         };
@@ -16,6 +25,7 @@ pub fn luhn_valid(digits: &[u8]) -> bool {
     total % 10 == 0
 }
 
+#[rustfmt::skip]
 const IBAN_COUNTRIES: &[&str] = &[
     "AD", "AE", "AL", "AT", "AZ", "BA", "BE", "BG", "BH", "BI", "BR", "BY", "CH", "CR", "CY",
     "CZ", "DE", "DJ", "DK", "DO", "EE", "EG", "ES", "FI", "FK", "FO", "FR", "GB", "GE", "GI",
@@ -30,6 +40,7 @@ const IBAN_COUNTRIES: &[&str] = &[
 /// The length of each country's IBAN, from the IBAN registry that SWIFT publishes as the
 /// ISO 13616 registration authority (and, for the countries that issue IBANs outside it,
 /// the lengths their central banks publish).
+#[rustfmt::skip]
 const IBAN_LENGTHS: &[(&str, usize)] = &[
     ("AD", 24), ("AE", 23), ("AL", 28), ("AT", 20), ("AZ", 28), ("BA", 20), ("BE", 16),
     ("BG", 22), ("BH", 22), ("BI", 27), ("BR", 29), ("BY", 28), ("CH", 21), ("CR", 22),
@@ -58,13 +69,18 @@ pub fn iban_length(country: &str) -> Option<usize> {
 /// An IBAN in any case and grouping (spaces): a country that issues IBANs, 15 to 34
 /// characters and the mod-97 checksum; the key is its compact upper-case form.
 pub fn iban_key(candidate: &str) -> Option<String> {
-    let compact: String = candidate.chars().filter(|&c| c != ' ').flat_map(char::to_uppercase).collect();
+    let compact: String =
+        candidate.chars().filter(|&c| c != ' ').flat_map(char::to_uppercase).collect();
     let n = compact.chars().count();
-    if !(15..=34).contains(&n) || !compact.is_ascii() || !compact.bytes().all(|b| b.is_ascii_alphanumeric()) {
+    if !(15..=34).contains(&n)
+        || !compact.is_ascii()
+        || !compact.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
         return None;
     }
     let b = compact.as_bytes();
-    if !IBAN_COUNTRIES.contains(&&compact[..2]) || !b[2].is_ascii_digit() || !b[3].is_ascii_digit() {
+    if !IBAN_COUNTRIES.contains(&&compact[..2]) || !b[2].is_ascii_digit() || !b[3].is_ascii_digit()
+    {
         return None;
     }
     let mut rest = 0u32;
@@ -76,166 +92,11 @@ pub fn iban_key(candidate: &str) -> Option<String> {
             rest = (rest * 100 + v) % 97;
         }
     }
-    if rest == 1 { Some(compact) } else { None }
-}
-
-fn parse_v4(s: &str) -> Option<u32> {
-    let parts: Vec<&str> = s.split('.').collect();
-    if s.is_empty() || parts.len() != 4 {
-        return None;
-    }
-    let mut ip = 0u32;
-    for p in parts {
-        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) || p.len() > 3 {
-            return None;
-        }
-        if p != "0" && p.starts_with('0') {
-            return None;
-        }
-        let v: u32 = p.parse().ok()?;
-        if v > 255 {
-            return None;
-        }
-        ip = (ip << 8) | v;
-    }
-    Some(ip)
-}
-
-fn parse_hextet(s: &str) -> Option<u128> {
-    if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u128::from_str_radix(s, 16).ok()
-}
-
-fn parse_v6(s: &str) -> Option<u128> {
-    if s.is_empty() {
-        return None;
-    }
-    let mut parts: Vec<String> = s.split(':').map(str::to_string).collect();
-    if parts.len() < 3 {
-        return None;
-    }
-    if parts.last().unwrap().contains('.') {
-        let v4 = parse_v4(&parts.pop().unwrap())?;
-        parts.push(format!("{:x}", (v4 >> 16) & 0xFFFF));
-        parts.push(format!("{:x}", v4 & 0xFFFF));
-    }
-    if parts.len() > 9 {
-        return None;
-    }
-    let mut skip: Option<usize> = None;
-    for (i, part) in parts.iter().enumerate().take(parts.len() - 1).skip(1) {
-        if part.is_empty() {
-            if skip.is_some() {
-                return None;
-            }
-            skip = Some(i);
-        }
-    }
-    let (hi, lo, skipped);
-    if let Some(si) = skip {
-        let mut h = si;
-        let mut l = parts.len() - si - 1;
-        if parts[0].is_empty() {
-            h -= 1;
-            if h > 0 {
-                return None;
-            }
-        }
-        if parts.last().unwrap().is_empty() {
-            l -= 1;
-            if l > 0 {
-                return None;
-            }
-        }
-        let sk = 8i64 - (h + l) as i64;
-        if sk < 1 {
-            return None;
-        }
-        hi = h;
-        lo = l;
-        skipped = sk as u32;
+    if rest == 1 {
+        Some(compact)
     } else {
-        if parts.len() != 8 || parts[0].is_empty() || parts.last().unwrap().is_empty() {
-            return None;
-        }
-        hi = parts.len();
-        lo = 0;
-        skipped = 0;
+        None
     }
-    let mut ip: u128 = 0;
-    for p in parts.iter().take(hi) {
-        ip = (ip << 16) | parse_hextet(p)?;
-    }
-    ip = if skipped >= 8 { 0 } else { ip << (16 * skipped) };
-    for p in parts.iter().skip(parts.len() - lo) {
-        ip = (ip << 16) | parse_hextet(p)?;
-    }
-    Some(ip)
-}
-
-fn v6_string(ip: u128) -> String {
-    let hextets: Vec<String> = (0..8).rev().map(|i| format!("{:x}", (ip >> (16 * i)) & 0xFFFF)).collect();
-    let (mut best_start, mut best_len, mut start, mut len) = (-1i64, 0usize, -1i64, 0usize);
-    for (i, h) in hextets.iter().enumerate() {
-        if h == "0" {
-            len += 1;
-            if start == -1 {
-                start = i as i64;
-            }
-            if len > best_len {
-                best_len = len;
-                best_start = start;
-            }
-        } else {
-            len = 0;
-            start = -1;
-        }
-    }
-    let mut out = hextets.clone();
-    if best_len > 1 {
-        let bs = best_start as usize;
-        let be = bs + best_len;
-        if be == out.len() {
-            out.push(String::new());
-        }
-        out.splice(bs..be, [String::new()]);
-        if bs == 0 {
-            out.insert(0, String::new());
-        }
-    }
-    out.join(":")
-}
-
-/// An IPv4 or IPv6 address (the stdlib ipaddress rules) in its canonical form; times and
-/// ratios (10:30:45) are not shortened addresses.
-pub fn ip_key(candidate: &str) -> Option<String> {
-    if candidate.contains(':') {
-        if !candidate.contains("::") && candidate.matches(':').count() < 7 {
-            return None;
-        }
-        if !candidate.bytes().any(|b| b.is_ascii_digit()) && !candidate.chars().any(crate::chars::is_digit) {
-            return None;
-        }
-    }
-    if let Some(v4) = parse_v4(candidate) {
-        return Some(format!("{}.{}.{}.{}", v4 >> 24, (v4 >> 16) & 255, (v4 >> 8) & 255, v4 & 255));
-    }
-    if candidate.contains('/') {
-        return None;
-    }
-    // A scope (fe80::1%eth0) is kept as it is, as ipaddress keeps it.
-    let (address, scope) = match candidate.split_once('%') {
-        None => (candidate, None),
-        Some((_, s)) if s.is_empty() || s.contains('%') => return None,
-        Some((a, s)) => (a, Some(s)),
-    };
-    let canonical = v6_string(parse_v6(address)?);
-    Some(match scope {
-        Some(s) => format!("{canonical}%{s}"),
-        None => canonical,
-    })
 }
 
 fn b64_value(c: u8) -> Option<u32> {
@@ -295,7 +156,11 @@ fn b64url_decode(header: &str) -> Option<Vec<u8>> {
             }
         }
     }
-    if quad != 0 { None } else { Some(out) }
+    if quad != 0 {
+        None
+    } else {
+        Some(out)
+    }
 }
 
 /// A JSON Web Token: its header is base64url JSON (Python's json rules) of an object that
@@ -317,7 +182,10 @@ pub fn jwt_ok(candidate: &str) -> bool {
     // UTF-8 with surrogatepass: an encoded surrogate stands for a character no key holds.
     let mut i = 0;
     while i + 2 < raw.len() {
-        if raw[i] == 0xED && (0xA0..=0xBF).contains(&raw[i + 1]) && (0x80..=0xBF).contains(&raw[i + 2]) {
+        if raw[i] == 0xED
+            && (0xA0..=0xBF).contains(&raw[i + 1])
+            && (0x80..=0xBF).contains(&raw[i + 2])
+        {
             raw[i] = 0xEF;
             raw[i + 1] = 0xBF;
             raw[i + 2] = 0xBD;
@@ -353,13 +221,17 @@ pub fn entropy(value: &[char]) -> f64 {
 /// digits): the odd places (1st, 3rd...) and the even places by their tables, summed mod 26.
 pub fn cf_check_ok(code: &[u8]) -> bool {
     // value of 0-9 and A-Z in an odd place
-    const ODD: [u32; 26] = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14,
-                            16, 10, 22, 25, 24, 23];
+    const ODD: [u32; 26] = [
+        1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24,
+        23,
+    ];
     if code.len() != 16 || !code.iter().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase()) {
         return false;
     }
     let index = |b: u8| if b.is_ascii_digit() { (b - b'0') as usize } else { (b - b'A') as usize };
-    let sum: u32 = code[..15].iter().enumerate()
+    let sum: u32 = code[..15]
+        .iter()
+        .enumerate()
         .map(|(i, &b)| if i % 2 == 0 { ODD[index(b)] } else { index(b) as u32 })
         .sum();
     code[15] == b'A' + (sum % 26) as u8
