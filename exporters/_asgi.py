@@ -30,17 +30,28 @@ Check = Callable[[], bool]
 """A health or readiness check: True when healthy (or ready)."""
 
 
-async def _plain(send: Send, status: int, body: bytes,
-                 content_type: bytes = b"text/plain; charset=utf-8") -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", content_type),
-                            (b"content-length", str(len(body)).encode("ascii"))]})
+async def _plain(
+    send: Send, status: int, body: bytes, content_type: bytes = b"text/plain; charset=utf-8"
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type),
+                (b"content-length", str(len(body)).encode("ascii")),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
 def _accept(scope: Scope) -> str:
-    return ",".join(value.decode("latin-1") for name, value in scope.get("headers", ())
-                    if name.lower() == b"accept")
+    return ",".join(
+        value.decode("latin-1")
+        for name, value in scope.get("headers", ())
+        if name.lower() == b"accept"
+    )
 
 
 def _passes(check: Check, what: str) -> bool:

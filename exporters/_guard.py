@@ -77,8 +77,9 @@ class ConnectionGuard:
         """Close connections past their request or response timeout."""
         late: list[GuardedH11Protocol] = []
         for connection in self._open:
-            bound = (self.limits.request_timeout if connection.waiting
-                     else self.limits.response_timeout)
+            bound = (
+                self.limits.request_timeout if connection.waiting else self.limits.response_timeout
+            )
             if now - connection.since >= bound:
                 late.append(connection)
         for connection in late:

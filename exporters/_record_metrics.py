@@ -255,10 +255,12 @@ class RecordMetrics:
                 self._claims_suspect(app, claim.not_judged_detail).inc()
             elif claim.not_judged == "unverified" and claim.not_judged_detail is not None:
                 self._claims_unverified(app, importance, claim.not_judged_detail).inc(
-                    exemplar={"trace_id": record.trace_id})
+                    exemplar={"trace_id": record.trace_id}
+                )
                 if claim.not_judged_detail == "injection_influenced" and claim.importance == 3:
                     self._security_events(app, "injection_influenced").inc(
-                        exemplar={"trace_id": record.trace_id})
+                        exemplar={"trace_id": record.trace_id}
+                    )
             if claim.critical_reason is not None:
                 self._critical_unsupported(app, claim.critical_reason).inc(
                     exemplar={"trace_id": record.trace_id}
@@ -273,13 +275,9 @@ class RecordMetrics:
         self._validity(app).observe(scores.validity)
         if record.judged:
             if scores.correctness is not None:
-                self._correctness(app, judge, sampled_by).observe(
-                    scores.correctness
-                )
+                self._correctness(app, judge, sampled_by).observe(scores.correctness)
             if scores.completeness is not None:
-                self._completeness(app, judge, sampled_by).observe(
-                    scores.completeness
-                )
+                self._completeness(app, judge, sampled_by).observe(scores.completeness)
         if scores.invalid_citation_ids:
             self._invalid_citation_ids(app).inc(len(scores.invalid_citation_ids))
         for entity_type, count in record.redactions.items():

@@ -67,8 +67,7 @@ class RuntimeMetrics:
             registry=registry,
         )
         self._stage_duration = _Children(self.stage_duration)
-        self.set_build_info(version=version, rubric_version=rubric_version,
-                            judge_model=judge_model)
+        self.set_build_info(version=version, rubric_version=rubric_version, judge_model=judge_model)
         # Starts at creation time, so a consumer that never processes a record still reads as
         # stalled ten minutes later instead of as "last processed in 1970".
         self.last_processed.set_to_current_time()

@@ -62,8 +62,12 @@ class CitewatchMetrics:
     ) -> None:
         self.records = RecordMetrics(registry=registry, apps=apps, max_apps=max_apps)
         self.judge = JudgeMetrics(registry=registry)
-        self.runtime = RuntimeMetrics(registry=registry, version=version,
-                                      rubric_version=rubric_version, judge_model=judge_model)
+        self.runtime = RuntimeMetrics(
+            registry=registry,
+            version=version,
+            rubric_version=rubric_version,
+            judge_model=judge_model,
+        )
 
     # -- records --------------------------------------------------------------------------
 
@@ -95,8 +99,13 @@ class CitewatchMetrics:
         output_tokens: int,
     ) -> None:
         """Count one judge call with its outcome, latency and token usage."""
-        self.judge.judge_request(model=model, outcome=outcome, latency_seconds=latency_seconds,
-                                 input_tokens=input_tokens, output_tokens=output_tokens)
+        self.judge.judge_request(
+            model=model,
+            outcome=outcome,
+            latency_seconds=latency_seconds,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+        )
 
     def judge_skip(self, reason: SkipReason) -> None:
         """Count a trace the judge did not see, with the reason (sampling, budget, circuit)."""
@@ -119,8 +128,9 @@ class CitewatchMetrics:
     def set_build_info(self, *, version: str, rubric_version: str, judge_model: str) -> None:
         """Name what is running: set once the judge stage is built (it knows its rubric
         version and model); empty strings when there is no judge."""
-        self.runtime.set_build_info(version=version, rubric_version=rubric_version,
-                                    judge_model=judge_model)
+        self.runtime.set_build_info(
+            version=version, rubric_version=rubric_version, judge_model=judge_model
+        )
 
     def set_lag(self, topic: str, partition: int, lag: int) -> None:
         """Record the consumer lag of one partition (end offset minus committed offset)."""

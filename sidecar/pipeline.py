@@ -140,9 +140,13 @@ class Pipeline:
         claims, limits = self.settings.claims, self.settings.limits
         if trace.claims or claims.derive == "off":
             return DerivedClaims(trace)
-        return derive(trace, self.parser, importance=claims.importance,
-                      max_claims=limits.max_claims,
-                      max_citations=limits.max_citations_per_claim)
+        return derive(
+            trace,
+            self.parser,
+            importance=claims.importance,
+            max_claims=limits.max_claims,
+            max_citations=limits.max_citations_per_claim,
+        )
 
     def analyse(self, trace: Trace, *, derived: bool = False) -> tuple[Analysis, list[Finding]]:
         """The deterministic part: markers, citations and every check's findings.
@@ -151,8 +155,7 @@ class Pipeline:
         analysis = analyse(trace, self.parser)
         findings: list[Finding] = []
         if derived:
-            findings.append(Finding("claims_derived", "info",
-                                    detail=f"claims={len(trace.claims)}"))
+            findings.append(Finding("claims_derived", "info", detail=f"claims={len(trace.claims)}"))
         for check in self.checks:
             try:
                 findings.extend(check.run(analysis))
@@ -190,19 +193,30 @@ class Pipeline:
             # The judge sees the redacted claims too, never the raw ones.
             outcome = await self.judge.judge(redacted, analysis.with_trace(redacted))
             started = self._timed("judge", started)
-        result = score(analysis, outcome.verdicts, self.settings.scoring,
-                       abstained=(*outcome.abstained, *outcome.withheld),
-                       judge_failed=outcome.failed,
-                       fabricated={f.claim_id for f in findings
-                                   if f.code == "fabricated_quote" and f.claim_id})
+        result = score(
+            analysis,
+            outcome.verdicts,
+            self.settings.scoring,
+            abstained=(*outcome.abstained, *outcome.withheld),
+            judge_failed=outcome.failed,
+            fabricated={
+                f.claim_id for f in findings if f.code == "fabricated_quote" and f.claim_id
+            },
+        )
         findings.extend(
-            Finding("misattributed", "warning", claim_id=claim_id, source_id=source_id,
-                    detail="supported_by_uncited_source")
+            Finding(
+                "misattributed",
+                "warning",
+                claim_id=claim_id,
+                source_id=source_id,
+                detail="supported_by_uncited_source",
+            )
             for claim_id, source_id in outcome.misattributed
         )
         findings.extend(_influenced(outcome))
-        record = build_record(redacted, analysis, findings, result, outcome, redactions,
-                              derived=derived)
+        record = build_record(
+            redacted, analysis, findings, result, outcome, redactions, derived=derived
+        )
         redact_ids = getattr(self.redactor, "redact_record_ids", None)
         if redact_ids is not None:  # identifiers the checks read raw
             record = redact_ids(record, trace, redacted)
@@ -279,39 +293,42 @@ def build_record(
     sampled_by = outcome.sampled_by if outcome.sampled_by in _SAMPLED_BY else None
     # One validation of the nested structure: the same checks as building each part as a
     # model, without a Python-level __init__ per claim and finding.
-    return _validate_record({
-        "trace_id": trace.trace_id,
-        "app": trace.app,
-        "tenant": trace.tenant,
-        "environment": trace.environment,
-        "trace_timestamp": trace.timestamp,
-        "evaluated_at": datetime.now(UTC),
-        "generator": trace.generator,
-        # Findings are read by attribute (their fields are the record's own names).
-        "findings": findings,
-        "claims": claims,
-        "scores": {
-            "validity": round(result.validity, 6),
-            "correctness": _round(result.correctness),
-            "completeness": _round(result.completeness),
-            "overall": _round(result.overall),
-            "marker_ids": analysis.marker_ids,
-            "invalid_citation_ids": result.invalid_citation_ids,
-            "critical_unsupported": len(result.critical),
-            "critical_unjudged": len(result.critical_unjudged),
+    return _validate_record(
+        {
+            "trace_id": trace.trace_id,
+            "app": trace.app,
+            "tenant": trace.tenant,
+            "environment": trace.environment,
+            "trace_timestamp": trace.timestamp,
+            "evaluated_at": datetime.now(UTC),
+            "generator": trace.generator,
+            # Findings are read by attribute (their fields are the record's own names).
+            "findings": findings,
+            "claims": claims,
+            "scores": {
+                "validity": round(result.validity, 6),
+                "correctness": _round(result.correctness),
+                "completeness": _round(result.completeness),
+                "overall": _round(result.overall),
+                "marker_ids": analysis.marker_ids,
+                "invalid_citation_ids": result.invalid_citation_ids,
+                "critical_unsupported": len(result.critical),
+                "critical_unjudged": len(result.critical_unjudged),
+            },
+            "judged": result.judged,
+            "sampled_by": sampled_by,
+            "skip_reason": outcome.skip_reason,
+            "judge": outcome.run,
+            "redactions": dict(redactions),
+            "cited_sources": _cited_sources(trace),
+            "versions": {
+                "citewatch": __version__,
+                "trace_schema": TRACE_SCHEMA_VERSION,
+                "rubric": outcome.run.rubric_version if outcome.run else None,
+            },
         },
-        "judged": result.judged,
-        "sampled_by": sampled_by,
-        "skip_reason": outcome.skip_reason,
-        "judge": outcome.run,
-        "redactions": dict(redactions),
-        "cited_sources": _cited_sources(trace),
-        "versions": {
-            "citewatch": __version__,
-            "trace_schema": TRACE_SCHEMA_VERSION,
-            "rubric": outcome.run.rubric_version if outcome.run else None,
-        },
-    }, from_attributes=True)
+        from_attributes=True,
+    )
 
 
 _SAMPLED_BY = frozenset(get_args(SampledBy))
@@ -324,8 +341,11 @@ _validate_record: Callable[..., EvaluationRecord] = (
 def _cited_sources(trace: Trace) -> list[dict[str, object]]:
     """The (redacted) trace's cited sources that name a document, by title or URL."""
     cited = {source_id for claim in trace.claims for source_id in claim.citation_ids}
-    return [{"source_id": s.id, "title": s.title, "url": s.url} for s in trace.sources
-            if s.id in cited and (s.title or s.url)]
+    return [
+        {"source_id": s.id, "title": s.title, "url": s.url}
+        for s in trace.sources
+        if s.id in cited and (s.title or s.url)
+    ]
 
 
 def _round(value: float | None) -> float | None:
@@ -342,9 +362,14 @@ def _influenced(outcome: JudgeOutcome) -> list[Finding]:
         path = outcome.paths.get(claim_id)
         first = path.llm if path is not None else None
         second = path.rejudge if path is not None else None
-        findings.append(Finding(
-            "injection_influenced", "warning", claim_id=claim_id,
-            detail=f"first={first};without_flagged_text={second or 'none'}"))
+        findings.append(
+            Finding(
+                "injection_influenced",
+                "warning",
+                claim_id=claim_id,
+                detail=f"first={first};without_flagged_text={second or 'none'}",
+            )
+        )
     return findings
 
 
@@ -353,13 +378,20 @@ def _derivation_cuts(derivation: DerivedClaims, limits: LimitsSettings) -> list[
     findings = []
     if derivation.dropped_claims:
         kept = len(derivation.trace.claims)
-        findings.append(Finding(
-            "derived_claims_cut", "warning",
-            detail=f"claims={kept} of {kept + derivation.dropped_claims} "
-                   f"(limits.max_claims)"))
+        findings.append(
+            Finding(
+                "derived_claims_cut",
+                "warning",
+                detail=f"claims={kept} of {kept + derivation.dropped_claims} (limits.max_claims)",
+            )
+        )
     if derivation.cut_claims:
-        findings.append(Finding(
-            "derived_claims_cut", "warning",
-            detail=f"citations cut to {limits.max_citations_per_claim} on "
-                   f"{derivation.cut_claims} claims (limits.max_citations_per_claim)"))
+        findings.append(
+            Finding(
+                "derived_claims_cut",
+                "warning",
+                detail=f"citations cut to {limits.max_citations_per_claim} on "
+                f"{derivation.cut_claims} claims (limits.max_citations_per_claim)",
+            )
+        )
     return findings

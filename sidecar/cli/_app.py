@@ -45,8 +45,9 @@ def cli(verbose: int) -> None:
       citewatch run --bootstrap-servers kafka:9092 --config citewatch.yaml
     """
     level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(level=level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     # Every line written, the HTTP clients' own included (httpx logs each URL it requests at
     # INFO), with the credentials of any address in it masked.
     for handler in logging.getLogger().handlers:
@@ -69,4 +70,3 @@ cli.add_command(review_group)
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="citewatch")
-

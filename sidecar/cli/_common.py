@@ -75,12 +75,19 @@ class _AliasedOption(click.Option):
             self.opts = shown
 
 
-def output_option(dest: str, *, help: str, aliases: Sequence[str] = ("--out",),
-                  name: str = "--output", **kwargs: Any) -> Callable[[F], F]:
+def output_option(
+    dest: str,
+    *,
+    help: str,
+    aliases: Sequence[str] = ("--out",),
+    name: str = "--output",
+    **kwargs: Any,
+) -> Callable[[F], F]:
     """``--output`` (every command's one spelling of where results go); ``aliases`` are
     older spellings still accepted but not shown."""
-    return click.option(name, *aliases, dest, cls=_AliasedOption, hidden_aliases=aliases,
-                        help=help, **kwargs)
+    return click.option(
+        name, *aliases, dest, cls=_AliasedOption, hidden_aliases=aliases, help=help, **kwargs
+    )
 
 
 def open_output(path: str, *, append: bool = False) -> IO[str]:
@@ -94,7 +101,10 @@ def open_output(path: str, *, append: bool = False) -> IO[str]:
 def config_option(func: F) -> F:
     """Adds ``--config FILE`` (a YAML file of settings sections)."""
     return click.option(
-        "--config", "config_file", type=click.Path(dir_okay=False), default=None,
+        "--config",
+        "config_file",
+        type=click.Path(dir_okay=False),
+        default=None,
         help="YAML file of settings; environment (CITEWATCH_*) and flags override it.",
     )(func)
 
@@ -123,10 +133,13 @@ def one_line_errors(func: F) -> F:
 def input_format_option(func: F) -> F:
     """``--input-format``: what the input's records are (the setting ``input.format``)."""
     return click.option(
-        "--input-format", "input_format", type=click.Choice(get_args(InputFormat)), default=None,
+        "--input-format",
+        "input_format",
+        type=click.Choice(get_args(InputFormat)),
+        default=None,
         help="What each record is: trace_v1 (default), an API exchange (openai_responses, "
-             "openai_chat, anthropic_messages) or OpenTelemetry spans (otlp_json; otlp_proto "
-             "from Kafka only). See docs/producing.md.",
+        "openai_chat, anthropic_messages) or OpenTelemetry spans (otlp_json; otlp_proto "
+        "from Kafka only). See docs/producing.md.",
     )(func)
 
 

@@ -74,25 +74,26 @@ class QualityTally:
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(measure, value, n) rows: n is set for means only."""
-        rows = [(f"mean {_LABELS.get(m, m)}", self.mean(m), str(self.counts[m]))
-                for m in MEASURES]
+        rows = [(f"mean {_LABELS.get(m, m)}", self.mean(m), str(self.counts[m])) for m in MEASURES]
         rows.append(("claims not judged", str(sum(self.not_judged.values())), ""))
         for reason in NOT_JUDGED:
             rows.append((f"  not judged: {reason}", str(self.not_judged[reason]), ""))
-            rows += [(f"    {reason}: {detail}", str(n), "")
-                     for (of, detail), n in sorted(self.not_judged_detail.items())
-                     if of == reason]
+            rows += [
+                (f"    {reason}: {detail}", str(n), "")
+                for (of, detail), n in sorted(self.not_judged_detail.items())
+                if of == reason
+            ]
         rows.append(("  not judged at importance 3", str(self.not_judged_important), ""))
         rows.append(("critical unsupported claims", str(sum(self.critical.values())), ""))
-        rows += [(f"  critical: {reason}", str(self.critical[reason]), "")
-                 for reason in _CRITICAL]
+        rows += [(f"  critical: {reason}", str(self.critical[reason]), "") for reason in _CRITICAL]
         rows.append(("critical claims left unjudged", str(self.critical_unjudged), ""))
         rows += [(f"finding: {code}", str(n), "") for code, n in sorted(self.findings.items())]
         return rows
 
 
-def summary_table(title: str, totals: Sequence[tuple[str, str]], quality: QualityTally,
-                  judge: JudgeTally) -> Table:
+def summary_table(
+    title: str, totals: Sequence[tuple[str, str]], quality: QualityTally, judge: JudgeTally
+) -> Table:
     """One run's summary: the command's ``totals`` (lines read, traces written...), what the
     judge did, then the quality rows."""
     table = Table(title=title, show_header=True, header_style="bold")
@@ -106,7 +107,12 @@ def summary_table(title: str, totals: Sequence[tuple[str, str]], quality: Qualit
     return table
 
 
-def print_summary(console: Console, title: str, totals: Sequence[tuple[str, str]],
-                  quality: QualityTally, judge: JudgeTally) -> None:
+def print_summary(
+    console: Console,
+    title: str,
+    totals: Sequence[tuple[str, str]],
+    quality: QualityTally,
+    judge: JudgeTally,
+) -> None:
     """Print :func:`summary_table` on ``console`` (the command's stderr)."""
     console.print(summary_table(title, totals, quality, judge))

@@ -17,11 +17,14 @@ from sidecar.pipeline import Pipeline
 __all__ = ["close_pipeline", "echo_judge", "judge_options", "judging_pipeline"]
 
 
-def judging_pipeline(config_file: str | None, judge: str | None, model: str | None,
-                      tally: JudgeTally) -> tuple[Settings, Pipeline]:
+def judging_pipeline(
+    config_file: str | None, judge: str | None, model: str | None, tally: JudgeTally
+) -> tuple[Settings, Pipeline]:
     """A pipeline that judges every trace and never answers from its verdict cache."""
     overrides: dict[str, Any] = {
-        "judge.backend": judge, "judge.model": model, "judge.cache_size": 0,
+        "judge.backend": judge,
+        "judge.model": model,
+        "judge.cache_size": 0,
         "sampling.rate": 1.0,
     }
     settings: Settings = settings_from(config_file, overrides)
@@ -46,7 +49,13 @@ async def close_pipeline(pipeline: Pipeline) -> None:
 
 
 def judge_options(func: Any) -> Any:
-    func = click.option("--model", default=None,
-                        help="Judge model [default: judge.model from the settings].")(func)
-    return click.option("--judge", "judge", type=click.Choice(BACKEND_NAMES), default=None,
-                        help="Judge backend [default: judge.backend from the settings].")(func)
+    func = click.option(
+        "--model", default=None, help="Judge model [default: judge.model from the settings]."
+    )(func)
+    return click.option(
+        "--judge",
+        "judge",
+        type=click.Choice(BACKEND_NAMES),
+        default=None,
+        help="Judge backend [default: judge.backend from the settings].",
+    )(func)

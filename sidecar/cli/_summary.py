@@ -29,8 +29,9 @@ def judge_endpoint(settings: Settings) -> str:
     name = resolve_backend_name(settings)
     if name in ("none", "lexical"):
         return "embedded" if name == "lexical" else "none"
-    return mask_userinfo(settings.judge.base_url or os.environ.get("OPENAI_BASE_URL")
-                         or _OPENAI_DEFAULT_URL)
+    return mask_userinfo(
+        settings.judge.base_url or os.environ.get("OPENAI_BASE_URL") or _OPENAI_DEFAULT_URL
+    )
 
 
 def judge_description(settings: Settings) -> str:
@@ -91,19 +92,21 @@ class JudgeTally:
 
     def rows(self) -> list[tuple[str, str]]:
         """(measure, value) rows for a summary table."""
-        rows = [("judge requests ok", str(self.ok)),
-                ("judge requests failed", str(sum(self.failed.values())))]
+        rows = [
+            ("judge requests ok", str(self.ok)),
+            ("judge requests failed", str(sum(self.failed.values()))),
+        ]
         if self.settled:
             rows.append(("judged without a request (screen, cache)", str(self.settled)))
         rows += [(f"  judge failed: {kind}", str(n)) for kind, n in sorted(self.failed.items())]
-        rows += [(f"judge skipped: {reason}", str(n))
-                 for reason, n in sorted(self.skipped.items())]
+        rows += [(f"judge skipped: {reason}", str(n)) for reason, n in sorted(self.skipped.items())]
         return rows
 
     def lines(self, settings: Settings) -> list[str]:
         """The rows on one line, then the first failure's cause if there was one."""
-        rows = ", ".join(f"{measure.strip().removeprefix('judge ')} {value}"
-                         for measure, value in self.rows())
+        rows = ", ".join(
+            f"{measure.strip().removeprefix('judge ')} {value}" for measure, value in self.rows()
+        )
         cause = self.cause(settings)
         return [f"judge: {rows}"] + ([cause] if cause is not None else [])
 
@@ -112,5 +115,7 @@ class JudgeTally:
         if self.first_failure is None:
             return None
         failed = sum(self.failed.values())
-        return (f"judge failed on {failed} of {self.asked} requests; first: "
-                f"{self.first_failure} ({judge_description(settings)})")
+        return (
+            f"judge failed on {failed} of {self.asked} requests; first: "
+            f"{self.first_failure} ({judge_description(settings)})"
+        )

@@ -32,9 +32,11 @@ def write_calibration(reports: Sequence[CalibrationReport], out_dir: str | Path)
     directory = Path(out_dir)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in (("calibration.json", calibration_json(reports)),
-                       ("calibration.md", calibration_markdown(reports)),
-                       ("calibration.html", calibration_html(reports))):
+    for name, text in (
+        ("calibration.json", calibration_json(reports)),
+        ("calibration.md", calibration_markdown(reports)),
+        ("calibration.html", calibration_html(reports)),
+    ):
         path = directory / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
@@ -45,12 +47,13 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
     """The few figures a person reads first, one series per block, on stderr."""
     for report in reports:
         m = report.overall
-        click.echo(f"rubric {report.rubric_version} / judge {report.judge_model}: "
-                   f"{m.n} claims", err=True)
-        click.echo(f"  unsupported->supported  {fmt_estimate(m.unsupported_to_supported)}",
-                   err=True)
-        click.echo(f"  partial->supported      {fmt_estimate(m.partial_to_supported)}",
-                   err=True)
+        click.echo(
+            f"rubric {report.rubric_version} / judge {report.judge_model}: {m.n} claims", err=True
+        )
+        click.echo(
+            f"  unsupported->supported  {fmt_estimate(m.unsupported_to_supported)}", err=True
+        )
+        click.echo(f"  partial->supported      {fmt_estimate(m.partial_to_supported)}", err=True)
         click.echo(f"  exact agreement         {fmt_estimate(m.agreement)}", err=True)
         kappa = "n/a" if m.kappa is None else f"{m.kappa:.3f}"
         weighted = "n/a" if m.weighted_kappa is None else f"{m.weighted_kappa:.3f}"
@@ -62,22 +65,45 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
 
 @click.command("calibrate")
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False), required=False)
-@click.option("--from-review", "from_review", type=click.Path(exists=True, dir_okay=False),
-              default=None, metavar="STORE",
-              help="Read the settled labels of a review store instead of LABELS (judge "
-                   "verdict, rubric and model come with each item; docs/review.md).")
-@click.option("--evaluations", type=click.Path(exists=True), default=None,
-              help="Evaluation records (a JSON Lines file or a directory of them); judge "
-                   "labels are taken from them, joined to LABELS by (trace_id, claim_id) "
-                   "(LABELS' case_id is the trace_id).")
-@click.option("--compare", is_flag=True,
-              help="Allow several rubric versions or judge models, reported side by side.")
-@output_option("out_dir", aliases=("--out-dir",), type=click.Path(file_okay=False),
-               default="calibration-report", show_default=True, metavar="DIR",
-               help="Directory where calibration.json, .md and .html are written (replaced).")
+@click.option(
+    "--from-review",
+    "from_review",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    metavar="STORE",
+    help="Read the settled labels of a review store instead of LABELS (judge "
+    "verdict, rubric and model come with each item; docs/review.md).",
+)
+@click.option(
+    "--evaluations",
+    type=click.Path(exists=True),
+    default=None,
+    help="Evaluation records (a JSON Lines file or a directory of them); judge "
+    "labels are taken from them, joined to LABELS by (trace_id, claim_id) "
+    "(LABELS' case_id is the trace_id).",
+)
+@click.option(
+    "--compare",
+    is_flag=True,
+    help="Allow several rubric versions or judge models, reported side by side.",
+)
+@output_option(
+    "out_dir",
+    aliases=("--out-dir",),
+    type=click.Path(file_okay=False),
+    default="calibration-report",
+    show_default=True,
+    metavar="DIR",
+    help="Directory where calibration.json, .md and .html are written (replaced).",
+)
 @one_line_errors
-def calibrate_command(labels: str | None, from_review: str | None, evaluations: str | None,
-                      compare: bool, out_dir: str) -> None:
+def calibrate_command(
+    labels: str | None,
+    from_review: str | None,
+    evaluations: str | None,
+    compare: bool,
+    out_dir: str,
+) -> None:
     """Compare judge verdicts with human labels in LABELS (CSV or JSON Lines).
 
     LABELS columns: case_id, claim_id, human_label, judge_label ("abstained" when the judge
@@ -100,8 +126,10 @@ def calibrate_command(labels: str | None, from_review: str | None, evaluations: 
     if (labels is None) == (from_review is None):
         raise click.UsageError("give exactly one of LABELS or --from-review STORE")
     if from_review is not None and evaluations is not None:
-        raise click.UsageError("--evaluations does not apply with --from-review (review "
-                               "items carry the judge's verdicts)")
+        raise click.UsageError(
+            "--evaluations does not apply with --from-review (review "
+            "items carry the judge's verdicts)"
+        )
     unmatched = 0
     if from_review is not None:
         pairs = pairs_from_review(from_review)
@@ -109,8 +137,9 @@ def calibrate_command(labels: str | None, from_review: str | None, evaluations: 
         assert labels is not None
         rows = load_labels(labels)
         if evaluations is not None:
-            records = [record for file in record_files(evaluations)
-                       for record in load_evaluations(file)]
+            records = [
+                record for file in record_files(evaluations) for record in load_evaluations(file)
+            ]
             pairs, unmatched = join_evaluations(rows, records)
         else:
             pairs = pairs_from_labels(rows)

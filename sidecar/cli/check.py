@@ -46,8 +46,11 @@ _INTERRUPTED_CLOSE_SECONDS = 1.0
 _INTERRUPTED_SECONDS = 3.0
 """After a signal: how long the evaluation may take to unwind (records in flight are
 cancelled at once, what finished is written) before the command exits without it."""
-_FLAG_SETTINGS = {"judge_backend": "judge.backend", "sample_rate": "sampling.rate",
-                  "input_format": "input.format"}
+_FLAG_SETTINGS = {
+    "judge_backend": "judge.backend",
+    "sample_rate": "sampling.rate",
+    "input_format": "input.format",
+}
 
 
 @dataclass
@@ -67,8 +70,11 @@ class CheckSummary:
 
     def totals(self) -> list[tuple[str, str]]:
         """The command's own rows of the summary table."""
-        rows = [("lines read", str(self.lines)), ("traces evaluated", str(self.evaluated)),
-                ("bad lines", str(sum(self.bad.values())))]
+        rows = [
+            ("lines read", str(self.lines)),
+            ("traces evaluated", str(self.evaluated)),
+            ("bad lines", str(sum(self.bad.values()))),
+        ]
         rows += [(f"  bad: {reason}", str(n)) for reason, n in sorted(self.bad.items())]
         return rows
 
@@ -111,8 +117,9 @@ class _Output:
 class _CheckSink:
     """Evaluation records to the output, bad lines to stderr, both in line order."""
 
-    def __init__(self, summary: CheckSummary, out: _Output, err: Console,
-                 progress: Callable[[int], None]) -> None:
+    def __init__(
+        self, summary: CheckSummary, out: _Output, err: Console, progress: Callable[[int], None]
+    ) -> None:
         self.summary = summary
         self.out = out
         self.err = err
@@ -121,8 +128,11 @@ class _CheckSink:
     def write(self, position: int, outcome: Outcome) -> None:
         if isinstance(outcome, Failure):
             self.summary.bad[outcome.reason] += 1
-            self.err.print(f"line {position}: {outcome.reason}: {outcome.message}",
-                           markup=False, highlight=False)
+            self.err.print(
+                f"line {position}: {outcome.reason}: {outcome.message}",
+                markup=False,
+                highlight=False,
+            )
         elif isinstance(outcome, Evaluated):
             self.out.write(outcome.payload.decode("utf-8") + "\n")
             self.summary.add(outcome.record)
@@ -138,28 +148,56 @@ def _count_lines(path: str) -> int:
 
 
 @click.command("check")
-@click.argument("source", metavar="FILE|-",
-                type=click.Path(exists=True, allow_dash=True, dir_okay=False))
-@output_option("out_path", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-               show_default=True, help="Where evaluation records go (JSON Lines); the file "
-               "is replaced unless --append.")
+@click.argument(
+    "source", metavar="FILE|-", type=click.Path(exists=True, allow_dash=True, dir_okay=False)
+)
+@output_option(
+    "out_path",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    show_default=True,
+    help="Where evaluation records go (JSON Lines); the file is replaced unless --append.",
+)
 @click.option("--append", is_flag=True, help="Append to --output instead of replacing it.")
-@click.option("--concurrency", type=click.IntRange(1, 4096), default=None,
-              help="Traces evaluated at once (matters with a judge; keep it at least twice "
-                   "judge.concurrency) [default: input.concurrency from the settings, 64].")
-@click.option("--progress/--no-progress", default=None,
-              help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.")
-@click.option("--judge", "judge_backend",
-              type=click.Choice(JUDGE_CHOICES),
-              default=None, help="Judge backend (default: lexical, the offline screen; an API "
-              "key alone never selects an LLM judge).")
-@click.option("--sample-rate", "sample_rate", type=click.FloatRange(0.0, 1.0), default=None,
-              help="Base share of traces the judge sees, by a hash of trace_id.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 4096),
+    default=None,
+    help="Traces evaluated at once (matters with a judge; keep it at least twice "
+    "judge.concurrency) [default: input.concurrency from the settings, 64].",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.",
+)
+@click.option(
+    "--judge",
+    "judge_backend",
+    type=click.Choice(JUDGE_CHOICES),
+    default=None,
+    help="Judge backend (default: lexical, the offline screen; an API "
+    "key alone never selects an LLM judge).",
+)
+@click.option(
+    "--sample-rate",
+    "sample_rate",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Base share of traces the judge sees, by a hash of trace_id.",
+)
 @input_format_option
 @config_option
 @one_line_errors
-def check_command(source: str, out_path: str, append: bool, concurrency: int | None,
-                  progress: bool | None, config_file: str | None, **judge_flags: Any) -> None:
+def check_command(
+    source: str,
+    out_path: str,
+    append: bool,
+    concurrency: int | None,
+    progress: bool | None,
+    config_file: str | None,
+    **judge_flags: Any,
+) -> None:
     """Evaluate JSON Lines traces from FILE (or - for stdin) without Kafka.
 
     Writes one evaluation record per trace, prints a summary table to stderr (what the
@@ -180,11 +218,14 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
       citewatch check traces.jsonl --judge openai-chat --sample-rate 1 --config judge.yaml
       producer | citewatch check - > evaluations.jsonl
     """
-    settings = settings_from(config_file,
-                             {_FLAG_SETTINGS.get(k, k): v for k, v in judge_flags.items()})
+    settings = settings_from(
+        config_file, {_FLAG_SETTINGS.get(k, k): v for k, v in judge_flags.items()}
+    )
     if settings.input.format not in LINE_FORMATS:
-        raise CliError(f"{settings.input.format} records are read from Kafka only (a file of "
-                       "lines cannot hold protobuf); use otlp_json for files")
+        raise CliError(
+            f"{settings.input.format} records are read from Kafka only (a file of "
+            "lines cannot hold protobuf); use otlp_json for files"
+        )
     tally = JudgeTally()
     pipeline = build_pipeline(settings, on_record=tally.add)
     err = Console(stderr=True)
@@ -193,9 +234,13 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
     show_progress = progress if progress is not None else total > PROGRESS_MIN_LINES
     out = _Output(out_path, append=append)
     if source == "-" and sys.stdin.isatty():
-        err.print("citewatch check: reading traces from the terminal (standard input), one "
-                  "JSON object a line; end with Ctrl-D, or give a FILE", markup=False,
-                  highlight=False, soft_wrap=True)
+        err.print(
+            "citewatch check: reading traces from the terminal (standard input), one "
+            "JSON object a line; end with Ctrl-D, or give a FILE",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     in_stream: IO[bytes] = sys.stdin.buffer if source == "-" else open(source, "rb")
     limits = DecodeLimits.from_settings(settings)
     stop = threading.Event()
@@ -217,26 +262,41 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
 
         sink = _CheckSink(summary, out, err, progress)
         try:
-            await evaluate_in_order(records(),
-                                    lambda _, value: evaluate_raw(pipeline, value, limits),
-                                    sink, concurrency=concurrency or settings.input.concurrency,
-                                    finish_timeout=0.0, stopping=stop.is_set)
+            await evaluate_in_order(
+                records(),
+                lambda _, value: evaluate_raw(pipeline, value, limits),
+                sink,
+                concurrency=concurrency or settings.input.concurrency,
+                finish_timeout=0.0,
+                stopping=stop.is_set,
+            )
         finally:
             if pipeline.judge is not None:
-                await pipeline.judge.aclose(_INTERRUPTED_CLOSE_SECONDS if stop.is_set()
-                                            else _CLOSE_SECONDS)
+                await pipeline.judge.aclose(
+                    _INTERRUPTED_CLOSE_SECONDS if stop.is_set() else _CLOSE_SECONDS
+                )
 
     def evaluate() -> bool:
         """True when the evaluation ended; False when a signal abandoned it (blocked)."""
         if not show_progress:
-            return run_until_deadline(lambda: asyncio.run(run(None, None)), stop=stop,
-                                      deadline_seconds=_INTERRUPTED_SECONDS)
-        columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn(),
-                   TimeRemainingColumn())
+            return run_until_deadline(
+                lambda: asyncio.run(run(None, None)),
+                stop=stop,
+                deadline_seconds=_INTERRUPTED_SECONDS,
+            )
+        columns = (
+            *Progress.get_default_columns()[:1],
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
         with Progress(*columns, console=err, transient=True) as bar:
             task_id = bar.add_task("checking", total=total or None)
-            return run_until_deadline(lambda: asyncio.run(run(bar, task_id)), stop=stop,
-                                      deadline_seconds=_INTERRUPTED_SECONDS)
+            return run_until_deadline(
+                lambda: asyncio.run(run(bar, task_id)),
+                stop=stop,
+                deadline_seconds=_INTERRUPTED_SECONDS,
+            )
 
     # A signal stops the reading; what finished is written and summed up (a second signal
     # exits at once, with every record written so far whole on disk).
@@ -253,18 +313,23 @@ def check_command(source: str, out_path: str, append: bool, concurrency: int | N
         elif out.stream is not None:
             out.stream.flush()
     if signals.received is None and summary.records == 0:
-        raise CliError(f"no traces in {'standard input' if source == '-' else source}: the "
-                       "input is empty" + ("" if out_path == "-" else
-                                           f" ({out_path} left as it was)"))
+        raise CliError(
+            f"no traces in {'standard input' if source == '-' else source}: the "
+            "input is empty" + ("" if out_path == "-" else f" ({out_path} left as it was)")
+        )
     print_summary(err, "citewatch check", summary.totals(), summary.quality, tally)
     cause = tally.cause(settings)
     if cause is not None:
         err.print(cause, markup=False, highlight=False, soft_wrap=True)
     if signals.received is not None:
-        err.print(f"citewatch check: stopped by a signal at line {summary.lines}: "
-                  f"{summary.evaluated} record(s) written; traces still in evaluation and "
-                  "the rest of the input were not", markup=False, highlight=False,
-                  soft_wrap=True)
+        err.print(
+            f"citewatch check: stopped by a signal at line {summary.lines}: "
+            f"{summary.evaluated} record(s) written; traces still in evaluation and "
+            "the rest of the input were not",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
         code = 128 + signals.received
         if not ended:  # a thread is still blocked reading the input: do not wait for it
             exit_now(code)

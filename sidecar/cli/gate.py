@@ -19,20 +19,42 @@ __all__ = ["gate_command"]
 
 
 @click.command("gate")
-@click.option("--baseline", required=True, type=click.Path(exists=True),
-              help="Frozen baseline: evaluations (JSON Lines file or directory) or summary JSON.")
-@click.option("--candidate", required=True, type=click.Path(exists=True),
-              help="Candidate: evaluations (JSON Lines file or directory) or summary JSON.")
-@click.option("--tolerance", type=click.FloatRange(0.0, 1.0), default=None,
-              help="Largest allowed drop of the mean overall score [default: gate.tolerance "
-                   "from the settings, 0.03].")
-@output_option("summary_out", name="--summary-output", aliases=("--summary-out",),
-               type=click.Path(dir_okay=False), default=None,
-               help="Also write the candidate's summary JSON (freeze it as the next baseline).")
+@click.option(
+    "--baseline",
+    required=True,
+    type=click.Path(exists=True),
+    help="Frozen baseline: evaluations (JSON Lines file or directory) or summary JSON.",
+)
+@click.option(
+    "--candidate",
+    required=True,
+    type=click.Path(exists=True),
+    help="Candidate: evaluations (JSON Lines file or directory) or summary JSON.",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Largest allowed drop of the mean overall score [default: gate.tolerance "
+    "from the settings, 0.03].",
+)
+@output_option(
+    "summary_out",
+    name="--summary-output",
+    aliases=("--summary-out",),
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the candidate's summary JSON (freeze it as the next baseline).",
+)
 @config_option
 @one_line_errors
-def gate_command(baseline: str, candidate: str, tolerance: float | None,
-                 summary_out: str | None, config_file: str | None) -> None:
+def gate_command(
+    baseline: str,
+    candidate: str,
+    tolerance: float | None,
+    summary_out: str | None,
+    config_file: str | None,
+) -> None:
     """Fail (exit 1) when the candidate regresses against the baseline.
 
     Fails when the mean overall score drops by more than the tolerance, when any citation ID
@@ -58,9 +80,11 @@ def gate_command(baseline: str, candidate: str, tolerance: float | None,
         return "n/a" if value is None else f"{value:.4f}"
 
     delta = "n/a" if decision.delta is None else f"{decision.delta:+.4f}"
-    click.echo(f"baseline overall {fmt(base.overall)} ({base.judged} judged of {base.traces}), "
-               f"candidate overall {fmt(cand.overall)} ({cand.judged} judged of {cand.traces}), "
-               f"change {delta}, tolerance {settings.gate.tolerance:.4f}")
+    click.echo(
+        f"baseline overall {fmt(base.overall)} ({base.judged} judged of {base.traces}), "
+        f"candidate overall {fmt(cand.overall)} ({cand.judged} judged of {cand.traces}), "
+        f"change {delta}, tolerance {settings.gate.tolerance:.4f}"
+    )
     for note in decision.notes:
         click.echo(f"note: {note}")
     if decision.passed:

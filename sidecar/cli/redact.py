@@ -43,8 +43,9 @@ def _redact_text_line(redactor: Redactor, line: str, totals: Counter[str]) -> st
     return json.dumps({"text": result.text, "entities": entities}, ensure_ascii=False)
 
 
-def _redact_trace_line(redactor: Redactor, line: str, totals: Counter[str], *,
-                       limits: DecodeLimits) -> str:
+def _redact_trace_line(
+    redactor: Redactor, line: str, totals: Counter[str], *, limits: DecodeLimits
+) -> str:
     trace = decode_trace(line, limits=limits)
     redacted, counts = redactor.redact(trace)
     totals.update(counts)
@@ -52,12 +53,21 @@ def _redact_trace_line(redactor: Redactor, line: str, totals: Counter[str], *,
 
 
 @click.command("redact")
-@click.argument("source", metavar="FILE|-", type=click.Path(allow_dash=True, dir_okay=False),
-                default="-")
-@click.option("--traces", is_flag=True,
-              help="Lines are whole traces (trace schema v1), not {\"text\": ...} objects.")
-@output_option("out_path", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-               show_default=True, help="Where the redacted JSON Lines go (replaced).")
+@click.argument(
+    "source", metavar="FILE|-", type=click.Path(allow_dash=True, dir_okay=False), default="-"
+)
+@click.option(
+    "--traces",
+    is_flag=True,
+    help='Lines are whole traces (trace schema v1), not {"text": ...} objects.',
+)
+@output_option(
+    "out_path",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    show_default=True,
+    help="Where the redacted JSON Lines go (replaced).",
+)
 @config_option
 @one_line_errors
 def redact_command(source: str, traces: bool, out_path: str, config_file: str | None) -> None:
@@ -82,11 +92,11 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
     bad = 0
     handle: Callable[[Redactor, str, Counter[str]], str] = _redact_text_line
     if traces:
-        handle = functools.partial(_redact_trace_line,
-                                   limits=DecodeLimits.from_settings(settings))
+        handle = functools.partial(_redact_trace_line, limits=DecodeLimits.from_settings(settings))
     try:
-        in_stream: IO[str] = (sys.stdin if source == "-"
-                              else open(source, encoding="utf-8", errors="surrogateescape"))
+        in_stream: IO[str] = (
+            sys.stdin if source == "-" else open(source, encoding="utf-8", errors="surrogateescape")
+        )
     except OSError as exc:
         raise CliError(f"cannot read {source}: {exc.strerror}") from None
     out_stream: IO[str] = sys.stdout if out_path == "-" else open_output(out_path)
@@ -100,9 +110,13 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
             except Exception as exc:
                 # One bad line never ends the run. The reason only: a message could quote
                 # the line's raw text (a _BadLine's does not).
-                reason = (exc.reason if isinstance(exc, TraceError)
-                          else str(exc) if isinstance(exc, _BadLine)
-                          else f"error: {type(exc).__name__}")
+                reason = (
+                    exc.reason
+                    if isinstance(exc, TraceError)
+                    else str(exc)
+                    if isinstance(exc, _BadLine)
+                    else f"error: {type(exc).__name__}"
+                )
                 click.echo(f"line {number}: {reason}", err=True)
                 bad += 1
                 continue
@@ -117,5 +131,4 @@ def redact_command(source: str, traces: bool, out_path: str, config_file: str | 
     summary: dict[str, Any] = dict(sorted(totals.items()))
     for entity_type, count in summary.items():
         click.echo(f"{entity_type}\t{count}", err=True)
-    click.echo(f"total\t{sum(totals.values())}" + (f"\tbad lines\t{bad}" if bad else ""),
-               err=True)
+    click.echo(f"total\t{sum(totals.values())}" + (f"\tbad lines\t{bad}" if bad else ""), err=True)

@@ -20,20 +20,43 @@ __all__ = ["replay_command"]
 
 @click.command("replay")
 @click.argument("labels", type=click.Path(exists=True, dir_okay=False))
-@click.option("--traces", "traces_path", type=click.Path(exists=True, dir_okay=False),
-              default=None, help="JSON Lines traces the labels refer to by (trace_id, "
-                                 "claim_id); without it LABELS carry claim_text and passages.")
-@output_option("out_dir", aliases=("--out-dir",), type=click.Path(file_okay=False),
-               default="calibration-report", show_default=True, metavar="DIR",
-               help="Directory where calibration.json, .md and .html are written (replaced).")
-@output_option("records_out", name="--records-output", aliases=("--records-out",),
-               type=click.Path(dir_okay=False), default=None,
-               help="Also write the fresh evaluation records (JSON Lines, replaced).")
+@click.option(
+    "--traces",
+    "traces_path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="JSON Lines traces the labels refer to by (trace_id, "
+    "claim_id); without it LABELS carry claim_text and passages.",
+)
+@output_option(
+    "out_dir",
+    aliases=("--out-dir",),
+    type=click.Path(file_okay=False),
+    default="calibration-report",
+    show_default=True,
+    metavar="DIR",
+    help="Directory where calibration.json, .md and .html are written (replaced).",
+)
+@output_option(
+    "records_out",
+    name="--records-output",
+    aliases=("--records-out",),
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the fresh evaluation records (JSON Lines, replaced).",
+)
 @judge_options
 @config_option
 @one_line_errors
-def replay_command(labels: str, traces_path: str | None, out_dir: str, records_out: str | None,
-                   judge: str | None, model: str | None, config_file: str | None) -> None:
+def replay_command(
+    labels: str,
+    traces_path: str | None,
+    out_dir: str,
+    records_out: str | None,
+    judge: str | None,
+    model: str | None,
+    config_file: str | None,
+) -> None:
     """Re-judge a human-labelled set with the configured judge and calibrate the result.
 
     LABELS is CSV or JSON Lines with case_id, claim_id, human_label and, unless --traces is
@@ -51,8 +74,11 @@ def replay_command(labels: str, traces_path: str | None, out_dir: str, records_o
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
-    traces = (load_traces(traces_path, limits=DecodeLimits.from_settings(settings))
-              if traces_path is not None else None)
+    traces = (
+        load_traces(traces_path, limits=DecodeLimits.from_settings(settings))
+        if traces_path is not None
+        else None
+    )
 
     async def run() -> Any:
         try:

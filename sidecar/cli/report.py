@@ -40,13 +40,17 @@ def _is_trace_line(file: Path, number: int) -> bool:
 
 def _no_records(path: str, bad: list[tuple[Path, int]]) -> CliError:
     if bad and _is_trace_line(*bad[0]):
-        return CliError(f"{path} holds traces, not evaluation records: evaluate them first "
-                        f"(citewatch check {path} --output evaluations.jsonl) and report on "
-                        "the evaluations")
+        return CliError(
+            f"{path} holds traces, not evaluation records: evaluate them first "
+            f"(citewatch check {path} --output evaluations.jsonl) and report on "
+            "the evaluations"
+        )
     if bad:
         first_file, first_line = bad[0]
-        return CliError(f"{path}: no evaluation records ({len(bad)} lines are not; first: "
-                        f"{first_file}:{first_line})")
+        return CliError(
+            f"{path}: no evaluation records ({len(bad)} lines are not; first: "
+            f"{first_file}:{first_line})"
+        )
     return CliError(f"{path}: no evaluation records (empty)")
 
 
@@ -66,58 +70,126 @@ def _from_records(path: str, end: date | None, top: int, progress: bool | None) 
 
     if not show:
         report = weekly_from_records(
-            counted(read_records(files, on_bad_line=lambda f, n: bad.append((f, n)),
-                                 on_duplicate=lambda f, n: duplicates.append((f, n)))),
-            end=end, top=top)
+            counted(
+                read_records(
+                    files,
+                    on_bad_line=lambda f, n: bad.append((f, n)),
+                    on_duplicate=lambda f, n: duplicates.append((f, n)),
+                )
+            ),
+            end=end,
+            top=top,
+        )
     else:
-        columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn(),
-                   TimeRemainingColumn())
+        columns = (
+            *Progress.get_default_columns()[:1],
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
         with Progress(*columns, console=err, transient=True) as bar:
             task = bar.add_task("reading evaluation records", total=len(files))
-            records = read_records(files, on_bad_line=lambda f, n: bad.append((f, n)),
-                                   on_file_done=lambda _f: bar.advance(task),
-                                   on_duplicate=lambda f, n: duplicates.append((f, n)))
+            records = read_records(
+                files,
+                on_bad_line=lambda f, n: bad.append((f, n)),
+                on_file_done=lambda _f: bar.advance(task),
+                on_duplicate=lambda f, n: duplicates.append((f, n)),
+            )
             report = weekly_from_records(counted(records), end=end, top=top)
     if read == 0:
         raise _no_records(path, bad)
     if bad:
         first_file, first_line = bad[0]
-        err.print(f"skipped {len(bad)} lines that are not evaluation records (first: "
-                  f"{first_file}:{first_line})", markup=False, highlight=False)
+        err.print(
+            f"skipped {len(bad)} lines that are not evaluation records (first: "
+            f"{first_file}:{first_line})",
+            markup=False,
+            highlight=False,
+        )
         report.notes.append(f"{len(bad)} unreadable lines were skipped")
     if duplicates:
         first_file, first_line = duplicates[0]
-        err.print(f"skipped {len(duplicates)} records of traces already counted (first: "
-                  f"{first_file}:{first_line})", markup=False, highlight=False)
-        report.notes.append(f"{len(duplicates)} records of traces already counted were "
-                            "skipped (each trace counts once)")
+        err.print(
+            f"skipped {len(duplicates)} records of traces already counted (first: "
+            f"{first_file}:{first_line})",
+            markup=False,
+            highlight=False,
+        )
+        report.notes.append(
+            f"{len(duplicates)} records of traces already counted were "
+            "skipped (each trace counts once)"
+        )
     return report
 
 
 @click.command("report")
-@click.option("--weekly", is_flag=True, required=True,
-              help="The weekly quality report (the only report so far).")
-@click.option("--records", "records_path", type=click.Path(exists=True), default=None,
-              help="Evaluation records: a JSON Lines file or a directory of them.")
-@click.option("--prometheus", "prometheus_url", default=None, metavar="URL",
-              help="Read daily figures from the Prometheus HTTP API at URL instead.")
-@click.option("--end", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="Last day of 'this week' (UTC) [default: the latest day in the records; "
-                   "yesterday with --prometheus].")
-@output_option("out_dir", aliases=("--out-dir",), type=click.Path(file_okay=False),
-               default="weekly-report", show_default=True, metavar="DIR",
-               help="Directory where weekly-<end>.html and .md are written (replaced).")
-@click.option("--top", type=click.IntRange(1, 100), default=10, show_default=True,
-              help="Critical claims and sources listed per app.")
-@click.option("--review", "review_store", type=click.Path(exists=True, dir_okay=False),
-              default=None, metavar="STORE",
-              help="Add the judge's precision on the audit slice of this review store.")
-@click.option("--progress/--no-progress", default=None,
-              help=f"Progress bar; on by default from {PROGRESS_MIN_FILES} files.")
+@click.option(
+    "--weekly",
+    is_flag=True,
+    required=True,
+    help="The weekly quality report (the only report so far).",
+)
+@click.option(
+    "--records",
+    "records_path",
+    type=click.Path(exists=True),
+    default=None,
+    help="Evaluation records: a JSON Lines file or a directory of them.",
+)
+@click.option(
+    "--prometheus",
+    "prometheus_url",
+    default=None,
+    metavar="URL",
+    help="Read daily figures from the Prometheus HTTP API at URL instead.",
+)
+@click.option(
+    "--end",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    help="Last day of 'this week' (UTC) [default: the latest day in the records; "
+    "yesterday with --prometheus].",
+)
+@output_option(
+    "out_dir",
+    aliases=("--out-dir",),
+    type=click.Path(file_okay=False),
+    default="weekly-report",
+    show_default=True,
+    metavar="DIR",
+    help="Directory where weekly-<end>.html and .md are written (replaced).",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(1, 100),
+    default=10,
+    show_default=True,
+    help="Critical claims and sources listed per app.",
+)
+@click.option(
+    "--review",
+    "review_store",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    metavar="STORE",
+    help="Add the judge's precision on the audit slice of this review store.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help=f"Progress bar; on by default from {PROGRESS_MIN_FILES} files.",
+)
 @one_line_errors
-def report_command(weekly: bool, records_path: str | None, prometheus_url: str | None,
-                   end: datetime | None, out_dir: str, top: int, review_store: str | None,
-                   progress: bool | None) -> None:
+def report_command(
+    weekly: bool,
+    records_path: str | None,
+    prometheus_url: str | None,
+    end: datetime | None,
+    out_dir: str,
+    top: int,
+    review_store: str | None,
+    progress: bool | None,
+) -> None:
     """Write the weekly quality report (self-contained HTML and Markdown) and print the
     Markdown.
 

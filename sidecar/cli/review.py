@@ -19,8 +19,12 @@ __all__ = ["review_group"]
 logger = logging.getLogger(__name__)
 
 _store_option = click.option(
-    "--store", "store", metavar="FILE", default=None,
-    help="The review store (SQLite file; created if missing) [default: review.store].")
+    "--store",
+    "store",
+    metavar="FILE",
+    default=None,
+    help="The review store (SQLite file; created if missing) [default: review.store].",
+)
 
 
 def _is_loopback(host: str) -> bool:
@@ -34,10 +38,14 @@ def _is_loopback(host: str) -> bool:
 
 def _open(settings: Settings) -> ReviewStore:
     if not settings.review.store:
-        raise CliError("no review store: pass --store FILE or set review.store "
-                       "(CITEWATCH_REVIEW_STORE)")
-    return ReviewStore(settings.review.store, caps=settings.review.daily_caps,
-                       reviewers=settings.review.reviewers_per_item)
+        raise CliError(
+            "no review store: pass --store FILE or set review.store (CITEWATCH_REVIEW_STORE)"
+        )
+    return ReviewStore(
+        settings.review.store,
+        caps=settings.review.daily_caps,
+        reviewers=settings.review.reviewers_per_item,
+    )
 
 
 def _consumer(settings: Settings, group: str) -> Any:
@@ -47,16 +55,20 @@ def _consumer(settings: Settings, group: str) -> Any:
     from sidecar.runtime.kafka_clients import security_config
 
     if settings.review.topic is None:
-        raise CliError("no review topic: pass --topic or set review.topic "
-                       "(CITEWATCH_REVIEW_TOPIC)")
+        raise CliError("no review topic: pass --topic or set review.topic (CITEWATCH_REVIEW_TOPIC)")
     try:
         consumer = KafkaConsumer(
-            bootstrap_servers=settings.kafka.bootstrap_servers.split(","), group_id=group,
-            client_id="citewatch-review", enable_auto_commit=False,
-            auto_offset_reset="earliest", **security_config(settings))
+            bootstrap_servers=settings.kafka.bootstrap_servers.split(","),
+            group_id=group,
+            client_id="citewatch-review",
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            **security_config(settings),
+        )
     except KafkaError as exc:
-        raise CliError(f"cannot use Kafka at {settings.kafka.bootstrap_servers}: "
-                       f"{type(exc).__name__}") from None
+        raise CliError(
+            f"cannot use Kafka at {settings.kafka.bootstrap_servers}: {type(exc).__name__}"
+        ) from None
     consumer.subscribe([settings.review.topic])
     return consumer
 
@@ -78,17 +90,35 @@ def review_group() -> None:
 @review_group.command("serve")
 @config_option
 @_store_option
-@click.option("--host", default=None, help="Bind address [default: review.host, 127.0.0.1]; "
-              "any other than loopback requires review.token.")
-@click.option("--port", type=click.IntRange(0, 65535), default=None,
-              help="Port [default: review.port, 8470; 0 picks one].")
-@click.option("--consume", is_flag=True, help="Also read the review topic into the store "
-              "(kafka.bootstrap_servers, review.topic).")
-@click.option("--group", default="citewatch-review", show_default=True,
-              help="Consumer group of --consume.")
+@click.option(
+    "--host",
+    default=None,
+    help="Bind address [default: review.host, 127.0.0.1]; "
+    "any other than loopback requires review.token.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Port [default: review.port, 8470; 0 picks one].",
+)
+@click.option(
+    "--consume",
+    is_flag=True,
+    help="Also read the review topic into the store (kafka.bootstrap_servers, review.topic).",
+)
+@click.option(
+    "--group", default="citewatch-review", show_default=True, help="Consumer group of --consume."
+)
 @one_line_errors
-def serve_command(config_file: str | None, store: str | None, host: str | None,
-                  port: int | None, consume: bool, group: str) -> None:
+def serve_command(
+    config_file: str | None,
+    store: str | None,
+    host: str | None,
+    port: int | None,
+    consume: bool,
+    group: str,
+) -> None:
     """Serve the reviewers' page until interrupted.
 
     One claim at a time by priority, its cited passages with the evidence quote marked;
@@ -109,30 +139,39 @@ def serve_command(config_file: str | None, store: str | None, host: str | None,
 
     from sidecar.review.web import create_app
 
-    settings = settings_from(config_file, {"review.store": store, "review.host": host,
-                                           "review.port": port})
+    settings = settings_from(
+        config_file, {"review.store": store, "review.host": host, "review.port": port}
+    )
     review = settings.review
     token = review.token.get_secret_value() if review.token is not None else None
     if not _is_loopback(review.host) and not token:
-        raise CliError(f"review.host {review.host} is not a loopback address: set "
-                       "review.token (CITEWATCH_REVIEW_TOKEN) so that reviewers sign in with it")
+        raise CliError(
+            f"review.host {review.host} is not a loopback address: set "
+            "review.token (CITEWATCH_REVIEW_TOKEN) so that reviewers sign in with it"
+        )
     opened = _open(settings)
     app = create_app(opened, token=token)
     try:
         server = create_server(app, host=review.host, port=review.port, threads=4)
     except OSError as exc:
-        raise CliError(f"cannot serve on {review.host}:{review.port}: "
-                       f"{exc.strerror or exc}") from None
+        raise CliError(
+            f"cannot serve on {review.host}:{review.port}: {exc.strerror or exc}"
+        ) from None
     stop = threading.Event()
     if consume:
         from sidecar.review.consume import consume as consume_topic
 
         consumer = _consumer(settings, group)
-        threading.Thread(target=consume_topic, args=(consumer, opened, stop), daemon=True,
-                         name="review-consume").start()
+        threading.Thread(
+            target=consume_topic, args=(consumer, opened, stop), daemon=True, name="review-consume"
+        ).start()
     bound = getattr(server, "effective_port", review.port)
-    click.echo(f"citewatch review: serving {opened.path} on http://{review.host}:{bound}/"
-               + (" (token required)" if token else "") + "; Ctrl-C stops", err=True)
+    click.echo(
+        f"citewatch review: serving {opened.path} on http://{review.host}:{bound}/"
+        + (" (token required)" if token else "")
+        + "; Ctrl-C stops",
+        err=True,
+    )
     try:
         server.run()
     except KeyboardInterrupt:
@@ -147,12 +186,17 @@ def serve_command(config_file: str | None, store: str | None, host: str | None,
 @config_option
 @_store_option
 @click.argument("records", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--traces", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="The traces the records were made from (JSON Lines): their cited "
-                   "passages are redacted with the configured redaction and kept.")
+@click.option(
+    "--traces",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="The traces the records were made from (JSON Lines): their cited "
+    "passages are redacted with the configured redaction and kept.",
+)
 @one_line_errors
-def import_command(config_file: str | None, store: str | None, records: tuple[str, ...],
-                   traces: str | None) -> None:
+def import_command(
+    config_file: str | None, store: str | None, records: tuple[str, ...], traces: str | None
+) -> None:
     """Route the claims of evaluation-record files (JSON Lines, or directories of them)
     into the store, by the review settings (routes, audit rate, caps).
 
@@ -187,9 +231,12 @@ def import_command(config_file: str | None, store: str | None, records: tuple[st
     items = items_from_records(evaluated, settings, traces=redacted)
     with _open(settings) as opened:
         result = opened.add(items)
-    click.echo(f"citewatch review import: {len(evaluated)} records, {len(items)} routed "
-               f"claims: {result.stored} stored, {result.duplicates} already there, "
-               f"{result.capped} over the day's caps", err=True)
+    click.echo(
+        f"citewatch review import: {len(evaluated)} records, {len(items)} routed "
+        f"claims: {result.stored} stored, {result.duplicates} already there, "
+        f"{result.capped} over the day's caps",
+        err=True,
+    )
 
 
 @review_group.command("consume")
@@ -197,11 +244,15 @@ def import_command(config_file: str | None, store: str | None, records: tuple[st
 @_store_option
 @click.option("--bootstrap-servers", default=None, help="Kafka host:port list.")
 @click.option("--topic", default=None, help="The review topic [default: review.topic].")
-@click.option("--group", default="citewatch-review", show_default=True,
-              help="Consumer group.")
+@click.option("--group", default="citewatch-review", show_default=True, help="Consumer group.")
 @one_line_errors
-def consume_command(config_file: str | None, store: str | None,
-                    bootstrap_servers: str | None, topic: str | None, group: str) -> None:
+def consume_command(
+    config_file: str | None,
+    store: str | None,
+    bootstrap_servers: str | None,
+    topic: str | None,
+    group: str,
+) -> None:
     """Read the review topic into the store until SIGTERM or Ctrl-C (at least once; each
     item is stored once by its ID).
 
@@ -215,22 +266,34 @@ def consume_command(config_file: str | None, store: str | None,
     from sidecar.review.consume import consume
     from sidecar.runtime.shutdown import ShutdownSignals
 
-    settings = settings_from(config_file, {"review.store": store, "review.topic": topic,
-                                           "kafka.bootstrap_servers": bootstrap_servers})
+    settings = settings_from(
+        config_file,
+        {
+            "review.store": store,
+            "review.topic": topic,
+            "kafka.bootstrap_servers": bootstrap_servers,
+        },
+    )
     opened = _open(settings)
     consumer = _consumer(settings, group)
     signals = ShutdownSignals().install()
-    click.echo(f"citewatch review consume: {settings.review.topic} at "
-               f"{settings.kafka.bootstrap_servers} into {opened.path}", err=True)
+    click.echo(
+        f"citewatch review consume: {settings.review.topic} at "
+        f"{settings.kafka.bootstrap_servers} into {opened.path}",
+        err=True,
+    )
     try:
         summary = consume(consumer, opened, signals.event)
     finally:
         signals.restore()
         consumer.close()
         opened.close()
-    click.echo(f"citewatch review consume: {summary.records} records, {summary.stored} "
-               f"stored, {summary.duplicates} already there, {summary.capped} over the "
-               f"day's caps, {summary.bad} not review items", err=True)
+    click.echo(
+        f"citewatch review consume: {summary.records} records, {summary.stored} "
+        f"stored, {summary.duplicates} already there, {summary.capped} over the "
+        f"day's caps, {summary.bad} not review items",
+        err=True,
+    )
 
 
 @review_group.command("status")
@@ -252,16 +315,24 @@ def status_command(config_file: str | None, store: str | None) -> None:
         labels = opened.labels()
         agree, total = opened.agreement()
         click.echo("waiting: " + ", ".join(f"{k} {v}" for k, v in depth.items()))
-        click.echo(f"labels: {len(labels)} ({len(opened.final_labels())} items settled), "
-                   f"disagreements: {len(opened.disagreements())}, reviewer agreement: "
-                   + (f"{agree}/{total}" if total else "n/a"))
+        click.echo(
+            f"labels: {len(labels)} ({len(opened.final_labels())} items settled), "
+            f"disagreements: {len(opened.disagreements())}, reviewer agreement: "
+            + (f"{agree}/{total}" if total else "n/a")
+        )
 
 
 @review_group.command("purge")
 @config_option
 @_store_option
-@click.option("--older-than", "days", type=click.FloatRange(min=0.0), required=True,
-              metavar="DAYS", help="Delete unlabelled items received more than DAYS ago.")
+@click.option(
+    "--older-than",
+    "days",
+    type=click.FloatRange(min=0.0),
+    required=True,
+    metavar="DAYS",
+    help="Delete unlabelled items received more than DAYS ago.",
+)
 @one_line_errors
 def purge_command(config_file: str | None, store: str | None, days: float) -> None:
     """Delete unlabelled items older than DAYS (retention); labelled items and every label

@@ -64,31 +64,42 @@ _INPUT_ONLY = ("output", "dead_letters", "once", "append")
 
 def _metrics(settings: Settings) -> tuple[CollectorRegistry, CitewatchMetrics]:
     registry = CollectorRegistry()
-    metrics = CitewatchMetrics(registry=registry, apps=settings.metrics.apps,
-                               max_apps=settings.metrics.max_apps, version=__version__)
+    metrics = CitewatchMetrics(
+        registry=registry,
+        apps=settings.metrics.apps,
+        max_apps=settings.metrics.max_apps,
+        version=__version__,
+    )
     return registry, metrics
 
 
 def _name_build(metrics: CitewatchMetrics, pipeline: Pipeline) -> None:
     """citewatch_build_info from the judge stage that was built: what actually runs."""
     identity = pipeline.judge.identity if pipeline.judge is not None else None
-    metrics.set_build_info(version=__version__,
-                           rubric_version=identity.rubric_version if identity else "",
-                           judge_model=identity.model if identity else "")
+    metrics.set_build_info(
+        version=__version__,
+        rubric_version=identity.rubric_version if identity else "",
+        judge_model=identity.model if identity else "",
+    )
 
 
-def _serve(registry: CollectorRegistry, settings: Settings, ready: Any,
-           live: Any) -> MetricsServer:
+def _serve(registry: CollectorRegistry, settings: Settings, ready: Any, live: Any) -> MetricsServer:
     m = settings.metrics
-    limits = Limits(max_connections=m.max_connections, request_timeout=m.request_timeout_seconds,
-                    response_timeout=m.response_timeout_seconds, backlog=m.backlog)
+    limits = Limits(
+        max_connections=m.max_connections,
+        request_timeout=m.request_timeout_seconds,
+        response_timeout=m.response_timeout_seconds,
+        backlog=m.backlog,
+    )
     try:
-        return serve(registry, address=m.address, port=m.port, ready=ready, live=live,
-                     limits=limits)
+        return serve(
+            registry, address=m.address, port=m.port, ready=ready, live=live, limits=limits
+        )
     except OSError as exc:
         raise CliError(
             f"cannot serve metrics on {settings.metrics.address}:{settings.metrics.port}: "
-            f"{exc.strerror or exc}") from None
+            f"{exc.strerror or exc}"
+        ) from None
 
 
 def _metrics_url(settings: Settings, server: MetricsServer) -> str:
@@ -101,23 +112,41 @@ def _first_line(settings: Settings, server: MetricsServer) -> str:
     path = settings.input.path
     if path is None:
         kafka = settings.kafka
-        return (f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} "
-                f"as group {kafka.group_id}, {tail}")
+        return (
+            f"citewatch run: consuming {kafka.input_topic} at {kafka.bootstrap_servers} "
+            f"as group {kafka.group_id}, {tail}"
+        )
     follow = path != "-" and not settings.input.once
-    return (f"citewatch run: {'following' if follow else 'reading'} "
-            f"{'standard input' if path == '-' else path}"
-            f", records to {settings.input.output or 'standard output'}, {tail}"
-            + ("; Ctrl-C stops" if follow else ""))
+    return (
+        f"citewatch run: {'following' if follow else 'reading'} "
+        f"{'standard input' if path == '-' else path}"
+        f", records to {settings.input.output or 'standard output'}, {tail}"
+        + ("; Ctrl-C stops" if follow else "")
+    )
 
 
-def _file_outcome(settings: Settings, summary: FileSummary, quality: QualityTally,
-                  tally: JudgeTally, *, left_behind: bool, interrupted: bool) -> int:
+def _file_outcome(
+    settings: Settings,
+    summary: FileSummary,
+    quality: QualityTally,
+    tally: JudgeTally,
+    *,
+    left_behind: bool,
+    interrupted: bool,
+) -> int:
     """Print the summary table of a file run (and why it stopped short); its exit code."""
     s = summary
-    abandoned = (max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
-                 if left_behind else s.abandoned)
-    totals = [("lines read", str(s.lines)), ("traces evaluated", str(s.evaluated)),
-              ("dead-lettered", str(s.dead_lettered)), ("duplicates", str(s.duplicates))]
+    abandoned = (
+        max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
+        if left_behind
+        else s.abandoned
+    )
+    totals = [
+        ("lines read", str(s.lines)),
+        ("traces evaluated", str(s.evaluated)),
+        ("dead-lettered", str(s.dead_lettered)),
+        ("duplicates", str(s.duplicates)),
+    ]
     if abandoned:
         totals.append(("abandoned", str(abandoned)))
     print_summary(Console(stderr=True), "citewatch run", totals, quality, tally)
@@ -126,14 +155,19 @@ def _file_outcome(settings: Settings, summary: FileSummary, quality: QualityTall
         click.echo(cause, err=True)
     if abandoned:
         budget = ShutdownBudget(settings.runtime.shutdown_deadline_seconds)
-        click.echo(f"Error: stopped by a signal: {abandoned} line(s) read but not written "
-                   f"(still in evaluation {budget.in_flight_seconds:g}s after the signal, or "
-                   f"waiting behind one that was; shutdown deadline "
-                   f"{budget.deadline_seconds:g}s)", err=True)
+        click.echo(
+            f"Error: stopped by a signal: {abandoned} line(s) read but not written "
+            f"(still in evaluation {budget.in_flight_seconds:g}s after the signal, or "
+            f"waiting behind one that was; shutdown deadline "
+            f"{budget.deadline_seconds:g}s)",
+            err=True,
+        )
         return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
     if interrupted:
-        click.echo(f"citewatch run: stopped by Ctrl-C after line {s.lines}; every record "
-                   "read was written", err=True)
+        click.echo(
+            f"citewatch run: stopped by Ctrl-C after line {s.lines}; every record read was written",
+            err=True,
+        )
         return EXIT_INTERRUPTED
     return EXIT_JUDGE_FAILED if tally.all_failed else EXIT_OK
 
@@ -143,9 +177,14 @@ def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
         click.echo(line, err=True)
 
 
-def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
-         signals: ShutdownSignals, quality: QualityTally, tally: JudgeTally
-         ) -> tuple[int, bool]:
+def _run(
+    settings: Settings,
+    runtime: Runtime,
+    registry: CollectorRegistry,
+    signals: ShutdownSignals,
+    quality: QualityTally,
+    tally: JudgeTally,
+) -> tuple[int, bool]:
     """Serve health and metrics (answering during start-up), say what runs, run it.
     Returns the exit code and whether to leave at once: a thread is still busy with an
     abandoned record, or start-up gave up on an unreachable source with a client
@@ -157,9 +196,14 @@ def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
     finally:
         server.close()
     if result.summary is not None:
-        return _file_outcome(settings, result.summary, quality, tally,
-                             left_behind=result.left_behind,
-                             interrupted=signals.interrupted), result.left_behind
+        return _file_outcome(
+            settings,
+            result.summary,
+            quality,
+            tally,
+            left_behind=result.left_behind,
+            interrupted=signals.interrupted,
+        ), result.left_behind
     if result.gave_up is not None:
         click.echo(f"Error: {mask_userinfo(result.gave_up)}", err=True)
         # A client constructor may still be blocked in its thread (and kafka-python's own
@@ -179,34 +223,74 @@ def _run(settings: Settings, runtime: Runtime, registry: CollectorRegistry,
 @click.option("--group", default=None, help="Consumer group.")
 @click.option("--evaluations-topic", default=None, help="Topic of evaluation records.")
 @click.option("--dead-letter-topic", default=None, help="Topic of records that cannot be read.")
-@click.option("--input", "input_path", metavar="FILE|-", default=None,
-              help="Read JSON Lines traces from FILE (or - for stdin) instead of Kafka.")
-@click.option("--output", metavar="FILE", default=None,
-              help="With --input: write evaluation records here (default stdout); the file "
-                   "is replaced unless --append.")
-@click.option("--dead-letters", metavar="FILE", default=None,
-              help="With --input: write bad lines here with line number and reason; "
-                   "replaced unless --append.")
-@click.option("--append", is_flag=True, default=None,
-              help="With --input: append to --output and --dead-letters instead of "
-                   "replacing them.")
-@click.option("--once", is_flag=True, default=None,
-              help="With --input: stop at the end of the input instead of following it.")
-@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None,
-              help="Port of /metrics, /healthz, /readyz (default 9464; 0 picks one).")
+@click.option(
+    "--input",
+    "input_path",
+    metavar="FILE|-",
+    default=None,
+    help="Read JSON Lines traces from FILE (or - for stdin) instead of Kafka.",
+)
+@click.option(
+    "--output",
+    metavar="FILE",
+    default=None,
+    help="With --input: write evaluation records here (default stdout); the file "
+    "is replaced unless --append.",
+)
+@click.option(
+    "--dead-letters",
+    metavar="FILE",
+    default=None,
+    help="With --input: write bad lines here with line number and reason; "
+    "replaced unless --append.",
+)
+@click.option(
+    "--append",
+    is_flag=True,
+    default=None,
+    help="With --input: append to --output and --dead-letters instead of replacing them.",
+)
+@click.option(
+    "--once",
+    is_flag=True,
+    default=None,
+    help="With --input: stop at the end of the input instead of following it.",
+)
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Port of /metrics, /healthz, /readyz (default 9464; 0 picks one).",
+)
 @click.option("--metrics-address", default=None, help="Bind address of the metrics port.")
-@click.option("--judge", "judge_backend",
-              type=click.Choice(JUDGE_CHOICES),
-              default=None, help="Judge backend (default: lexical, the offline screen; an API "
-              "key alone never selects an LLM judge).")
-@click.option("--sample-rate", type=click.FloatRange(0.0, 1.0), default=None,
-              help="Base share of traces the judge sees, by a hash of trace_id.")
-@click.option("--shutdown-deadline", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds in-flight work may take after SIGTERM (default 20).")
+@click.option(
+    "--judge",
+    "judge_backend",
+    type=click.Choice(JUDGE_CHOICES),
+    default=None,
+    help="Judge backend (default: lexical, the offline screen; an API "
+    "key alone never selects an LLM judge).",
+)
+@click.option(
+    "--sample-rate",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Base share of traces the judge sees, by a hash of trace_id.",
+)
+@click.option(
+    "--shutdown-deadline",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds in-flight work may take after SIGTERM (default 20).",
+)
 @input_format_option
-@click.option("--wait-for-kafka", is_flag=True, default=None,
-              help="Keep trying an unreachable cluster at start-up instead of exiting 2 after "
-                   "kafka.startup_wait_seconds (default 30).")
+@click.option(
+    "--wait-for-kafka",
+    is_flag=True,
+    default=None,
+    help="Keep trying an unreachable cluster at start-up instead of exiting 2 after "
+    "kafka.startup_wait_seconds (default 30).",
+)
 @one_line_errors
 def run_command(config_file: str | None, append: bool | None, **flags: Any) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
@@ -232,17 +316,23 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
       citewatch run --input traces.jsonl --metrics-port 9464      # follow a growing file
       citewatch run --bootstrap-servers kafka:9092 --group citewatch --config citewatch.yaml
     """
-    given = [name for name in _INPUT_ONLY
-             if (append if name == "append" else flags.get(name)) is not None]
+    given = [
+        name
+        for name in _INPUT_ONLY
+        if (append if name == "append" else flags.get(name)) is not None
+    ]
     if flags.get("input_path") is None and given:
         spelled = ", ".join("--" + name.replace("_", "-") for name in given)
-        raise click.UsageError(f"{spelled} only apply with --input FILE|- (without --input, "
-                               "citewatch run reads Kafka)")
+        raise click.UsageError(
+            f"{spelled} only apply with --input FILE|- (without --input, citewatch run reads Kafka)"
+        )
     settings = settings_from(config_file, {_FLAG_SETTINGS[k]: v for k, v in flags.items()})
     unused = [name for name in ("output", "dead_letters") if getattr(settings.input, name)]
     if settings.input.path is None and (unused or settings.input.once):
-        raise CliError("input.output, input.dead_letters and input.once only apply with "
-                       "input.path (--input); without it citewatch run reads Kafka")
+        raise CliError(
+            "input.output, input.dead_letters and input.once only apply with "
+            "input.path (--input); without it citewatch run reads Kafka"
+        )
     tally = JudgeTally()
     quality = QualityTally()
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
@@ -255,13 +345,23 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
         except (CitewatchError, ValueError) as exc:
             raise CliError(str(exc)) from None
         tracer = get_tracer(provider)
-        pipeline = build_pipeline(settings, judge_observer=metrics,
-                                  on_stage=metrics.observe_stage, tracer=tracer,
-                                  on_record=tally.add)
+        pipeline = build_pipeline(
+            settings,
+            judge_observer=metrics,
+            on_stage=metrics.observe_stage,
+            tracer=tracer,
+            on_record=tally.add,
+        )
         _name_build(metrics, pipeline)
-        runtime = build_runtime(settings, pipeline=pipeline, metrics=metrics, tracer=tracer,
-                                registry=registry, append=bool(append),
-                                on_written=quality.add)
+        runtime = build_runtime(
+            settings,
+            pipeline=pipeline,
+            metrics=metrics,
+            tracer=tracer,
+            registry=registry,
+            append=bool(append),
+            on_written=quality.add,
+        )
         code, at_once = _run(settings, runtime, registry, signals, quality, tally)
     finally:
         signals.restore()

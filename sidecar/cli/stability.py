@@ -20,15 +20,31 @@ __all__ = ["stability_command"]
 
 @click.command("stability")
 @click.argument("traces_path", metavar="TRACES", type=click.Path(exists=True, dir_okay=False))
-@click.option("--repeats", type=click.IntRange(2, 50), default=5, show_default=True,
-              help="How many times each trace is judged.")
-@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True,
-              help="Judge at most this many traces of TRACES (the first ones).")
+@click.option(
+    "--repeats",
+    type=click.IntRange(2, 50),
+    default=5,
+    show_default=True,
+    help="How many times each trace is judged.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10_000),
+    default=50,
+    show_default=True,
+    help="Judge at most this many traces of TRACES (the first ones).",
+)
 @judge_options
 @config_option
 @one_line_errors
-def stability_command(traces_path: str, repeats: int, limit: int, judge: str | None,
-                      model: str | None, config_file: str | None) -> None:
+def stability_command(
+    traces_path: str,
+    repeats: int,
+    limit: int,
+    judge: str | None,
+    model: str | None,
+    config_file: str | None,
+) -> None:
     """Re-judge a fixed slice of TRACES several times and print the spread.
 
     The suggested gate tolerance is 2 x sqrt(2) x the standard deviation of the run means:
@@ -66,14 +82,15 @@ def stability_command(traces_path: str, repeats: int, limit: int, judge: str | N
     click.echo(f"spread of run means (sd): {fmt(result.run_sd)}")
     click.echo(f"within-trace sd (pooled): {fmt(result.within_trace_sd)}")
     click.echo(f"largest per-trace range: {fmt(result.max_trace_range)}")
-    click.echo(f"claims whose verdict changed: {result.claims_flipped} of "
-               f"{result.claims_judged}")
+    click.echo(f"claims whose verdict changed: {result.claims_flipped} of {result.claims_judged}")
     if result.unjudged_runs:
         click.echo(f"trace runs without a score (skipped or failed): {result.unjudged_runs}")
     click.echo(f"suggested gate.tolerance: {fmt(result.suggested_tolerance)}")
     echo_judge(tally, settings)
     if result.suggested_tolerance is None:
         runs = result.traces * result.repeats
-        raise CliError(f"nothing to compare: {runs - result.unjudged_runs} of {runs} trace "
-                       "runs got a score; a spread "
-                       "needs judged traces (with cited claims) in at least two repeats")
+        raise CliError(
+            f"nothing to compare: {runs - result.unjudged_runs} of {runs} trace "
+            "runs got a score; a spread "
+            "needs judged traces (with cited claims) in at least two repeats"
+        )

@@ -85,8 +85,9 @@ class Renames:
         """``data`` with every old name moved to its new one. Raises :class:`ConfigError`
         when an old and its new name are given different values in ``data`` or, unless
         ``overrides`` (flags, keywords), one here and the other in another such source."""
-        data = {key: dict(value) if isinstance(value, dict) else value
-                for key, value in data.items()}
+        data = {
+            key: dict(value) if isinstance(value, dict) else value for key, value in data.items()
+        }
         for old, new in RENAMED.items():
             old_section, new_section = data.get(old[0]), data.get(new[0])
             given: list[_Given] = []
@@ -114,14 +115,16 @@ class Renames:
                 self._conflict(new, old, other, given)
         self.given.setdefault(new, []).append(given)
 
-    def _conflict(self, new: tuple[str, str], old: tuple[str, str], first: _Given,
-                  second: _Given) -> None:
+    def _conflict(
+        self, new: tuple[str, str], old: tuple[str, str], first: _Given, second: _Given
+    ) -> None:
         if _same(new, first.value, second.value):
             return
         raise ConfigError(
             f"invalid settings: {first.spelled(new, old)} and {second.spelled(new, old)} "
             f"disagree: {_dotted(old)} is the deprecated name of {_dotted(new)}; "
-            f"set only {_dotted(new)}")
+            f"set only {_dotted(new)}"
+        )
 
     def _warn(self, old: tuple[str, str], new: tuple[str, str], where: str) -> None:
         if (old, where) in self.warned:
@@ -130,15 +133,22 @@ class Renames:
         if where == "environment":
             logger.warning("%s is deprecated: set %s instead", _env_name(old), _env_name(new))
         else:
-            logger.warning("%s (%s) is deprecated: set %s instead", _dotted(old), where,
-                           _dotted(new))
+            logger.warning(
+                "%s (%s) is deprecated: set %s instead", _dotted(old), where, _dotted(new)
+            )
 
 
 class RenamingSource(PydanticBaseSettingsSource):
     """A settings source whose old names are given under their new ones."""
 
-    def __init__(self, inner: PydanticBaseSettingsSource, renames: Renames, *, where: str,
-                 overrides: bool = False) -> None:
+    def __init__(
+        self,
+        inner: PydanticBaseSettingsSource,
+        renames: Renames,
+        *,
+        where: str,
+        overrides: bool = False,
+    ) -> None:
         super().__init__(inner.settings_cls)
         self._inner = inner
         self._renames = renames
@@ -160,6 +170,4 @@ class RenamingSource(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         """The wrapped source's values, old names moved to their new ones."""
-        return self._renames.take(self._inner(), where=self._where,
-                                  overrides=self._overrides)
-
+        return self._renames.take(self._inner(), where=self._where, overrides=self._overrides)

@@ -34,6 +34,8 @@ class InputSettings(Section):
     @model_validator(mode="after")
     def _lines_hold_text(self) -> InputSettings:
         if self.path is not None and self.format == "otlp_proto":
-            raise ValueError("otlp_proto records are read from Kafka only (a file of lines "
-                             "cannot hold protobuf); use otlp_json for files")
+            raise ValueError(
+                "otlp_proto records are read from Kafka only (a file of lines "
+                "cannot hold protobuf); use otlp_json for files"
+            )
         return self

@@ -106,5 +106,6 @@ class JudgeSettings(Section):
             raise ValueError(
                 "the screen's 'unsupported' cannot skip the LLM: on public labelled sets it "
                 "is right 10-45% of the time (docs/screen.md), so it is a suspicion the LLM "
-                "judges; trust 'supported' and 'partial' only")
+                "judges; trust 'supported' and 'partial' only"
+            )
         return value

@@ -47,6 +47,8 @@ class ProducerSettings(Section):
             import importlib.util
 
             if importlib.util.find_spec(module) is None:
-                raise ValueError(f"compression_type {self.compression_type} needs the "
-                                 f"{module} package, which is not installed")
+                raise ValueError(
+                    f"compression_type {self.compression_type} needs the "
+                    f"{module} package, which is not installed"
+                )
         return self

@@ -21,15 +21,22 @@ class ReviewSettings(Section):
     topic: str | None = None
     """Kafka topic the routed claims are produced to (e.g. citewatch.review), keyed by item
     ID, so several replicas feed one store through `citewatch review consume`."""
-    routes: list[ReviewRoute] = Field(
-        default_factory=lambda: list(get_args(ReviewRoute)))
+    routes: list[ReviewRoute] = Field(default_factory=lambda: list(get_args(ReviewRoute)))
     """The flag routes that are on; the audit slice is on while ``audit_rate`` > 0."""
     audit_rate: float = Field(default=0.01, ge=0.0, le=1.0)
     """Share of judged claims sent to review whatever their flags, by a hash of (trace_id,
     claim_id): the uniform slice the judge's precision on live traffic is estimated on."""
-    daily_caps: dict[str, int] = Field(default_factory=lambda: {
-        "critical_unjudged": 500, "injection_influenced": 500, "unverified": 500,
-        "suspect": 500, "abstained_critical": 500, "disagreement": 500, "audit": 1000})
+    daily_caps: dict[str, int] = Field(
+        default_factory=lambda: {
+            "critical_unjudged": 500,
+            "injection_influenced": 500,
+            "unverified": 500,
+            "suspect": 500,
+            "abstained_critical": 500,
+            "disagreement": 500,
+            "audit": 1000,
+        }
+    )
     """Items stored per route and UTC day; beyond a cap a route's items are counted and
     dropped, so a bad hour cannot flood the queue. A route missing here has no cap."""
     reviewers_per_item: int = Field(default=1, ge=1, le=2)

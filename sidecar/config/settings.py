@@ -67,8 +67,10 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _review_topic_needs_kafka(self) -> Settings:
         if self.input.path is not None and self.review.topic and not self.review.store:
-            raise ValueError("review.topic needs the Kafka runtime; with input.path (--input) "
-                             "set review.store instead")
+            raise ValueError(
+                "review.topic needs the Kafka runtime; with input.path (--input) "
+                "set review.store instead"
+            )
         return self
 
     @classmethod
@@ -83,12 +85,19 @@ class Settings(BaseSettings):
         # Highest first: flags (passed as init data by load_settings), environment, YAML file;
         # each gives the settings that moved (sidecar/config/_renamed.py) under either name.
         renames = Renames()
-        sources = [RenamingSource(init_settings, renames, where="flags", overrides=True),
-                   RenamingSource(env_settings, renames, where="environment")]
+        sources = [
+            RenamingSource(init_settings, renames, where="flags", overrides=True),
+            RenamingSource(env_settings, renames, where="environment"),
+        ]
         config_file = _CONFIG_FILE.get()
         if config_file is not None:
-            sources.append(RenamingSource(_YamlFile(settings_cls, config_file), renames,
-                                          where=f"config file {config_file}"))
+            sources.append(
+                RenamingSource(
+                    _YamlFile(settings_cls, config_file),
+                    renames,
+                    where=f"config file {config_file}",
+                )
+            )
         return tuple(sources)
 
 
