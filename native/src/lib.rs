@@ -43,6 +43,8 @@ pub(crate) struct Detector {
     entity: Py<PyType>,
     pub(crate) names: Vec<Py<PyString>>,
     pub(crate) type_names: Vec<String>,
+    /// whether each type is named SECRET (which loses a tie on the same span)
+    secret: Vec<bool>,
     custom: Vec<custom::Custom>,
 }
 
@@ -79,6 +81,7 @@ impl Detector {
             engine: Engine::new(&enabled, country_code, email_obfuscations),
             entity: entity.unbind(),
             names,
+            secret: type_names.iter().map(|n| n == "SECRET").collect(),
             type_names,
             custom,
         })
@@ -88,7 +91,7 @@ impl Detector {
     /// groups, then of the text.
     fn detect<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
         let found = self.find(py, text)?;
-        self.entities(py, found)
+        self.entities(py, found, &self.names, &|k| Ok(PyString::new(py, k)))
     }
 
     /// The entities ``detect`` returns that a redactor with this detector alone keeps, in
@@ -96,8 +99,8 @@ impl Detector {
     /// SECRET (ties in the order of ``detect``), each not overlapping one kept before it and
     /// not empty. Redactor.detect without placeholders in the text or an allow-list.
     fn detect_kept<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
-        let found = replace::keep(self.find(py, text)?, &[]);
-        self.entities(py, found)
+        let found = replace::keep(self.find(py, text)?, &[], &self.secret);
+        self.entities(py, found, &self.names, &|k| Ok(PyString::new(py, k)))
     }
 }
 
@@ -147,7 +150,11 @@ impl Detector {
         }).collect()
     }
 
-    pub(crate) fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>) -> PyResult<Bound<'py, PyList>> {
+    /// Entity instances of ``found``, typed by ``names`` (by ``Ty::index``), each key made
+    /// a str by ``key_str``.
+    pub(crate) fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>, names: &[Py<PyString>],
+                                key_str: &dyn Fn(&str) -> PyResult<Bound<'py, PyString>>)
+                                -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let entity = self.entity.bind(py);
         // The keys of the last few values, as str objects to share: a text that repeats a
@@ -163,7 +170,7 @@ impl Detector {
                     match known {
                         Some(o) => o.into_any(),
                         None => {
-                            let o = PyString::new(py, &k).unbind();
+                            let o = key_str(&k)?.unbind();
                             let shared = o.clone_ref(py).into_any();
                             if recent.len() < RECENT_KEYS {
                                 recent.push((k, o));
@@ -175,10 +182,10 @@ impl Detector {
                         }
                     }
                 }
-                Some(k) => PyString::new(py, &k).into_any().unbind(),
+                Some(k) => key_str(&k)?.into_any().unbind(),
                 None => py.None(),
             };
-            let fields = [self.names[e.ty.index()].clone_ref(py).into_any(),
+            let fields = [names[e.ty.index()].clone_ref(py).into_any(),
                           e.start.into_pyobject(py)?.into_any().unbind(),
                           e.end.into_pyobject(py)?.into_any().unbind(), key];
             list.append(new_entity(py, entity, fields)?)?;
@@ -307,9 +314,10 @@ pub(crate) fn guarded<T>(work: impl FnOnce() -> T) -> PyResult<T> {
             }
         }));
     });
-    IN_ENGINE.with(|flag| flag.set(true));
+    // Nested calls (a Python detector calling the engine) leave the flag as they found it.
+    let outer = IN_ENGINE.with(|flag| flag.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(work));
-    IN_ENGINE.with(|flag| flag.set(false));
+    IN_ENGINE.with(|flag| flag.set(outer));
     result.map_err(|_| PyRuntimeError::new_err("the redaction engine failed on this text"))
 }
 
@@ -323,6 +331,7 @@ fn _panic_in_engine() -> PyResult<()> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Detector>()?;
     m.add_class::<replacer::Replacer>()?;
+    m.add("DetectorError", m.py().get_type::<replacer::DetectorError>())?;
     m.add("TYPES", PyTuple::new(m.py(), types::names())?)?;
     m.add_function(wrap_pyfunction!(_panic_in_engine, m)?)?;
     m.add_function(wrap_pyfunction!(luhn_valid, m)?)?;

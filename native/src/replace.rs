@@ -1,15 +1,15 @@
-//! Redaction of a whole text in one call: the detectors' entities chosen as the Redactor
-//! chooses them, each replaced by its placeholder, hmac token or nothing, and detection run
-//! again on the result until it finds nothing, an allow-list's values passed over
-//! (sidecar/redaction/_redactor.py holds the same rules in Python, for what this does not
-//! cover: several detectors, a text with lone surrogates).
+//! Redaction of a whole text in one call: every detector's entities (the engine's and those
+//! of Python detectors, see replacer.rs) chosen as the Redactor chooses them, each replaced by
+//! its placeholder, hmac token or nothing, and detection run again on the result until it
+//! finds nothing, an allow-list's values passed over (tests/redaction/_oracle.py holds the
+//! same rules in Python, the reference the tests hold this to).
 //!
 //! The trace's scope stays the Redactor's: the same Python dicts of tokens, numbers and
 //! counts, read and written here, so a value keeps its placeholder across the texts of a
-//! trace whichever way each text went.
+//! trace.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -86,18 +86,19 @@ fn protected(s: &str, offsets: &Offsets) -> Vec<(usize, usize)> {
     placeholder().find_iter(s).map(|m| (offsets.char_of(m.start()), offsets.char_of(m.end()))).collect()
 }
 
-/// The entities a Redactor keeps: earliest, then longest, on the same span a validated type
-/// before SECRET (ties in the detectors' order); none overlapping one kept before it, none
-/// overlapping a placeholder, none empty. In text order.
-pub fn keep(found: Vec<Ent>, protected: &[(usize, usize)]) -> Vec<Ent> {
-    keep_unless(found, protected, &mut |_| false)
+/// The entities a Redactor keeps: earliest, then longest, on the same span another type
+/// before SECRET (``secret``: whether the type at each index is named SECRET; ties in the
+/// detectors' order); none overlapping one kept before it, none overlapping a placeholder,
+/// none empty. In text order.
+pub fn keep(found: Vec<Ent>, protected: &[(usize, usize)], secret: &[bool]) -> Vec<Ent> {
+    keep_unless(found, protected, secret, &mut |_| false)
 }
 
 /// ``keep``, passing over the entities ``allowed`` says stay (an allow-list's values), which
 /// then hide nothing after them.
-pub fn keep_unless(mut found: Vec<Ent>, protected: &[(usize, usize)],
+pub fn keep_unless(mut found: Vec<Ent>, protected: &[(usize, usize)], secret: &[bool],
                    allowed: &mut dyn FnMut(&Ent) -> bool) -> Vec<Ent> {
-    found.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end), e.ty == Ty::Secret));
+    found.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end), secret[e.ty.index()]));
     let mut last_end = 0;
     let mut shield = 0;
     found.retain(|e| {
@@ -119,6 +120,74 @@ pub fn keep_unless(mut found: Vec<Ent>, protected: &[(usize, usize)],
     found
 }
 
+/// The entity types a replacer knows, by their place (``Ty::index``): the detector's
+/// (built-in, then configured), then those Python detectors reported, in the order seen.
+pub struct Table {
+    pub names: Vec<Py<PyString>>,
+    pub modes: Vec<Mode>,
+    /// whether the type is named SECRET (which loses a tie on the same span)
+    pub secret: Vec<bool>,
+    /// the first place of each name
+    by_name: HashMap<String, usize>,
+}
+
+impl Table {
+    pub fn new(py: Python<'_>, names: &[String], modes: &Modes) -> Self {
+        let mut table = Table { names: Vec::new(), modes: Vec::new(), secret: Vec::new(),
+                                by_name: HashMap::new() };
+        for name in names {
+            table.push(py, name, modes);
+        }
+        table
+    }
+
+    fn push(&mut self, py: Python<'_>, name: &str, modes: &Modes) {
+        self.by_name.entry(name.to_owned()).or_insert(self.names.len());
+        self.names.push(PyString::intern(py, name).unbind());
+        self.modes.push(modes.of(name));
+        self.secret.push(name == "SECRET");
+    }
+
+    /// The type named ``name``, if the table has it.
+    pub fn find(&self, name: &str) -> Option<Ty> {
+        self.by_name.get(name).and_then(|&i| Ty::at(i))
+    }
+
+    /// The table with ``name`` added (the types are few: a copy per new one is cheap), or
+    /// None when there are too many types to number.
+    pub fn with(&self, py: Python<'_>, name: &str, modes: &Modes) -> Option<Arc<Table>> {
+        Ty::at(self.names.len())?;
+        let mut table = Table { names: self.names.iter().map(|n| n.clone_ref(py)).collect(),
+                                modes: self.modes.clone(), secret: self.secret.clone(),
+                                by_name: self.by_name.clone() };
+        table.push(py, name, modes);
+        Some(Arc::new(table))
+    }
+}
+
+/// The modes of the Redactor's settings: per type name, and the default.
+pub struct Modes {
+    by_type: HashMap<String, Mode>,
+    default: Mode,
+}
+
+impl Modes {
+    /// None for a name that is no mode.
+    pub fn new(by_type: &HashMap<String, String>, default: &str) -> Option<Modes> {
+        let by_type = by_type.iter().map(|(t, m)| Some((t.clone(), Mode::parse(m)?)))
+            .collect::<Option<HashMap<_, _>>>()?;
+        Some(Modes { by_type, default: Mode::parse(default)? })
+    }
+
+    pub fn of(&self, name: &str) -> Mode {
+        self.by_type.get(name).copied().unwrap_or(self.default)
+    }
+
+    pub fn uses_hmac(&self) -> bool {
+        self.default == Mode::Hmac || self.by_type.values().any(|&m| m == Mode::Hmac)
+    }
+}
+
 /// The trace's scope: the Redactor's Scope dicts, and what this call learnt of them.
 pub struct Scope<'py> {
     pub tokens: Bound<'py, PyDict>,
@@ -131,14 +200,20 @@ pub struct Scope<'py> {
 }
 
 impl<'py> Scope<'py> {
-    /// A scope for ``types`` entity types (the detector's names, built-in and configured).
-    pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>,
-               types: usize) -> Self {
-        Scope { tokens, numbers, counts, known: (0..types).map(|_| HashMap::new()).collect(),
-                counted: vec![0; types], failures: 0 }
+    pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>)
+               -> Self {
+        Scope { tokens, numbers, counts, known: Vec::new(), counted: Vec::new(), failures: 0 }
     }
 
-    /// Adds what was counted to the scope's counts (each type's entities, and a withheld text).
+    fn grow(&mut self, types: usize) {
+        if self.counted.len() < types {
+            self.known.resize_with(types, HashMap::new);
+            self.counted.resize(types, 0);
+        }
+    }
+
+    /// Adds what was counted to the scope's counts (each type's entities, and the texts
+    /// withheld).
     pub fn flush(&mut self, names: &[Py<PyString>]) -> PyResult<()> {
         let py = self.counts.py();
         for (i, &n) in self.counted.iter().enumerate() {
@@ -167,34 +242,52 @@ fn add(counter: &Bound<'_, PyDict>, key: &Bound<'_, PyAny>, n: usize) -> PyResul
     counter.set_item(key, before + n)
 }
 
-/// How each type's values are replaced, and the hmac token maker (a Python callable of the
-/// type and the key) when a type uses it.
+/// What one call reads its texts with: the detectors, the type table they grow, the Python
+/// form of a piece of text, and the allow-list's test.
+pub trait Texts<'py> {
+    /// Every detector's entities of ``s``, in the detectors' order (they may overlap).
+    fn find(&mut self, s: &str) -> PyResult<Vec<Ent>>;
+    /// The types known so far (``find`` may add some).
+    fn table(&self) -> &Table;
+    /// The Python str of a piece of a text (a key, a redacted text).
+    fn py_str(&self, s: &str) -> PyResult<Bound<'py, PyString>>;
+    /// Whether the allow-list holds ``value`` (case-folded as str.casefold does).
+    fn allowed(&mut self, value: &str) -> bool;
+}
+
+/// How values are replaced: the hmac token maker (a Python callable of the type and the
+/// key) when a type uses it.
 pub struct Replacement {
-    pub modes: Vec<Mode>,
     pub hmac: Option<PyObject>,
     /// the allow-list, case-folded: a value whose text or key folds to one of these stays
     pub allow: HashSet<String>,
 }
 
 impl Replacement {
-    /// The token of one value, made and remembered in the scope on first sight ("" to drop).
-    fn token<'py>(&self, scope: &mut Scope<'py>, names: &[Py<PyString>], ty: Ty, key: &str)
-                  -> PyResult<Option<Bound<'py, PyString>>> {
+    /// The token of one value of type ``ty``, made and remembered in the scope on first
+    /// sight (None: dropped).
+    pub fn token<'py>(&self, scope: &mut Scope<'py>, texts: &dyn Texts<'py>, ty: Ty, key: &str)
+                      -> PyResult<Option<Bound<'py, PyString>>> {
         let py = scope.tokens.py();
+        let table = texts.table();
         let i = ty.index();
-        if self.modes[i] == Mode::Drop {
+        scope.grow(table.names.len());
+        let mode = table.modes[i];
+        if mode == Mode::Drop {
             return Ok(None);
         }
         if let Some(token) = scope.known[i].get(key) {
             return Ok(Some(token.bind(py).clone()));
         }
-        let name = names[i].bind(py);
-        let scope_key = PyTuple::new(py, [name.as_any().clone(), PyString::new(py, key).into_any()])?;
+        let name = table.names[i].bind(py);
+        let scope_key = PyTuple::new(py, [name.as_any().clone(), texts.py_str(key)?.into_any()])?;
         let token: Bound<'py, PyString> = match scope.tokens.get_item(&scope_key)? {
             Some(token) => token.downcast_into::<PyString>()?,
             None => {
-                let token = match (self.modes[i], &self.hmac) {
-                    (Mode::Hmac, Some(hmac)) => hmac.bind(py).call1((name, key))?.downcast_into::<PyString>()?,
+                let token = match (mode, &self.hmac) {
+                    (Mode::Hmac, Some(hmac)) => {
+                        hmac.bind(py).call1((name, scope_key.get_item(1)?))?.downcast_into::<PyString>()?
+                    }
                     _ => {
                         let n: usize = match scope.numbers.get_item(name)? {
                             Some(value) => value.extract::<usize>()? + 1,
@@ -212,20 +305,29 @@ impl Replacement {
         Ok(Some(token))
     }
 
+    /// ``token``, counted as one replacement of ``ty``.
+    pub fn count<'py>(&self, scope: &mut Scope<'py>, texts: &dyn Texts<'py>, ty: Ty, key: &str)
+                      -> PyResult<Option<Bound<'py, PyString>>> {
+        scope.grow(texts.table().names.len());
+        scope.counted[ty.index()] += 1;
+        self.token(scope, texts, ty, key)
+    }
+
     /// ``s`` with ``entities`` (code point spans of it, in order, not overlapping) replaced,
     /// and the code point length of each one's replacement.
-    pub fn apply<'py>(&self, scope: &mut Scope<'py>, names: &[Py<PyString>], s: &str,
-                      entities: &[Ent]) -> PyResult<(String, Vec<usize>)> {
+    fn apply<'py>(&self, scope: &mut Scope<'py>, texts: &dyn Texts<'py>, s: &str,
+                  entities: &[Ent]) -> PyResult<(String, Vec<usize>)> {
         let offsets = Offsets::new(s);
         let mut out = String::with_capacity(s.len());
         let mut lengths = Vec::with_capacity(entities.len());
         let mut cursor = 0;
+        scope.grow(texts.table().names.len());
         for e in entities {
             let (a, b) = (offsets.byte(e.start), offsets.byte(e.end));
             scope.counted[e.ty.index()] += 1;
             let key = e.key.as_deref().unwrap_or(&s[a..b]);
             out.push_str(&s[cursor..a]);
-            match self.token(scope, names, e.ty, key)? {
+            match self.token(scope, texts, e.ty, key)? {
                 Some(token) => {
                     let token = token.to_str()?;
                     out.push_str(token);
@@ -237,6 +339,21 @@ impl Replacement {
         }
         out.push_str(&s[cursor..]);
         Ok((out, lengths))
+    }
+
+    /// The entities of ``s`` the Redactor keeps, the allow-list's values passed over.
+    pub fn keep<'py>(&self, found: Vec<Ent>, s: &str, texts: &mut dyn Texts<'py>) -> Vec<Ent> {
+        let offsets = Offsets::new(s);
+        let shield = protected(s, &offsets);
+        if self.allow.is_empty() || found.is_empty() {
+            return keep(found, &shield, &texts.table().secret);
+        }
+        let secret = texts.table().secret.clone();
+        keep_unless(found, &shield, &secret, &mut |e: &Ent| {
+            let raw = &s[offsets.byte(e.start)..offsets.byte(e.end)];
+            // `key or raw`: an empty key is no key here
+            texts.allowed(raw) || texts.allowed(e.key.as_deref().filter(|k| !k.is_empty()).unwrap_or(raw))
+        })
     }
 }
 
@@ -251,47 +368,25 @@ pub enum Redacted {
     Failed,
 }
 
-impl Replacement {
-    /// The entities of ``s`` the Redactor keeps, the allow-list's values passed over
-    /// (``casefold``: str.casefold).
-    fn keep(&self, found: Vec<Ent>, s: &str, casefold: &mut dyn FnMut(&str) -> String) -> Vec<Ent> {
-        let offsets = Offsets::new(s);
-        let shield = protected(s, &offsets);
-        if self.allow.is_empty() || found.is_empty() {
-            return keep(found, &shield);
-        }
-        let allow = &self.allow;
-        keep_unless(found, &shield, &mut |e: &Ent| {
-            let raw = &s[offsets.byte(e.start)..offsets.byte(e.end)];
-            let folded = |k: &str, casefold: &mut dyn FnMut(&str) -> String| {
-                if k.is_ascii() { k.to_ascii_lowercase() } else { casefold(k) }
-            };
-            allow.contains(&folded(raw, casefold))
-                || allow.contains(&folded(e.key.as_deref().unwrap_or(raw), casefold))
-        })
-    }
-}
-
-/// Redacts ``original``; ``find`` gives the detectors' entities of a text (they may overlap),
-/// ``casefold`` str.casefold (for the allow-list).
-pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[Py<PyString>],
-                   original: &str, with_entities: bool,
-                   find: &mut dyn FnMut(&str) -> PyResult<Vec<Ent>>,
-                   casefold: &mut dyn FnMut(&str) -> String) -> PyResult<Redacted> {
+/// Redacts ``original``, reading it and each pass's result with ``texts``.
+pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, texts: &mut dyn Texts<'py>,
+                   original: &str, with_entities: bool) -> PyResult<Redacted> {
     if original.len() >= INSIDE_TOKEN as usize {
         return Err(pyo3::exceptions::PyValueError::new_err("text too long to redact (4 GB or more)"));
     }
-    let first = replacement.keep(find(original)?, original, casefold);
+    let found = texts.find(original)?;
+    let first = replacement.keep(found, original, texts);
     if first.is_empty() {
         return Ok(Redacted::Unchanged);
     }
-    let (mut current, lengths) = replacement.apply(scope, names, original, &first)?;
+    let (mut current, lengths) = replacement.apply(scope, texts, original, &first)?;
     // index in the original text of each code point of `current` (INSIDE_TOKEN inside a
     // token), built only when a later pass finds something and the entities are wanted
     let mut origin: Option<Vec<u32>> = None;
     let mut all = if with_entities { first.clone() } else { Vec::new() };
     for _ in 0..MAX_PASSES {
-        let more = replacement.keep(find(&current)?, &current, casefold);
+        let found = texts.find(&current)?;
+        let more = replacement.keep(found, &current, texts);
         if more.is_empty() {
             all.sort_by_key(|e| e.start);
             return Ok(Redacted::Changed(current, all));
@@ -305,7 +400,7 @@ pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, names: &[P
                 }
             }
         }
-        let (next, more_lengths) = replacement.apply(scope, names, &current, &more)?;
+        let (next, more_lengths) = replacement.apply(scope, texts, &current, &more)?;
         if let Some(map) = origin.as_mut() {
             *map = next_origin(map, &more, &more_lengths);
         }
@@ -334,18 +429,4 @@ fn next_origin(map: &[u32], entities: &[Ent], lengths: &[usize]) -> Vec<u32> {
     }
     next.extend_from_slice(&map[cursor..]);
     next
-}
-
-/// The modes of every type (``names``: built-in, then configured) from the Redactor's
-/// settings.
-pub fn modes(by_type: &HashMap<String, String>, default: &str, names: &[String]) -> Option<Vec<Mode>> {
-    let default = Mode::parse(default)?;
-    let mut modes = vec![default; names.len()];
-    for (name, mode) in by_type {
-        let mode = Mode::parse(mode)?;
-        for (i, _) in names.iter().enumerate().filter(|(_, n)| *n == name) {
-            modes[i] = mode;
-        }
-    }
-    Some(modes)
 }

@@ -1,45 +1,32 @@
-"""The redactor: detectors applied to a text or a whole trace, values replaced per mode."""
+"""The redactor: a whole trace redacted, text by text, in one scope (see _texts)."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import logging
 import os
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import partial
-from operator import attrgetter
-from typing import Any, Literal, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
 from schemas import Trace
-from sidecar._regex import compile_linear
 from sidecar.redaction._base import Detector, Entity
 from sidecar.redaction._identifiers import rewrite_ids
-from sidecar.redaction._native import Detector as NativeDetector
-from sidecar.redaction._native import Replacer
+from sidecar.redaction._texts import (
+    PLACEHOLDER,
+    Mode,
+    NativeTexts,
+    Scope,
+    TextRedaction,
+    Texts,
+    hmac_token,
+)
 
 __all__ = ["PLACEHOLDER", "Mode", "Redactor", "Scope", "TextRedaction"]
 
-logger = logging.getLogger(__name__)
-
-Mode = Literal["placeholder", "hmac", "drop"]
 _Model = TypeVar("_Model", bound=BaseModel)
 
-PLACEHOLDER: Any = compile_linear(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
-"""What the redactor writes (an RE2 pattern); never detected again, which makes redaction
-idempotent."""
-
-_FAILED = "<REDACTED>"
-
-
-def _hmac_token(hmac_key: bytes, entity_type: str, key: str) -> str:
-    digest = hmac.new(hmac_key, f"{entity_type}\x00{key}".encode(), hashlib.sha256).hexdigest()
-    return f"<{entity_type}_{digest[:16]}>"
+_MAX_IDS = 4096
 
 
 def _inert_url(url: str | None) -> bool:
@@ -56,38 +43,13 @@ def _inert_url(url: str | None) -> bool:
     return True
 
 
-_START = attrgetter("start")
-_TYPE = attrgetter("type")
-
-
-def _precedence(entity: Entity) -> tuple[int, int, bool]:
-    return entity.start, entity.start - entity.end, entity.type == "SECRET"
-_MAX_PASSES = 16
-_MAX_IDS = 4096
-
-
-@dataclass(frozen=True)
-class TextRedaction:
-    """One redacted text and the entities replaced, with offsets into the original text."""
-
-    text: str
-    entities: tuple[Entity, ...]
-
-
-@dataclass
-class Scope:
-    """Placeholder numbering for one trace: the same value always gets the same placeholder."""
-
-    tokens: dict[tuple[str, str], str] = field(default_factory=dict)
-    numbers: Counter[str] = field(default_factory=Counter)
-    counts: Counter[str] = field(default_factory=Counter)
-
-
 class Redactor:
     """Applies detectors to texts and traces. Implements sidecar.pipeline.TraceRedactor.
 
     ``modes`` maps an entity type to placeholder, hmac or drop (``default_mode`` otherwise);
     ``allow`` lists values never redacted (case-insensitive); ``hmac_key`` keys the hmac mode.
+    Every text is redacted in the native engine, the Python detectors' entities with the
+    engine's own (one set of rules, whatever the settings).
     """
 
     def __init__(
@@ -100,40 +62,20 @@ class Redactor:
         hmac_key: bytes | None = None,
         id_key: bytes | None = None,
     ) -> None:
-        self.detectors = list(detectors)
+        self.detectors = tuple(detectors)
         self.modes = dict(modes or {})
         self.default_mode: Mode = default_mode
         self.allow = frozenset(value.casefold() for value in allow)
         uses_hmac = default_mode == "hmac" or "hmac" in self.modes.values()
         if uses_hmac and not hmac_key:
             raise ValueError("the hmac mode needs a key")
-        self._hmac_key = hmac_key or b""
+        self._texts: Texts = NativeTexts(self.detectors, modes=self.modes,
+                                         default_mode=default_mode, allow=self.allow,
+                                         hmac_key=hmac_key or b"")
         # Identifiers and labels holding a value are replaced by a keyed hash: the same
         # value, the same hash, wherever it appears (joins still work).
         self._id_key = id_key or hmac_key or os.urandom(32)
         self._ids: dict[str, str] = {}
-        # The engine's own overlap resolution, for when its detector is the only one and
-        # there is no allow-list (detect checks that this still holds).
-        self._native_of: Detector | None = self.detectors[0] if self.detectors else None
-        self._native: Callable[[str], list[Entity]] | None = getattr(
-            self._native_of, "detect_kept", None)
-        # ... and whole texts are redacted there, passes, replacements and the allow-list
-        # included, in the same scope (see _native_replacer).
-        engine = getattr(self._native_of, "engine", None)
-        self._replacer: Replacer | None = None
-        if isinstance(engine, NativeDetector):
-            # The token maker holds the key, not the Redactor: no reference cycle through
-            # the compiled object, which the garbage collector cannot see into.
-            allow = {"allow": sorted(self.allow)} if self.allow else {}
-            try:
-                self._replacer = Replacer(
-                    engine, modes=self.modes, default_mode=default_mode,
-                    hmac_token=partial(_hmac_token, self._hmac_key) if uses_hmac else None,
-                    **allow)
-            except TypeError:  # an engine built before it took an allow-list: Python rules
-                logger.warning("the redaction engine takes no allow-list; texts take the "
-                               "Python path (rebuild native/)")
-        self.detector_errors = 0
 
     def __repr__(self) -> str:  # never show the key
         names = [detector.name for detector in self.detectors]
@@ -141,68 +83,7 @@ class Redactor:
 
     def detect(self, text: str) -> list[Entity] | None:
         """Non-overlapping entities to replace, in text order; None when a detector failed."""
-        detectors = self.detectors
-        native = self._native
-        if (native is not None and len(detectors) == 1 and detectors[0] is self._native_of
-                and not self.allow and "<" not in text):
-            # The built-in detectors alone: the engine resolves overlaps itself.
-            try:
-                result: list[Entity] = native(text)
-            except Exception as exc:
-                self._detector_failed(detectors[0], exc)
-                return None
-            return result
-        found: list[Entity] = []
-        for detector in detectors:
-            try:
-                found.extend(detector.detect(text))
-            except Exception as exc:
-                self._detector_failed(detector, exc)
-                return None
-        if not found:
-            return []
-        placeholders = "<" in text
-        if len(found) == 1 and not placeholders and not self.allow:
-            return found if found[0].end > found[0].start else []  # most texts: one entity
-        protected = [m.span() for m in PLACEHOLDER.finditer(text)] if placeholders else []
-        if len(found) > 1:
-            # Earliest, then longest; on the same span a validated type beats the SECRET
-            # heuristic (an address after the word "token" is an EMAIL). By start alone when
-            # no two share one (the same order, without a Python key call per entity).
-            found.sort(key=_START)
-            if len(set(map(_START, found))) < len(found):
-                found.sort(key=_precedence)
-        allow = self.allow
-        kept: list[Entity] = []
-        last_end = 0
-        if not protected and not allow:
-            for entity in found:
-                if entity.start >= last_end and entity.end > entity.start:
-                    kept.append(entity)
-                    last_end = entity.end
-            return kept
-        shield = 0  # protected[shield] is the first placeholder that may still overlap
-        for entity in found:
-            if entity.start < last_end or entity.end <= entity.start:
-                continue
-            # Entities come by start and placeholders do not overlap: one sweep over both.
-            while shield < len(protected) and protected[shield][1] <= entity.start:
-                shield += 1
-            if shield < len(protected) and protected[shield][0] < entity.end:
-                continue
-            if allow:
-                raw = text[entity.start:entity.end]
-                if raw.casefold() in allow or (entity.key or raw).casefold() in allow:
-                    continue
-            kept.append(entity)
-            last_end = entity.end
-        return kept
-
-    def _detector_failed(self, detector: Detector, exc: Exception) -> None:
-        """Fail closed: a text a detector cannot read is not let through."""
-        self.detector_errors += 1
-        logger.warning("redaction detector %s failed (%s); text withheld",
-                       detector.name, type(exc).__name__)
+        return self._texts.detect(text)
 
     def redact_text(self, text: str, scope: Scope | None = None) -> TextRedaction:
         """Replace every detected value in ``text``; numbering continues within ``scope``.
@@ -213,141 +94,7 @@ class Redactor:
         redacting twice the same as redacting once. Later passes are rare and only see text
         outside placeholders, which shrinks with each pass.
         """
-        scope = scope if scope is not None else Scope()
-        replacer = self._native_replacer()
-        if replacer is not None:
-            try:
-                done = replacer.redact(text, scope.tokens, scope.numbers, scope.counts, True)
-            except Exception as exc:
-                self._detector_failed(self.detectors[0], exc)
-                return self._failed(scope)
-            if done is not None:
-                return TextRedaction(*done)
-        entities = self.detect(text)
-        if entities is None:
-            return self._failed(scope)
-        if not entities:
-            return TextRedaction(text, ())
-        found = list(entities)
-        current, origin = self._apply(text, entities, scope, None)
-        for _ in range(_MAX_PASSES):
-            more = self.detect(current)
-            if more is None:
-                return self._failed(scope)
-            if not more:
-                found.sort(key=_START)
-                return TextRedaction(current, tuple(found))
-            if origin is None:
-                origin = self._origin(text, entities, scope)
-            found.extend(e._replace(start=origin[e.start], end=origin[e.end - 1] + 1)
-                         for e in more)
-            current, origin = self._apply(current, more, scope, origin)
-        return self._failed(scope)
-
-    def _native_replacer(self) -> Replacer | None:
-        """The engine's whole-text redaction, while the built-in detectors are still this
-        redactor's only ones (the same rules as redact_text's, without a Python frame per
-        pass or value); None otherwise."""
-        replacer = self._replacer
-        if (replacer is not None and len(self.detectors) == 1
-                and self.detectors[0] is self._native_of):
-            return replacer
-        return None
-
-    def _redacted(self, text: str, scope: Scope) -> str:
-        """``redact_text(text, scope).text``; the text itself when nothing was found."""
-        replacer = self._native_replacer()
-        if replacer is not None:
-            try:
-                done = replacer.redact(text, scope.tokens, scope.numbers, scope.counts)
-            except Exception as exc:
-                self._detector_failed(self.detectors[0], exc)
-                return self._failed(scope).text
-            if done is not None:
-                return done
-        return self.redact_text(text, scope).text
-
-    def _redacted_all(self, texts: list[str], scope: Scope) -> list[str]:
-        """``_redacted`` of each text in turn (in one engine call where it can be)."""
-        replacer = self._native_replacer()
-        if replacer is None:
-            return [self.redact_text(text, scope).text for text in texts]
-        results: list[str] = []
-        while len(results) < len(texts):
-            done, failures = replacer.redact_many(texts[len(results):], scope.tokens,
-                                                  scope.numbers, scope.counts)
-            if failures:
-                self.detector_errors += failures
-                logger.warning("redaction detector %s failed on %d text(s) (RuntimeError); "
-                               "withheld", self.detectors[0].name, failures)
-            for text in done:
-                results.append(text if text is not None
-                               else self.redact_text(texts[len(results)], scope).text)
-        return results
-
-    def _failed(self, scope: Scope) -> TextRedaction:
-        scope.counts["REDACTION_ERROR"] += 1
-        return TextRedaction(_FAILED, ())
-
-    def _apply(self, text: str, entities: list[Entity], scope: Scope,
-               origin: list[int] | None) -> tuple[str, list[int] | None]:
-        """Text with entities replaced and, when ``origin`` (index in the original text of
-        each character) is given, the same map for the new text (-1 inside placeholders)."""
-        pieces: list[str] = []
-        new_origin: list[int] | None = [] if origin is not None else None
-        cursor = 0
-        scope.counts.update(map(_TYPE, entities))
-        tokens = scope.tokens
-        for entity in entities:
-            key = entity.key if entity.key is not None else text[entity.start:entity.end]
-            token = tokens.get((entity.type, key))
-            if token is None:
-                token = self._token(entity, text, scope)
-            pieces.append(text[cursor:entity.start])
-            pieces.append(token)
-            if origin is not None and new_origin is not None:
-                new_origin.extend(origin[cursor:entity.start])
-                new_origin.extend([-1] * len(token))
-            cursor = entity.end
-        pieces.append(text[cursor:])
-        if origin is not None and new_origin is not None:
-            new_origin.extend(origin[cursor:])
-        return "".join(pieces), new_origin
-
-    def _origin(self, text: str, entities: list[Entity], scope: Scope) -> list[int]:
-        """The origin map after the first pass, rebuilt from its entities (tokens are
-        already in the scope, so nothing is counted twice)."""
-        origin: list[int] = []
-        cursor = 0
-        for entity in entities:
-            mode = self.modes.get(entity.type, self.default_mode)
-            key = entity.key if entity.key is not None else text[entity.start:entity.end]
-            token = "" if mode == "drop" else scope.tokens[(entity.type, key)]
-            origin.extend(range(cursor, entity.start))
-            origin.extend([-1] * len(token))
-            cursor = entity.end
-        origin.extend(range(cursor, len(text)))
-        return origin
-
-    def _replacement(self, entity: Entity, text: str, scope: Scope) -> str:
-        scope.counts[entity.type] += 1
-        return self._token(entity, text, scope)
-
-    def _token(self, entity: Entity, text: str, scope: Scope) -> str:
-        """The entity's replacement, made and remembered in the scope on first sight."""
-        mode = self.modes.get(entity.type, self.default_mode)
-        if mode == "drop":
-            return ""
-        key = entity.key if entity.key is not None else text[entity.start:entity.end]
-        token = scope.tokens.get((entity.type, key))
-        if token is None:
-            if mode == "hmac":
-                token = _hmac_token(self._hmac_key, entity.type, key)
-            else:
-                scope.numbers[entity.type] += 1
-                token = f"<{entity.type}_{scope.numbers[entity.type]}>"
-            scope.tokens[(entity.type, key)] = token
-        return token
+        return self._texts.redact_text(text, scope if scope is not None else Scope())
 
     def redact_identifier(self, value: str) -> str:
         """An identifier or label (a source or claim ID, the app, a tenant, a title's key)
@@ -361,7 +108,7 @@ class Redactor:
             result = value
         else:
             found = self.detect(value)
-            result = value if found == [] else _hmac_token(self._id_key, "ID", value)
+            result = value if found == [] else hmac_token(self._id_key, "ID", value)
         if len(self._ids) >= _MAX_IDS:
             self._ids.clear()
         self._ids[value] = result
@@ -399,7 +146,7 @@ class Redactor:
         if inert:
             for source in trace.sources:
                 texts += (source.title, source.text)
-        redacted = iter(self._redacted_all(texts, scope))
+        redacted = iter(self._texts.redacted_all(texts, scope))
         question, answer = next(redacted), next(redacted)
         # Most texts hold nothing to redact: a claim or source is copied only when one of
         # its texts changed, and the trace only when one of its parts did (the models are
@@ -422,8 +169,8 @@ class Redactor:
             if inert:
                 title, text, url = next(redacted), next(redacted), source.url
             else:
-                title = self._redacted(source.title, scope)
-                text = self._redacted(source.text, scope)
+                title = self._texts.redacted(source.title, scope)
+                text = self._texts.redacted(source.text, scope)
                 url = self.redact_url(source.url, scope) if source.url else source.url
             source_id = ident(source.id)
             if (title is not source.title or text is not source.text or url is not source.url
@@ -454,7 +201,7 @@ class Redactor:
             userinfo, _, host = netloc.rpartition("@")
             user, colon, password = userinfo.partition(":")
             if colon and password and not PLACEHOLDER.fullmatch(password):
-                token = self._replacement(Entity("SECRET", 0, 0, password), "", scope)
+                token = self._texts.token("SECRET", password, scope)
                 netloc = f"{user}:{token}@{host}"
         query = self._redact_component(parts.query, scope)
         fragment = self._redact_component(parts.fragment, scope)
@@ -472,7 +219,7 @@ class Redactor:
 
     def _redact_json(self, value: Any, scope: Scope) -> Any:
         if isinstance(value, str):
-            return self._redacted(value, scope)
+            return self._texts.redacted(value, scope)
         if isinstance(value, dict):
             return {self.redact_identifier(k) if isinstance(k, str) else k:
                     self._redact_json(v, scope) for k, v in value.items()}

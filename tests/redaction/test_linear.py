@@ -22,8 +22,7 @@ from sidecar.redaction import PatternDetector, Redactor, RegexDetector
 SMALL, LARGE = 64 * 1024, 256 * 1024
 LIMIT = 8.0
 REDACTOR = Redactor([PatternDetector(), RegexDetector("CUSTOM", r"(a+)+!")])
-# The built-in detectors alone: whole texts redacted in the engine (passes, placeholder
-# shield, replacement), the default configuration's path.
+# The built-in detectors alone (REDACTOR adds a Python detector beside them).
 ENGINE_REDACTOR = Redactor([PatternDetector()])
 
 TRIGGERS = [
@@ -71,7 +70,6 @@ def _ratio(redact: object, unit: str) -> float:
 @pytest.mark.parametrize("unit", TRIGGERS, ids=repr)
 def test_redaction_time_grows_linearly_with_repeated_triggers(unit: str) -> None:
     assert _ratio(REDACTOR.redact_text, unit) < LIMIT
-    assert ENGINE_REDACTOR._native_replacer() is not None
     assert _ratio(ENGINE_REDACTOR.redact_text, unit) < LIMIT
 
 

@@ -1,16 +1,16 @@
-"""The engine's whole-text redaction (passes, replacements, configured patterns and the
-allow-list in native code) against the Redactor's Python rules, which decide when there are
-several detectors.
+"""The engine's whole-text redaction (passes, replacements, configured patterns, the
+allow-list and Python detectors' entities in native code) against the Python rules
+(tests/redaction/_oracle.py).
 
-Both ways must give the same texts, entities, placeholder numbering and counts on every
-input: the Python rules are the reference, and a Redactor switches between the two per
-configuration (and per text, for texts with lone surrogates).
+Both must give the same texts, entities, placeholder numbering and counts on every input:
+the Python rules are the reference.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemas import Trace
-from sidecar.redaction import PatternDetector, Redactor, RegexDetector, Scope
+from sidecar.redaction import Entity, PatternDetector, Redactor, RegexDetector, Scope, _native
 from tests.redaction._negatives import negative_phrase
+from tests.redaction._oracle import oracle
 from tests.redaction.build_corpus import GENERATORS
 from tests.redaction.test_properties import ANY_TEXT, ENTITY_TYPES
 from tests.support.factories import make_trace
@@ -52,22 +53,36 @@ ALLOW: list[dict[str, Any]] = [
 PATTERNS = [("EMPLOYEE_ID", r"\bemp-(\d{6})\b"), ("DIGITS", r"\d{5,}"), ("AT", r"\w+@")]
 
 
-def _pair(patterns: list[tuple[str, str]] | None = None,
+class _Names:
+    """A Python detector: capitalised pairs as PERSON (overlapping the built-in detectors'
+    values at times), keyed in lower case, and an empty entity at every "#"."""
+
+    name = "names"
+
+    def detect(self, text: str) -> list[Entity]:
+        found = [Entity("PERSON", m.start(), m.end(), m.group().lower())
+                 for m in re.finditer(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", text)]
+        return found + [Entity("PERSON", m.start(), m.start()) for m in re.finditer("#", text)]
+
+
+def _pair(patterns: list[tuple[str, str]] | None = None, python: bool = False,
           **kwargs: Any) -> tuple[Redactor, Redactor]:
-    """The same configuration twice: the engine's way, and the Python rules alone (with
-    ``patterns``, the configured patterns in the engine, and on RE2 beside it)."""
-    native = Redactor([PatternDetector(patterns=patterns or ())], **kwargs)
-    python = Redactor([PatternDetector(), *(RegexDetector(name, pattern)
-                                            for name, pattern in patterns or ())], **kwargs)
-    assert native._replacer is not None
-    python._replacer = None
-    return native, python
+    """The same configuration twice: the engine's way, and the Python rules (with
+    ``patterns``, the configured patterns in the engine, and on RE2 beside it; with
+    ``python``, a Python detector beside the built-in ones)."""
+    extra = [_Names()] if python else []
+    native = Redactor([PatternDetector(patterns=patterns or ()), *extra], **kwargs)
+    reference = Redactor([PatternDetector(), *(RegexDetector(name, pattern)
+                                               for name, pattern in patterns or ()), *extra],
+                         **kwargs)
+    return native, oracle(reference, kwargs.get("hmac_key"))
 
 
 # RE2 cannot read a text with lone surrogates (its detector fails, the text is withheld),
 # where the engine reads each as U+FFFD: the traces test leaves such texts out for these.
 PATTERN_PAIRS = [_pair(PATTERNS, **kwargs) for kwargs in (MODES[0], MODES[3], ALLOW[0])]
-PAIRS = [_pair(**kwargs) for kwargs in MODES + ALLOW] + PATTERN_PAIRS
+PAIRS = ([_pair(**kwargs) for kwargs in MODES + ALLOW] + PATTERN_PAIRS
+         + [_pair(python=True, **kwargs) for kwargs in (MODES[0], MODES[3], ALLOW[1])])
 
 
 def _same_text(native: Redactor, python: Redactor, texts: list[str]) -> None:
@@ -154,33 +169,49 @@ def test_a_text_with_lone_surrogates_takes_its_turn_in_the_numbering() -> None:
     assert counts == {"EMAIL": 3}
 
 
-class _FailingReplacer:
-    """The engine's way failing as the engine reports it (a RuntimeError from its guard,
-    or texts it withheld)."""
+class _Failing:
+    """A Python detector that fails on a text holding "fail"."""
 
-    def redact(self, text: str, *args: Any) -> Any:
-        raise RuntimeError("the redaction engine failed on this text")
+    name = "failing"
 
-    def redact_many(self, texts: list[str], tokens: Any, numbers: Any,
-                    counts: Any) -> tuple[list[str | None], int]:
-        counts["REDACTION_ERROR"] += len(texts)
-        return ["<REDACTED>"] * len(texts), len(texts)
+    def detect(self, text: str) -> list[Entity]:
+        if "fail" in text:
+            raise KeyError(text)
+        return []
 
 
-def test_an_engine_failure_withholds_the_text_and_is_counted(
+def test_a_detector_failure_withholds_the_text_and_is_counted(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    redactor = Redactor([PatternDetector()])
-    redactor._replacer = _FailingReplacer()  # type: ignore[assignment]
+    redactor = Redactor([PatternDetector(), _Failing()])
     scope = Scope()
     with caplog.at_level(logging.DEBUG):
-        assert redactor.redact_text("call 555-201-7731", scope).text == "<REDACTED>"
-        redacted, counts = redactor.redact(make_trace(question="call 555-201-7731"))
+        assert redactor.redact_text("fail: call 555-201-7731", scope).text == "<REDACTED>"
+        assert redactor.detect("fail") is None
+        redacted, counts = redactor.redact(make_trace(question="fail: call 555-201-7731",
+                                                      answer="call 555-201-7731 [S1]."))
     assert scope.counts == {"REDACTION_ERROR": 1}
-    assert redacted.question == "<REDACTED>"
-    assert counts["REDACTION_ERROR"] >= 1
-    assert redactor.detector_errors == 1 + counts["REDACTION_ERROR"]
+    assert (redacted.question, redacted.answer) == ("<REDACTED>", "call <PHONE_1> [S1].")
+    assert counts["REDACTION_ERROR"] == 1
+    assert "redaction detector failing failed (KeyError); text withheld" in caplog.text
     assert "555-201-7731" not in caplog.text
+
+
+def test_an_engine_panic_under_a_detector_withholds_the_text() -> None:
+    with pytest.raises(RuntimeError, match="engine failed"):
+        _native._panic_in_engine()
+    scope = Scope()
+
+    class Panicking:
+        name = "panicking"
+
+        def detect(self, text: str) -> list[Entity]:
+            _native._panic_in_engine()
+            return []
+
+    redactor = Redactor([Panicking()])
+    assert redactor.redact_text("text", scope).text == "<REDACTED>"
+    assert scope.counts == {"REDACTION_ERROR": 1}
 
 
 def test_a_redactor_is_freed_when_dropped() -> None:

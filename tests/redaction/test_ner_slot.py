@@ -10,7 +10,7 @@ import pytest
 
 from sidecar.config import RedactionSettings, load_settings
 from sidecar.errors import ConfigError
-from sidecar.redaction import Entity, build_redactor
+from sidecar.redaction import Entity, Redactor, build_redactor
 from tests.support.factories import make_trace
 
 
@@ -37,8 +37,7 @@ class Ner:
 
 
 def test_an_ner_detector_composes_with_the_builtins() -> None:
-    redactor = build_redactor(RedactionSettings())
-    redactor.detectors.append(FakeNer())
+    redactor = Redactor([*build_redactor(RedactionSettings()).detectors, FakeNer()])
     text = "Ms Anna Berg (anna@example.com) asked about Mr Omar Said's card."
     assert redactor.redact_text(text).text == (
         "Ms <PERSON_1> (<EMAIL_1>) asked about Mr <PERSON_2>'s card.")
