@@ -51,7 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sidecar.config import RedactionSettings  # noqa: E402
-from sidecar.redaction import build_redactor  # noqa: E402
+from sidecar.redaction import Redactor, RegexDetector, build_redactor  # noqa: E402
 from tests.support.redaction_corpus import (  # noqa: E402
     TypeScore,
     class_scores,
@@ -61,8 +61,14 @@ from tests.support.redaction_corpus import (  # noqa: E402
 )
 
 Span = tuple[str, int, int]
-PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "PHONE_NUMBER": "PHONE", "CREDIT_CARD": "CREDIT_CARD",
-                  "IBAN_CODE": "IBAN", "US_SSN": "US_SSN", "IP_ADDRESS": "IP_ADDRESS"}
+PRESIDIO_TYPES = {
+    "EMAIL_ADDRESS": "EMAIL",
+    "PHONE_NUMBER": "PHONE",
+    "CREDIT_CARD": "CREDIT_CARD",
+    "IBAN_CODE": "IBAN",
+    "US_SSN": "US_SSN",
+    "IP_ADDRESS": "IP_ADDRESS",
+}
 
 
 def citewatch_detector() -> Callable[[str], list[Span]]:
@@ -110,8 +116,9 @@ def timed_pass(detect: Callable[[str], Any], texts: list[str], passes: int) -> f
     return (time.perf_counter() - start) / passes
 
 
-def throughputs(detectors: dict[str, Callable[[str], Any]], texts: list[str], *,
-                rounds: int, min_seconds: float) -> dict[str, float]:
+def throughputs(
+    detectors: dict[str, Callable[[str], Any]], texts: list[str], *, rounds: int, min_seconds: float
+) -> dict[str, float]:
     """MB/s of each detector on ``texts``: one warm-up pass each, then ``rounds`` rounds
     taking turns (so that a slow spell of a shared machine hits both), each round running
     enough passes to last ``min_seconds``; the best round counts for each."""
@@ -127,9 +134,11 @@ def throughputs(detectors: dict[str, Callable[[str], Any]], texts: list[str], *,
     return {name: size / seconds / 1e6 for name, seconds in best.items()}
 
 
-PROSE = ("The refund policy was updated last spring: customers who cancel within the first "
-         "month get their money back, and the support team answers questions in the order "
-         "they arrive. ")
+PROSE = (
+    "The refund policy was updated last spring: customers who cancel within the first "
+    "month get their money back, and the support team answers questions in the order "
+    "they arrive. "
+)
 # One trigger per detector, each a value or the start of one, with its separator.
 TRIGGERS: dict[str, str] = {
     "number: 1 1 1": "1 ",
@@ -165,10 +174,14 @@ def trigger_table(*, rounds: int, size: int) -> None:
     def best(text: str) -> float:
         return timed_pass(redactor.redact_text, [text], 1)
 
-    print(f"\nrepeated triggers: {size / 1e6:g} MB each, redact_text, best of {rounds}; "
-          "time against prose and against corpus text")
-    print(f"  {'shape':<18} {'MB/s':>8} {'prose MB/s':>11} {'corpus MB/s':>12} "
-          f"{'vs prose':>9} {'vs corpus':>10}")
+    print(
+        f"\nrepeated triggers: {size / 1e6:g} MB each, redact_text, best of {rounds}; "
+        "time against prose and against corpus text"
+    )
+    print(
+        f"  {'shape':<18} {'MB/s':>8} {'prose MB/s':>11} {'corpus MB/s':>12} "
+        f"{'vs prose':>9} {'vs corpus':>10}"
+    )
     for name, unit in TRIGGERS.items():
         text = repeated(unit, size)
         shape_s, prose_s, ordinary_s = math.inf, math.inf, math.inf
@@ -176,17 +189,21 @@ def trigger_table(*, rounds: int, size: int) -> None:
             shape_s = min(shape_s, best(text))
             prose_s = min(prose_s, best(prose))
             ordinary_s = min(ordinary_s, best(ordinary))
-        print(f"  {name:<18} {size / shape_s / 1e6:8.2f} {size / prose_s / 1e6:11.2f} "
-              f"{size / ordinary_s / 1e6:12.2f} {shape_s / prose_s:8.1f}x "
-              f"{shape_s / ordinary_s:9.1f}x")
+        print(
+            f"  {name:<18} {size / shape_s / 1e6:8.2f} {size / prose_s / 1e6:11.2f} "
+            f"{size / ordinary_s / 1e6:12.2f} {shape_s / prose_s:8.1f}x "
+            f"{shape_s / ordinary_s:9.1f}x"
+        )
 
 
 def written_forms_table() -> None:
     """Recall per class of the written-forms corpus, each split (clean share for the hard
     negatives)."""
     lines = written_forms()
-    by_split = {split: class_scores([line for line in lines if line["split"] == split])
-                for split in ("dev", "heldout")}
+    by_split = {
+        split: class_scores([line for line in lines if line["split"] == split])
+        for split in ("dev", "heldout")
+    }
     print("\nwritten forms: values redacted whole per class (negatives: texts left clean)")
     print(f"  {'class':<38} {'dev':>13} {'held-out':>13}")
     for name in sorted(by_split["dev"]):
@@ -202,48 +219,85 @@ CONFIGURED_PATTERN = {"name": "EMPLOYEE_ID", "pattern": r"\bemp-(\d{6})\b"}
 
 def settings_speed(*, rounds: int, min_seconds: float) -> None:
     """redact_text's MB/s on the dev corpus under the default settings, with a configured
-    pattern and with an allow-list, taking turns; the ratio of each to the default."""
+    pattern, with an allow-list and with the pattern as a Python detector, taking turns; the
+    ratio of each to the default."""
     # One text in ten carries a value of the configured type, for every redactor alike.
-    texts = [line["text"] + (f" (emp-{100000 + i})" if i % 10 == 0 else "")
-             for i, line in enumerate(load_corpus("dev"))]
+    texts = [
+        line["text"] + (f" (emp-{100000 + i})" if i % 10 == 0 else "")
+        for i, line in enumerate(load_corpus("dev"))
+    ]
     redactors = {
         "default settings": build_redactor(RedactionSettings()),
-        "configured pattern": build_redactor(RedactionSettings(
-            custom_patterns=[CONFIGURED_PATTERN])),  # type: ignore[list-item]
+        "configured pattern": build_redactor(
+            RedactionSettings(custom_patterns=[CONFIGURED_PATTERN])
+        ),  # type: ignore[list-item]
         "allow-list": build_redactor(RedactionSettings(allow=["support@example.com"])),
     }
-    speed = throughputs({name: r.redact_text for name, r in redactors.items()}, texts,
-                        rounds=rounds, min_seconds=min_seconds)
-    print(f"\nredact_text on {len(texts)} dev texts (one in ten with an employee ID), best of "
-          f"{rounds} interleaved rounds; configured pattern {CONFIGURED_PATTERN['pattern']}")
+    # The same pattern as a Python detector beside the built-in ones (an NER model's slot).
+    default = redactors["default settings"]
+    redactors["Python detector"] = Redactor(
+        [
+            *default.detectors,
+            RegexDetector(CONFIGURED_PATTERN["name"], CONFIGURED_PATTERN["pattern"]),
+        ]
+    )
+    speed = throughputs(
+        {name: r.redact_text for name, r in redactors.items()},
+        texts,
+        rounds=rounds,
+        min_seconds=min_seconds,
+    )
+    print(
+        f"\nredact_text on {len(texts)} dev texts (one in ten with an employee ID), best of "
+        f"{rounds} interleaved rounds; configured pattern {CONFIGURED_PATTERN['pattern']}"
+    )
     base = speed["default settings"]
     for name, mbs in speed.items():
         print(f"  {name:<20} {mbs:8.2f} MB/s  {base / mbs:5.2f}x the default's time")
     ratio = base / speed["configured pattern"]
-    print(f"configured pattern / default: {ratio:.2f}x (target: within 1.2x) "
-          f"{'ok' if ratio <= 1.2 else 'ABOVE TARGET'}")
+    print(
+        f"configured pattern / default: {ratio:.2f}x (target: within 1.2x) "
+        f"{'ok' if ratio <= 1.2 else 'ABOVE TARGET'}"
+    )
 
 
 def table(name: str, scores: dict[str, TypeScore], types: Iterable[str]) -> None:
     print(f"\n{name}: precision / recall per type")
     for entity_type in types:
         s = scores.get(entity_type, TypeScore(0, 0, 0))
-        print(f"  {entity_type:<12} P {s.precision:.3f}  R {s.recall:.3f}  "
-              f"(tp {s.tp}, fp {s.fp}, fn {s.fn})")
+        print(
+            f"  {entity_type:<12} P {s.precision:.3f}  R {s.recall:.3f}  "
+            f"(tp {s.tp}, fp {s.fp}, fn {s.fn})"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="Timed rounds per detector, taking turns; the best counts.")
-    parser.add_argument("--min-seconds", type=float, default=0.5,
-                        help="Least duration of one round (more passes for the faster one).")
-    parser.add_argument("--trigger-mb", type=float, default=1.0,
-                        help="Size of each repeated-trigger text, in MB.")
-    parser.add_argument("--triggers-only", action="store_true",
-                        help="Only the repeated-trigger table (no corpus, no Presidio).")
-    parser.add_argument("--settings-only", action="store_true",
-                        help="Only the written-forms recall and the speed under settings.")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="Timed rounds per detector, taking turns; the best counts.",
+    )
+    parser.add_argument(
+        "--min-seconds",
+        type=float,
+        default=0.5,
+        help="Least duration of one round (more passes for the faster one).",
+    )
+    parser.add_argument(
+        "--trigger-mb", type=float, default=1.0, help="Size of each repeated-trigger text, in MB."
+    )
+    parser.add_argument(
+        "--triggers-only",
+        action="store_true",
+        help="Only the repeated-trigger table (no corpus, no Presidio).",
+    )
+    parser.add_argument(
+        "--settings-only",
+        action="store_true",
+        help="Only the written-forms recall and the speed under settings.",
+    )
     args = parser.parse_args()
     if args.triggers_only:
         trigger_table(rounds=args.rounds, size=int(args.trigger_mb * 1e6))
@@ -257,15 +311,19 @@ def main() -> None:
     dense = [line["text"] for line in lines if line["kind"] == "positive"]
     clean = [line["text"] for line in lines if line["kind"] == "negative"]
     size_kb = sum(len(t.encode("utf-8")) for t in dense + clean) / 1e3
-    print(f"corpus: {len(lines)} dev texts, {size_kb:.1f} kB ({len(clean)} hard negatives), "
-          f"{len(heldout)} held-out texts")
+    print(
+        f"corpus: {len(lines)} dev texts, {size_kb:.1f} kB ({len(clean)} hard negatives), "
+        f"{len(heldout)} held-out texts"
+    )
 
     detectors = {"citewatch": citewatch_detector()}
     try:
         detectors["presidio"] = presidio_detector()
     except ImportError as exc:
-        print(f"\nPresidio baseline NOT measured: cannot import it ({exc}). "
-              "Install it with `pip install presidio-analyzer spacy`.")
+        print(
+            f"\nPresidio baseline NOT measured: cannot import it ({exc}). "
+            "Install it with `pip install presidio-analyzer spacy`."
+        )
     scores = {name: score(lines, detect) for name, detect in detectors.items()}
     held = {name: score(heldout, detect) for name, detect in detectors.items()}
     types = sorted(scores["citewatch"])
@@ -273,14 +331,17 @@ def main() -> None:
         table(f"{name}, dev split", scores[name], types)
         table(f"{name}, held-out split", held[name], types)
 
-    print(f"\nthroughput: best of {args.rounds} interleaved rounds of at least "
-          f"{args.min_seconds:g} s each, after a warm-up pass")
+    print(
+        f"\nthroughput: best of {args.rounds} interleaved rounds of at least "
+        f"{args.min_seconds:g} s each, after a warm-up pass"
+    )
     speed = throughputs(detectors, dense, rounds=args.rounds, min_seconds=args.min_seconds)
-    clean_speed = throughputs(detectors, clean, rounds=args.rounds,
-                              min_seconds=args.min_seconds)
+    clean_speed = throughputs(detectors, clean, rounds=args.rounds, min_seconds=args.min_seconds)
     for name in detectors:
-        print(f"  {name:<10} texts with PII {speed[name]:8.3f} MB/s   "
-              f"hard negatives {clean_speed[name]:8.3f} MB/s")
+        print(
+            f"  {name:<10} texts with PII {speed[name]:8.3f} MB/s   "
+            f"hard negatives {clean_speed[name]:8.3f} MB/s"
+        )
     trigger_table(rounds=min(args.rounds, 3), size=int(args.trigger_mb * 1e6))
     written_forms_table()
     settings_speed(rounds=args.rounds, min_seconds=args.min_seconds)
@@ -288,8 +349,10 @@ def main() -> None:
         return
     ratio = speed["citewatch"] / speed["presidio"]
     clean_ratio = clean_speed["citewatch"] / clean_speed["presidio"]
-    print(f"\nthroughput ratio citewatch/presidio: {ratio:.0f}x on texts with PII, "
-          f"{clean_ratio:.0f}x on hard negatives (target: >= 20 MB/s on texts with PII)")
+    print(
+        f"\nthroughput ratio citewatch/presidio: {ratio:.0f}x on texts with PII, "
+        f"{clean_ratio:.0f}x on hard negatives (target: >= 20 MB/s on texts with PII)"
+    )
     print("held-out recall and precision, citewatch vs presidio, on types both detect:")
     ours, theirs = held["citewatch"], held["presidio"]
     for entity_type in types:
@@ -298,8 +361,10 @@ def main() -> None:
             continue
         o, t = ours[entity_type], theirs.get(entity_type, TypeScore(0, 0, 0))
         verdict = "ok" if o.recall >= 0.95 and o.precision >= 0.95 else "BELOW TARGET"
-        print(f"  {entity_type:<12} recall {o.recall:.3f} vs {t.recall:.3f}, "
-              f"precision {o.precision:.3f} vs {t.precision:.3f}  {verdict}")
+        print(
+            f"  {entity_type:<12} recall {o.recall:.3f} vs {t.recall:.3f}, "
+            f"precision {o.precision:.3f} vs {t.precision:.3f}  {verdict}"
+        )
 
 
 if __name__ == "__main__":

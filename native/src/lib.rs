@@ -52,8 +52,14 @@ pub(crate) struct Detector {
 impl Detector {
     #[new]
     #[pyo3(signature = (types, *, country_code, email_obfuscations, entity, patterns = Vec::new()))]
-    fn new(py: Python<'_>, types: Vec<String>, country_code: u32, email_obfuscations: bool,
-           entity: Bound<'_, PyType>, patterns: Vec<(String, String)>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        types: Vec<String>,
+        country_code: u32,
+        email_obfuscations: bool,
+        entity: Bound<'_, PyType>,
+        patterns: Vec<(String, String)>,
+    ) -> PyResult<Self> {
         if patterns.len() > usize::from(u8::MAX) {
             return Err(pyo3::exceptions::PyValueError::new_err("at most 255 configured patterns"));
         }
@@ -67,15 +73,24 @@ impl Detector {
         for name in &types {
             match TYPES.iter().find(|t| t.name() == name) {
                 Some(&t) => enabled.push(t),
-                None => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown entity type: {name}"))),
+                None => {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "unknown entity type: {name}"
+                    )))
+                }
             }
         }
         let tuple = py.get_type::<PyTuple>();
         if !entity.is_subclass(&tuple)? || entity.getattr("__slots__").is_err() {
-            return Err(pyo3::exceptions::PyTypeError::new_err("entity must be a NamedTuple class"));
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "entity must be a NamedTuple class",
+            ));
         }
-        let type_names: Vec<String> = TYPES.iter().map(|t| t.name().to_owned())
-            .chain(patterns.into_iter().map(|(name, _)| name)).collect();
+        let type_names: Vec<String> = TYPES
+            .iter()
+            .map(|t| t.name().to_owned())
+            .chain(patterns.into_iter().map(|(name, _)| name))
+            .collect();
         let names = type_names.iter().map(|t| PyString::intern(py, t).unbind()).collect();
         Ok(Detector {
             engine: Engine::new(&enabled, country_code, email_obfuscations),
@@ -89,7 +104,11 @@ impl Detector {
 
     /// Entities of the enabled types in ``text`` (they may overlap), in the order of the
     /// groups, then of the text.
-    fn detect<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn detect<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let found = self.find(py, text)?;
         self.entities(py, found, &self.names, &|k| Ok(PyString::new(py, k)))
     }
@@ -98,7 +117,11 @@ impl Detector {
     /// text order: the earliest, then the longest, on the same span a validated type before
     /// SECRET (ties in the order of ``detect``), each not overlapping one kept before it and
     /// not empty. Redactor.detect without placeholders in the text or an allow-list.
-    fn detect_kept<'py>(&self, py: Python<'py>, text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyList>> {
+    fn detect_kept<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let found = replace::keep(self.find(py, text)?, &[], &self.secret);
         self.entities(py, found, &self.names, &|k| Ok(PyString::new(py, k)))
     }
@@ -140,21 +163,28 @@ impl Detector {
         }
         let original: Vec<char> = s.chars().collect();
         let chars: Vec<char> = folded.text.chars().collect();
-        found.into_iter().map(|e| {
-            let (a, b) = folded.original(e.start, e.end);
-            let key = e.key.or_else(|| {
-                let seen = &chars[e.start..e.end];
-                (seen != &original[a..b]).then(|| seen.iter().collect())
-            });
-            Ent::new(e.ty, a, b, key)
-        }).collect()
+        found
+            .into_iter()
+            .map(|e| {
+                let (a, b) = folded.original(e.start, e.end);
+                let key = e.key.or_else(|| {
+                    let seen = &chars[e.start..e.end];
+                    (seen != &original[a..b]).then(|| seen.iter().collect())
+                });
+                Ent::new(e.ty, a, b, key)
+            })
+            .collect()
     }
 
     /// Entity instances of ``found``, typed by ``names`` (by ``Ty::index``), each key made
     /// a str by ``key_str``.
-    pub(crate) fn entities<'py>(&self, py: Python<'py>, found: Vec<Ent>, names: &[Py<PyString>],
-                                key_str: &dyn Fn(&str) -> PyResult<Bound<'py, PyString>>)
-                                -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn entities<'py>(
+        &self,
+        py: Python<'py>,
+        found: Vec<Ent>,
+        names: &[Py<PyString>],
+        key_str: &dyn Fn(&str) -> PyResult<Bound<'py, PyString>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         let entity = self.entity.bind(py);
         // The keys of the last few values, as str objects to share: a text that repeats a
@@ -185,9 +215,12 @@ impl Detector {
                 Some(k) => key_str(&k)?.into_any().unbind(),
                 None => py.None(),
             };
-            let fields = [names[e.ty.index()].clone_ref(py).into_any(),
-                          e.start.into_pyobject(py)?.into_any().unbind(),
-                          e.end.into_pyobject(py)?.into_any().unbind(), key];
+            let fields = [
+                names[e.ty.index()].clone_ref(py).into_any(),
+                e.start.into_pyobject(py)?.into_any().unbind(),
+                e.end.into_pyobject(py)?.into_any().unbind(),
+                key,
+            ];
             list.append(new_entity(py, entity, fields)?)?;
         }
         Ok(list)
@@ -198,8 +231,11 @@ const RECENT_KEYS: usize = 8;
 
 /// An instance of the entity class (a NamedTuple: a tuple subclass without a __dict__) made
 /// as tuple.__new__(cls, fields) makes it, without a call into Python per entity.
-fn new_entity<'py>(py: Python<'py>, cls: &Bound<'py, PyType>, fields: [PyObject; 4])
-                   -> PyResult<Bound<'py, PyAny>> {
+fn new_entity<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    fields: [PyObject; 4],
+) -> PyResult<Bound<'py, PyAny>> {
     // SAFETY: cls is a subclass of tuple without a __dict__ (checked at construction);
     // PyType_GenericAlloc gives a new reference to a zeroed, GC-tracked instance of four
     // items, each set once below, which steals the reference to the field.
@@ -225,7 +261,8 @@ fn new_entity<'py>(py: Python<'py>, cls: &Bound<'py, PyType>, fields: [PyObject;
 fn without_surrogates(text: &Bound<'_, PyString>) -> PyResult<String> {
     let raw = text.call_method1("encode", ("utf-32-le", "surrogatepass"))?;
     let bytes: &[u8] = raw.extract()?;
-    Ok(bytes.chunks_exact(4)
+    Ok(bytes
+        .chunks_exact(4)
         .map(|b| char::from_u32(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or('\u{FFFD}'))
         .collect())
 }
@@ -243,7 +280,8 @@ fn nfkc(py: Python<'_>, c: char) -> Option<String> {
         return known;
     }
     let own = c.to_string();
-    let form = py.import("unicodedata")
+    let form = py
+        .import("unicodedata")
         .and_then(|m| m.call_method1("normalize", ("NFKC", own.as_str())))
         .and_then(|f| f.extract::<String>())
         .ok()
@@ -293,7 +331,11 @@ fn jwt_ok(candidate: &str) -> bool {
 #[pyfunction]
 fn entropy(value: &str) -> f64 {
     let c: Vec<char> = value.chars().collect();
-    if c.is_empty() { 0.0 } else { validate::entropy(&c) }
+    if c.is_empty() {
+        0.0
+    } else {
+        validate::entropy(&c)
+    }
 }
 
 thread_local! {

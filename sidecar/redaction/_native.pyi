@@ -10,8 +10,15 @@ class Detector:
     """The built-in detectors of ``types`` and configured ``patterns`` (name, regex in the
     regex crate's syntax); ``detect`` returns instances of ``entity``."""
 
-    def __init__(self, types: Sequence[str], *, country_code: int, email_obfuscations: bool,
-                 entity: type[Entity], patterns: Sequence[tuple[str, str]] = ()) -> None: ...
+    def __init__(
+        self,
+        types: Sequence[str],
+        *,
+        country_code: int,
+        email_obfuscations: bool,
+        entity: type[Entity],
+        patterns: Sequence[tuple[str, str]] = (),
+    ) -> None: ...
     def detect(self, text: str) -> list[Entity]: ...
     def detect_kept(self, text: str) -> list[Entity]: ...
 
@@ -21,24 +28,53 @@ class DetectorError(RuntimeError):
 class Replacer:
     """Whole-text redaction: ``detector``'s entities and those of ``detectors`` (each called
     as ``detect(text)`` on every pass, except the one at ``engine_at``, which ``detector``
-    serves), ``allow`` case-folded (see native/src/replacer.rs)."""
+    serves), ``allow`` case-folded (see native/src/replacer/)."""
 
-    def __init__(self, detector: Detector, *, modes: Mapping[str, str], default_mode: str,
-                 hmac_token: Callable[[str, str], str] | None, allow: Sequence[str] = (),
-                 detectors: Sequence[object] = (), engine_at: int | None = None) -> None: ...
+    def __init__(
+        self,
+        detector: Detector,
+        *,
+        modes: Mapping[str, str],
+        default_mode: str,
+        hmac_token: Callable[[str, str], str] | None,
+        allow: Sequence[str] = (),
+        detectors: Sequence[object] = (),
+        engine_at: int | None = None,
+    ) -> None: ...
     @overload
-    def redact(self, text: str, tokens: dict[tuple[str, str], str], numbers: Counter[str],
-               counts: Counter[str], with_entities: Literal[False] = False) -> str: ...
+    def redact(
+        self,
+        text: str,
+        tokens: dict[tuple[str, str], str],
+        numbers: Counter[str],
+        counts: Counter[str],
+        with_entities: Literal[False] = False,
+    ) -> str: ...
     @overload
-    def redact(self, text: str, tokens: dict[tuple[str, str], str], numbers: Counter[str],
-               counts: Counter[str], with_entities: Literal[True]
-               ) -> tuple[str, tuple[Entity, ...]]: ...
-    def redact_many(self, texts: list[str], tokens: dict[tuple[str, str], str],
-                    numbers: Counter[str], counts: Counter[str]
-                    ) -> tuple[list[str], list[str]]: ...
+    def redact(
+        self,
+        text: str,
+        tokens: dict[tuple[str, str], str],
+        numbers: Counter[str],
+        counts: Counter[str],
+        with_entities: Literal[True],
+    ) -> tuple[str, tuple[Entity, ...]]: ...
+    def redact_many(
+        self,
+        texts: list[str],
+        tokens: dict[tuple[str, str], str],
+        numbers: Counter[str],
+        counts: Counter[str],
+    ) -> tuple[list[str], list[str]]: ...
     def kept(self, text: str) -> list[Entity]: ...
-    def token(self, type: str, key: str, tokens: dict[tuple[str, str], str],
-              numbers: Counter[str], counts: Counter[str]) -> str: ...
+    def token(
+        self,
+        type: str,
+        key: str,
+        tokens: dict[tuple[str, str], str],
+        numbers: Counter[str],
+        counts: Counter[str],
+    ) -> str: ...
 
 TYPES: tuple[str, ...]
 """The built-in entity types (native/src/types.rs), in the engine's order."""

@@ -69,9 +69,13 @@ class Redactor:
         uses_hmac = default_mode == "hmac" or "hmac" in self.modes.values()
         if uses_hmac and not hmac_key:
             raise ValueError("the hmac mode needs a key")
-        self._texts: Texts = NativeTexts(self.detectors, modes=self.modes,
-                                         default_mode=default_mode, allow=self.allow,
-                                         hmac_key=hmac_key or b"")
+        self._texts: Texts = NativeTexts(
+            self.detectors,
+            modes=self.modes,
+            default_mode=default_mode,
+            allow=self.allow,
+            hmac_key=hmac_key or b"",
+        )
         # Identifiers and labels holding a value are replaced by a keyed hash: the same
         # value, the same hash, wherever it appears (joins still work).
         self._id_key = id_key or hmac_key or os.urandom(32)
@@ -132,7 +136,8 @@ class Redactor:
         model, version = ident(generator.model), ident(generator.prompt_version)
         if model is not generator.model or version is not generator.prompt_version:
             update["generator"] = generator.model_copy(
-                update={"model": model, "prompt_version": version})
+                update={"model": model, "prompt_version": version}
+            )
         return update
 
     def redact(self, trace: Trace) -> tuple[Trace, dict[str, int]]:
@@ -158,10 +163,14 @@ class Redactor:
             text = next(redacted)
             claim_id = ident(claim.id)
             cited = [ident(c) for c in claim.citation_ids]
-            if (text is not claim.text or claim_id is not claim.id
-                    or any(a is not b for a, b in zip(cited, claim.citation_ids, strict=True))):
-                claim = claim.model_copy(update={"text": text, "id": claim_id,
-                                                 "citation_ids": cited})
+            if (
+                text is not claim.text
+                or claim_id is not claim.id
+                or any(a is not b for a, b in zip(cited, claim.citation_ids, strict=True))
+            ):
+                claim = claim.model_copy(
+                    update={"text": text, "id": claim_id, "citation_ids": cited}
+                )
                 changed = True
             claims.append(claim)
         sources = []
@@ -173,17 +182,27 @@ class Redactor:
                 text = self._texts.redacted(source.text, scope)
                 url = self.redact_url(source.url, scope) if source.url else source.url
             source_id = ident(source.id)
-            if (title is not source.title or text is not source.text or url is not source.url
-                    or source_id is not source.id):
-                source = source.model_copy(update={"title": title, "text": text, "url": url,
-                                                   "id": source_id})
+            if (
+                title is not source.title
+                or text is not source.text
+                or url is not source.url
+                or source_id is not source.id
+            ):
+                source = source.model_copy(
+                    update={"title": title, "text": text, "url": url, "id": source_id}
+                )
                 changed = True
             sources.append(source)
         labels = self._identifiers(trace)
         if not changed and not trace.extra and not labels:
             return trace, dict(scope.counts)
-        update: dict[str, Any] = {"question": question, "answer": answer, "claims": claims,
-                                  "sources": sources, **labels}
+        update: dict[str, Any] = {
+            "question": question,
+            "answer": answer,
+            "claims": claims,
+            "sources": sources,
+            **labels,
+        }
         if trace.extra:
             update["extra"] = self._redact_json(trace.extra, scope)
         return trace.model_copy(update=update), dict(scope.counts)
@@ -221,8 +240,10 @@ class Redactor:
         if isinstance(value, str):
             return self._texts.redacted(value, scope)
         if isinstance(value, dict):
-            return {self.redact_identifier(k) if isinstance(k, str) else k:
-                    self._redact_json(v, scope) for k, v in value.items()}
+            return {
+                self.redact_identifier(k) if isinstance(k, str) else k: self._redact_json(v, scope)
+                for k, v in value.items()
+            }
         if isinstance(value, list):
             return [self._redact_json(v, scope) for v in value]
         return value

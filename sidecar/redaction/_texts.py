@@ -1,6 +1,6 @@
 """One text at a time: every detector's values found and replaced in the native engine.
 
-The Replacer (native/src/replacer.rs) runs the engine's detectors and calls each Python
+The Replacer (native/src/replacer/) runs the engine's detectors and calls each Python
 detector beside them on every pass, then keeps, replaces and numbers the values by one set of
 rules, whatever the settings; the Redactor walks a trace over this.
 """
@@ -21,8 +21,7 @@ from sidecar.redaction._base import Detector, Entity
 from sidecar.redaction._native import Detector as NativeDetector
 from sidecar.redaction._native import DetectorError, Replacer
 
-__all__ = ["PLACEHOLDER", "Mode", "NativeTexts", "Scope", "TextRedaction", "Texts",
-           "hmac_token"]
+__all__ = ["PLACEHOLDER", "Mode", "NativeTexts", "Scope", "TextRedaction", "Texts", "hmac_token"]
 
 logger = logging.getLogger(__name__)
 
@@ -96,16 +95,28 @@ def _engine_of(detectors: Sequence[Detector]) -> tuple[NativeDetector, int | Non
 class NativeTexts:
     """``Texts`` in the native engine, every detector's values included."""
 
-    def __init__(self, detectors: Sequence[Detector], *, modes: Mapping[str, Mode],
-                 default_mode: Mode, allow: Iterable[str], hmac_key: bytes) -> None:
+    def __init__(
+        self,
+        detectors: Sequence[Detector],
+        *,
+        modes: Mapping[str, Mode],
+        default_mode: Mode,
+        allow: Iterable[str],
+        hmac_key: bytes,
+    ) -> None:
         engine, engine_at = _engine_of(detectors)
         uses_hmac = default_mode == "hmac" or "hmac" in modes.values()
         # The token maker holds the key, not the Redactor: no reference cycle through the
         # compiled object, which the garbage collector cannot see into.
         self._replacer = Replacer(
-            engine, modes=dict(modes), default_mode=default_mode,
+            engine,
+            modes=dict(modes),
+            default_mode=default_mode,
             hmac_token=partial(hmac_token, hmac_key) if uses_hmac else None,
-            allow=sorted(allow), detectors=list(detectors), engine_at=engine_at)
+            allow=sorted(allow),
+            detectors=list(detectors),
+            engine_at=engine_at,
+        )
 
     def detect(self, text: str) -> list[Entity] | None:
         try:
@@ -130,8 +141,9 @@ class NativeTexts:
             return FAILED
 
     def redacted_all(self, texts: list[str], scope: Scope) -> list[str]:
-        done, failures = self._replacer.redact_many(texts, scope.tokens, scope.numbers,
-                                                    scope.counts)
+        done, failures = self._replacer.redact_many(
+            texts, scope.tokens, scope.numbers, scope.counts
+        )
         for failure in failures:
             _withheld(failure)
         return done

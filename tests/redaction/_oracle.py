@@ -32,8 +32,15 @@ def _precedence(entity: Entity) -> tuple[int, int, bool]:
 class OracleTexts:
     """The Python rules of one text's redaction."""
 
-    def __init__(self, detectors: Sequence[Detector], *, modes: Mapping[str, Mode],
-                 default_mode: Mode, allow: Iterable[str], hmac_key: bytes) -> None:
+    def __init__(
+        self,
+        detectors: Sequence[Detector],
+        *,
+        modes: Mapping[str, Mode],
+        default_mode: Mode,
+        allow: Iterable[str],
+        hmac_key: bytes,
+    ) -> None:
         self.detectors = list(detectors)
         self.modes = dict(modes)
         self.default_mode = default_mode
@@ -46,8 +53,11 @@ class OracleTexts:
             try:
                 found.extend(detector.detect(text))
             except Exception as exc:
-                logger.warning("redaction detector %s failed (%s); text withheld",
-                               detector.name, type(exc).__name__)
+                logger.warning(
+                    "redaction detector %s failed (%s); text withheld",
+                    detector.name,
+                    type(exc).__name__,
+                )
                 return None
         protected = [m.span() for m in _PLACEHOLDER.finditer(text)]
         found.sort(key=_precedence)
@@ -58,7 +68,7 @@ class OracleTexts:
                 continue
             if any(a < entity.end and entity.start < b for a, b in protected):
                 continue
-            raw = text[entity.start:entity.end]
+            raw = text[entity.start : entity.end]
             if raw.casefold() in self.allow or (entity.key or raw).casefold() in self.allow:
                 continue
             kept.append(entity)
@@ -82,8 +92,11 @@ class OracleTexts:
             if not entities:
                 found.sort(key=_START)
                 return TextRedaction(current, tuple(found))
-            found.extend(e._replace(start=origin[e.start], end=origin[e.end - 1] + 1)
-                         for e in entities if origin[e.start] >= 0 and origin[e.end - 1] >= 0)
+            found.extend(
+                e._replace(start=origin[e.start], end=origin[e.end - 1] + 1)
+                for e in entities
+                if origin[e.start] >= 0 and origin[e.end - 1] >= 0
+            )
         return self._failed(scope)
 
     def redacted(self, text: str, scope: Scope) -> str:
@@ -100,8 +113,9 @@ class OracleTexts:
         scope.counts["REDACTION_ERROR"] += 1
         return TextRedaction(FAILED, ())
 
-    def _apply(self, text: str, entities: list[Entity], scope: Scope,
-               origin: list[int]) -> tuple[str, list[int]]:
+    def _apply(
+        self, text: str, entities: list[Entity], scope: Scope, origin: list[int]
+    ) -> tuple[str, list[int]]:
         """Text with entities replaced, and the index in the original text of each of its
         characters (-1 inside a replacement)."""
         pieces: list[str] = []
@@ -109,10 +123,10 @@ class OracleTexts:
         cursor = 0
         for entity in entities:
             scope.counts[entity.type] += 1
-            key = entity.key if entity.key is not None else text[entity.start:entity.end]
+            key = entity.key if entity.key is not None else text[entity.start : entity.end]
             token = self._token(entity.type, key, scope)
-            pieces += (text[cursor:entity.start], token)
-            new_origin += origin[cursor:entity.start]
+            pieces += (text[cursor : entity.start], token)
+            new_origin += origin[cursor : entity.start]
             new_origin += [-1] * len(token)
             cursor = entity.end
         pieces.append(text[cursor:])
@@ -138,7 +152,11 @@ class OracleTexts:
 def oracle(redactor: Redactor, hmac_key: bytes | None = None) -> Redactor:
     """``redactor`` redacting its texts by the Python rules (``hmac_key``: its key, for the
     hmac mode)."""
-    redactor._texts = OracleTexts(redactor.detectors, modes=redactor.modes,
-                                  default_mode=redactor.default_mode, allow=redactor.allow,
-                                  hmac_key=hmac_key or b"")
+    redactor._texts = OracleTexts(
+        redactor.detectors,
+        modes=redactor.modes,
+        default_mode=redactor.default_mode,
+        allow=redactor.allow,
+        hmac_key=hmac_key or b"",
+    )
     return redactor

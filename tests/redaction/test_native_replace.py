@@ -42,7 +42,7 @@ def _allowed() -> list[str]:
     values = []
     for line in load_corpus("dev")[:60]:
         text = line["text"]
-        values += [text[e.start:e.end].swapcase() for e in detector.detect_kept(text)[:1]]
+        values += [text[e.start : e.end].swapcase() for e in detector.detect_kept(text)[:1]]
     return values
 
 
@@ -60,29 +60,40 @@ class _Names:
     name = "names"
 
     def detect(self, text: str) -> list[Entity]:
-        found = [Entity("PERSON", m.start(), m.end(), m.group().lower())
-                 for m in re.finditer(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", text)]
+        found = [
+            Entity("PERSON", m.start(), m.end(), m.group().lower())
+            for m in re.finditer(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", text)
+        ]
         return found + [Entity("PERSON", m.start(), m.start()) for m in re.finditer("#", text)]
 
 
-def _pair(patterns: list[tuple[str, str]] | None = None, python: bool = False,
-          **kwargs: Any) -> tuple[Redactor, Redactor]:
+def _pair(
+    patterns: list[tuple[str, str]] | None = None, python: bool = False, **kwargs: Any
+) -> tuple[Redactor, Redactor]:
     """The same configuration twice: the engine's way, and the Python rules (with
     ``patterns``, the configured patterns in the engine, and on RE2 beside it; with
     ``python``, a Python detector beside the built-in ones)."""
     extra = [_Names()] if python else []
     native = Redactor([PatternDetector(patterns=patterns or ()), *extra], **kwargs)
-    reference = Redactor([PatternDetector(), *(RegexDetector(name, pattern)
-                                               for name, pattern in patterns or ()), *extra],
-                         **kwargs)
+    reference = Redactor(
+        [
+            PatternDetector(),
+            *(RegexDetector(name, pattern) for name, pattern in patterns or ()),
+            *extra,
+        ],
+        **kwargs,
+    )
     return native, oracle(reference, kwargs.get("hmac_key"))
 
 
 # RE2 cannot read a text with lone surrogates (its detector fails, the text is withheld),
 # where the engine reads each as U+FFFD: the traces test leaves such texts out for these.
 PATTERN_PAIRS = [_pair(PATTERNS, **kwargs) for kwargs in (MODES[0], MODES[3], ALLOW[0])]
-PAIRS = ([_pair(**kwargs) for kwargs in MODES + ALLOW] + PATTERN_PAIRS
-         + [_pair(python=True, **kwargs) for kwargs in (MODES[0], MODES[3], ALLOW[1])])
+PAIRS = (
+    [_pair(**kwargs) for kwargs in MODES + ALLOW]
+    + PATTERN_PAIRS
+    + [_pair(python=True, **kwargs) for kwargs in (MODES[0], MODES[3], ALLOW[1])]
+)
 
 
 def _same_text(native: Redactor, python: Redactor, texts: list[str]) -> None:
@@ -94,10 +105,18 @@ def _same_text(native: Redactor, python: Redactor, texts: list[str]) -> None:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(ANY_TEXT, st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)),
-                                             max_size=3),
-                          st.sampled_from(PLACEHOLDERS)), min_size=1, max_size=4),
-       st.data())
+@given(
+    st.lists(
+        st.tuples(
+            ANY_TEXT,
+            st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), max_size=3),
+            st.sampled_from(PLACEHOLDERS),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.data(),
+)
 def test_generated_texts_give_the_same_results_both_ways(
     drafts: list[tuple[str, list[tuple[str, int]], str]], data: st.DataObject
 ) -> None:
@@ -114,7 +133,7 @@ def test_generated_texts_give_the_same_results_both_ways(
 
 def _chunks(texts: list[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(texts), size):
-        yield texts[start:start + size]
+        yield texts[start : start + size]
 
 
 def test_corpus_texts_and_hard_negatives_give_the_same_results_both_ways() -> None:
@@ -122,24 +141,37 @@ def test_corpus_texts_and_hard_negatives_give_the_same_results_both_ways() -> No
     texts = [line["text"] for line in load_corpus("dev")]
     texts += [negative_phrase(rng) for _ in range(500)]
     # values glued to placeholders, which later passes and the placeholder shield decide
-    texts += [f"{rng.choice(texts)[:60]}{rng.choice(PLACEHOLDERS)}{rng.choice(texts)[:60]}"
-              for _ in range(500)]
+    texts += [
+        f"{rng.choice(texts)[:60]}{rng.choice(PLACEHOLDERS)}{rng.choice(texts)[:60]}"
+        for _ in range(500)
+    ]
     for native, python in PAIRS:
         for chunk in _chunks(texts, 8):
             _same_text(native, python, chunk)
 
 
 def _trace(rng: random.Random, values: list[str]) -> Trace:
-    urls = [None, "https://docs.example.com/a", "https://x.example/a?phone=555-201-7731",
-            "http://user:pw1234@host.example/p", "https://x.example/p#jane@example.com",
-            "http://[bad"]
+    urls = [
+        None,
+        "https://docs.example.com/a",
+        "https://x.example/a?phone=555-201-7731",
+        "http://user:pw1234@host.example/p",
+        "https://x.example/p#jane@example.com",
+        "http://[bad",
+    ]
     return make_trace(
         question=f"Is {rng.choice(values)} right?",
         answer=f"Yes {rng.choice(values)} [S1].",
-        sources=[{"id": f"S{n}", "title": rng.choice(values), "text": rng.choice(values),
-                  "url": rng.choice(urls)} for n in (1, 2, 3)],
-        claims=[{"id": "c1", "text": rng.choice(values), "citation_ids": ["S1"],
-                 "importance": 3}],
+        sources=[
+            {
+                "id": f"S{n}",
+                "title": rng.choice(values),
+                "text": rng.choice(values),
+                "url": rng.choice(urls),
+            }
+            for n in (1, 2, 3)
+        ],
+        claims=[{"id": "c1", "text": rng.choice(values), "citation_ids": ["S1"], "importance": 3}],
         note=rng.choice(values),
     )
 
@@ -149,8 +181,11 @@ def test_traces_give_the_same_results_both_ways() -> None:
     text and URL in turn: the numbering is the same either way."""
     rng = random.Random(5)
     values = [line["text"] for line in load_corpus("dev")][:400] + [
-        "call 555-201-7731", "<PHONE_1> and 555-201-7731", "bad \ud800 then anna@example.com",
-        "nothing here"]
+        "call 555-201-7731",
+        "<PHONE_1> and 555-201-7731",
+        "bad \ud800 then anna@example.com",
+        "nothing here",
+    ]
     traces = [_trace(rng, values) for _ in range(150)]
     readable = [_trace(rng, [v for v in values if "\ud800" not in v]) for _ in range(150)]
     for native, python in PAIRS:
@@ -160,9 +195,11 @@ def test_traces_give_the_same_results_both_ways() -> None:
 
 def test_a_text_with_lone_surrogates_takes_its_turn_in_the_numbering() -> None:
     native, _ = PAIRS[0]
-    trace = make_trace(question="a@example.com", answer="b@example.com \ud800 [S1].",
-                       claims=[{"id": "c1", "text": "c@example.com", "citation_ids": ["S1"],
-                                "importance": 1}])
+    trace = make_trace(
+        question="a@example.com",
+        answer="b@example.com \ud800 [S1].",
+        claims=[{"id": "c1", "text": "c@example.com", "citation_ids": ["S1"], "importance": 1}],
+    )
     redacted, counts = native.redact(trace)
     assert (redacted.question, redacted.claims[0].text) == ("<EMAIL_1>", "<EMAIL_3>")
     assert redacted.answer == "<EMAIL_2> \ud800 [S1]."
@@ -188,8 +225,9 @@ def test_a_detector_failure_withholds_the_text_and_is_counted(
     with caplog.at_level(logging.DEBUG):
         assert redactor.redact_text("fail: call 555-201-7731", scope).text == "<REDACTED>"
         assert redactor.detect("fail") is None
-        redacted, counts = redactor.redact(make_trace(question="fail: call 555-201-7731",
-                                                      answer="call 555-201-7731 [S1]."))
+        redacted, counts = redactor.redact(
+            make_trace(question="fail: call 555-201-7731", answer="call 555-201-7731 [S1].")
+        )
     assert scope.counts == {"REDACTION_ERROR": 1}
     assert (redacted.question, redacted.answer) == ("<REDACTED>", "call <PHONE_1> [S1].")
     assert counts["REDACTION_ERROR"] == 1

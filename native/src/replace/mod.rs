@@ -1,5 +1,6 @@
 //! Redaction of a whole text in one call: every detector's entities (the engine's and those
-//! of Python detectors, see replacer.rs) chosen as the Redactor chooses them, each replaced by
+//! of Python detectors, see native/src/replacer/) chosen as the Redactor chooses them, each
+//! replaced by
 //! its placeholder, hmac token or nothing, and detection run again on the result until it
 //! finds nothing, an allow-list's values passed over (tests/redaction/_oracle.py holds the
 //! same rules in Python, the reference the tests hold this to).
@@ -8,185 +9,22 @@
 //! counts, read and written here, so a value keeps its placeholder across the texts of a
 //! trace.
 
+mod keep;
+mod table;
+
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
-use regex::Regex;
+
+pub use keep::{keep, keep_unless, Offsets};
+pub use table::{Mode, Modes, Table};
 
 use crate::{Ent, Ty};
+use keep::protected;
 
 /// At most this many passes over one text; a text still changing after them is withheld.
 pub const MAX_PASSES: usize = 16;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Placeholder,
-    Hmac,
-    Drop,
-}
-
-impl Mode {
-    pub fn parse(name: &str) -> Option<Mode> {
-        match name {
-            "placeholder" => Some(Mode::Placeholder),
-            "hmac" => Some(Mode::Hmac),
-            "drop" => Some(Mode::Drop),
-            _ => None,
-        }
-    }
-}
-
-/// What the redactor writes, never detected again (the Python PLACEHOLDER pattern).
-fn placeholder() -> &'static Regex {
-    static PLACEHOLDER: OnceLock<Regex> = OnceLock::new();
-    PLACEHOLDER.get_or_init(|| {
-        Regex::new(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>").expect("placeholder pattern")
-    })
-}
-
-/// Code point offsets of the byte offsets of one str, computed once when it is not ASCII.
-pub struct Offsets {
-    /// byte offset of each code point, and of the end (None: ASCII, the same numbers)
-    c2b: Option<Vec<usize>>,
-}
-
-impl Offsets {
-    pub fn new(s: &str) -> Self {
-        if s.is_ascii() {
-            return Offsets { c2b: None };
-        }
-        let mut c2b: Vec<usize> = s.char_indices().map(|(b, _)| b).collect();
-        c2b.push(s.len());
-        Offsets { c2b: Some(c2b) }
-    }
-
-    pub fn byte(&self, char_index: usize) -> usize {
-        match &self.c2b {
-            None => char_index,
-            Some(map) => map[char_index],
-        }
-    }
-
-    /// The code point offset of a byte offset at a character boundary.
-    pub fn char_of(&self, byte: usize) -> usize {
-        match &self.c2b {
-            None => byte,
-            Some(map) => map.partition_point(|&b| b < byte),
-        }
-    }
-}
-
-/// The placeholders already in ``s``, as code point spans (never overlapping, in order).
-fn protected(s: &str, offsets: &Offsets) -> Vec<(usize, usize)> {
-    if !s.contains('<') {
-        return Vec::new();
-    }
-    placeholder().find_iter(s).map(|m| (offsets.char_of(m.start()), offsets.char_of(m.end()))).collect()
-}
-
-/// The entities a Redactor keeps: earliest, then longest, on the same span another type
-/// before SECRET (``secret``: whether the type at each index is named SECRET; ties in the
-/// detectors' order); none overlapping one kept before it, none overlapping a placeholder,
-/// none empty. In text order.
-pub fn keep(found: Vec<Ent>, protected: &[(usize, usize)], secret: &[bool]) -> Vec<Ent> {
-    keep_unless(found, protected, secret, &mut |_| false)
-}
-
-/// ``keep``, passing over the entities ``allowed`` says stay (an allow-list's values), which
-/// then hide nothing after them.
-pub fn keep_unless(mut found: Vec<Ent>, protected: &[(usize, usize)], secret: &[bool],
-                   allowed: &mut dyn FnMut(&Ent) -> bool) -> Vec<Ent> {
-    found.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end), secret[e.ty.index()]));
-    let mut last_end = 0;
-    let mut shield = 0;
-    found.retain(|e| {
-        if e.start < last_end || e.end <= e.start {
-            return false;
-        }
-        while shield < protected.len() && protected[shield].1 <= e.start {
-            shield += 1;
-        }
-        if shield < protected.len() && protected[shield].0 < e.end {
-            return false;
-        }
-        if allowed(e) {
-            return false;
-        }
-        last_end = e.end;
-        true
-    });
-    found
-}
-
-/// The entity types a replacer knows, by their place (``Ty::index``): the detector's
-/// (built-in, then configured), then those Python detectors reported, in the order seen.
-pub struct Table {
-    pub names: Vec<Py<PyString>>,
-    pub modes: Vec<Mode>,
-    /// whether the type is named SECRET (which loses a tie on the same span)
-    pub secret: Vec<bool>,
-    /// the first place of each name
-    by_name: HashMap<String, usize>,
-}
-
-impl Table {
-    pub fn new(py: Python<'_>, names: &[String], modes: &Modes) -> Self {
-        let mut table = Table { names: Vec::new(), modes: Vec::new(), secret: Vec::new(),
-                                by_name: HashMap::new() };
-        for name in names {
-            table.push(py, name, modes);
-        }
-        table
-    }
-
-    fn push(&mut self, py: Python<'_>, name: &str, modes: &Modes) {
-        self.by_name.entry(name.to_owned()).or_insert(self.names.len());
-        self.names.push(PyString::intern(py, name).unbind());
-        self.modes.push(modes.of(name));
-        self.secret.push(name == "SECRET");
-    }
-
-    /// The type named ``name``, if the table has it.
-    pub fn find(&self, name: &str) -> Option<Ty> {
-        self.by_name.get(name).and_then(|&i| Ty::at(i))
-    }
-
-    /// The table with ``name`` added (the types are few: a copy per new one is cheap), or
-    /// None when there are too many types to number.
-    pub fn with(&self, py: Python<'_>, name: &str, modes: &Modes) -> Option<Arc<Table>> {
-        Ty::at(self.names.len())?;
-        let mut table = Table { names: self.names.iter().map(|n| n.clone_ref(py)).collect(),
-                                modes: self.modes.clone(), secret: self.secret.clone(),
-                                by_name: self.by_name.clone() };
-        table.push(py, name, modes);
-        Some(Arc::new(table))
-    }
-}
-
-/// The modes of the Redactor's settings: per type name, and the default.
-pub struct Modes {
-    by_type: HashMap<String, Mode>,
-    default: Mode,
-}
-
-impl Modes {
-    /// None for a name that is no mode.
-    pub fn new(by_type: &HashMap<String, String>, default: &str) -> Option<Modes> {
-        let by_type = by_type.iter().map(|(t, m)| Some((t.clone(), Mode::parse(m)?)))
-            .collect::<Option<HashMap<_, _>>>()?;
-        Some(Modes { by_type, default: Mode::parse(default)? })
-    }
-
-    pub fn of(&self, name: &str) -> Mode {
-        self.by_type.get(name).copied().unwrap_or(self.default)
-    }
-
-    pub fn uses_hmac(&self) -> bool {
-        self.default == Mode::Hmac || self.by_type.values().any(|&m| m == Mode::Hmac)
-    }
-}
 
 /// The trace's scope: the Redactor's Scope dicts, and what this call learnt of them.
 pub struct Scope<'py> {
@@ -200,8 +38,11 @@ pub struct Scope<'py> {
 }
 
 impl<'py> Scope<'py> {
-    pub fn new(tokens: Bound<'py, PyDict>, numbers: Bound<'py, PyDict>, counts: Bound<'py, PyDict>)
-               -> Self {
+    pub fn new(
+        tokens: Bound<'py, PyDict>,
+        numbers: Bound<'py, PyDict>,
+        counts: Bound<'py, PyDict>,
+    ) -> Self {
         Scope { tokens, numbers, counts, known: Vec::new(), counted: Vec::new(), failures: 0 }
     }
 
@@ -266,8 +107,13 @@ pub struct Replacement {
 impl Replacement {
     /// The token of one value of type ``ty``, made and remembered in the scope on first
     /// sight (None: dropped).
-    pub fn token<'py>(&self, scope: &mut Scope<'py>, texts: &dyn Texts<'py>, ty: Ty, key: &str)
-                      -> PyResult<Option<Bound<'py, PyString>>> {
+    pub fn token<'py>(
+        &self,
+        scope: &mut Scope<'py>,
+        texts: &dyn Texts<'py>,
+        ty: Ty,
+        key: &str,
+    ) -> PyResult<Option<Bound<'py, PyString>>> {
         let py = scope.tokens.py();
         let table = texts.table();
         let i = ty.index();
@@ -285,9 +131,10 @@ impl Replacement {
             Some(token) => token.downcast_into::<PyString>()?,
             None => {
                 let token = match (mode, &self.hmac) {
-                    (Mode::Hmac, Some(hmac)) => {
-                        hmac.bind(py).call1((name, scope_key.get_item(1)?))?.downcast_into::<PyString>()?
-                    }
+                    (Mode::Hmac, Some(hmac)) => hmac
+                        .bind(py)
+                        .call1((name, scope_key.get_item(1)?))?
+                        .downcast_into::<PyString>()?,
                     _ => {
                         let n: usize = match scope.numbers.get_item(name)? {
                             Some(value) => value.extract::<usize>()? + 1,
@@ -306,8 +153,13 @@ impl Replacement {
     }
 
     /// ``token``, counted as one replacement of ``ty``.
-    pub fn count<'py>(&self, scope: &mut Scope<'py>, texts: &dyn Texts<'py>, ty: Ty, key: &str)
-                      -> PyResult<Option<Bound<'py, PyString>>> {
+    pub fn count<'py>(
+        &self,
+        scope: &mut Scope<'py>,
+        texts: &dyn Texts<'py>,
+        ty: Ty,
+        key: &str,
+    ) -> PyResult<Option<Bound<'py, PyString>>> {
         scope.grow(texts.table().names.len());
         scope.counted[ty.index()] += 1;
         self.token(scope, texts, ty, key)
@@ -315,8 +167,13 @@ impl Replacement {
 
     /// ``s`` with ``entities`` (code point spans of it, in order, not overlapping) replaced,
     /// and the code point length of each one's replacement.
-    fn apply<'py>(&self, scope: &mut Scope<'py>, texts: &dyn Texts<'py>, s: &str,
-                  entities: &[Ent]) -> PyResult<(String, Vec<usize>)> {
+    fn apply<'py>(
+        &self,
+        scope: &mut Scope<'py>,
+        texts: &dyn Texts<'py>,
+        s: &str,
+        entities: &[Ent],
+    ) -> PyResult<(String, Vec<usize>)> {
         let offsets = Offsets::new(s);
         let mut out = String::with_capacity(s.len());
         let mut lengths = Vec::with_capacity(entities.len());
@@ -352,7 +209,8 @@ impl Replacement {
         keep_unless(found, &shield, &secret, &mut |e: &Ent| {
             let raw = &s[offsets.byte(e.start)..offsets.byte(e.end)];
             // `key or raw`: an empty key is no key here
-            texts.allowed(raw) || texts.allowed(e.key.as_deref().filter(|k| !k.is_empty()).unwrap_or(raw))
+            texts.allowed(raw)
+                || texts.allowed(e.key.as_deref().filter(|k| !k.is_empty()).unwrap_or(raw))
         })
     }
 }
@@ -369,10 +227,17 @@ pub enum Redacted {
 }
 
 /// Redacts ``original``, reading it and each pass's result with ``texts``.
-pub fn redact<'py>(replacement: &Replacement, scope: &mut Scope<'py>, texts: &mut dyn Texts<'py>,
-                   original: &str, with_entities: bool) -> PyResult<Redacted> {
+pub fn redact<'py>(
+    replacement: &Replacement,
+    scope: &mut Scope<'py>,
+    texts: &mut dyn Texts<'py>,
+    original: &str,
+    with_entities: bool,
+) -> PyResult<Redacted> {
     if original.len() >= INSIDE_TOKEN as usize {
-        return Err(pyo3::exceptions::PyValueError::new_err("text too long to redact (4 GB or more)"));
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "text too long to redact (4 GB or more)",
+        ));
     }
     let found = texts.find(original)?;
     let first = replacement.keep(found, original, texts);
