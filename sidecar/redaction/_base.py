@@ -17,7 +17,8 @@ def check_types(engine: tuple[str, ...], declared: tuple[str, ...]) -> tuple[str
     if engine != declared:
         raise ImportError(
             f"the redaction engine's types {list(engine)} differ from schemas.RedactionType "
-            f"{list(declared)}: rebuild native/ or update schemas/evaluation.py")
+            f"{list(declared)}: rebuild native/ or update schemas/evaluation.py"
+        )
     return engine
 
 

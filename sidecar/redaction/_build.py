@@ -34,8 +34,11 @@ class RegexDetector:
     def detect(self, text: str) -> list[Entity]:
         """Every non-empty match of the pattern."""
         group = 1 if self._regex.groups else 0
-        return [Entity(self.entity_type, m.start(group), m.end(group))
-                for m in self._regex.finditer(text) if m.end(group) > m.start(group)]
+        return [
+            Entity(self.entity_type, m.start(group), m.end(group))
+            for m in self._regex.finditer(text)
+            if m.end(group) > m.start(group)
+        ]
 
 
 def load_detector(spec: str) -> Detector:
@@ -48,8 +51,9 @@ def load_detector(spec: str) -> Detector:
         factory = getattr(importlib.import_module(module_name), attribute)
         detector = factory()
     except Exception as exc:
-        raise ConfigError(f"redaction.ner_detector {spec}: cannot load: "
-                          f"{type(exc).__name__}: {exc}") from None
+        raise ConfigError(
+            f"redaction.ner_detector {spec}: cannot load: {type(exc).__name__}: {exc}"
+        ) from None
     if not isinstance(detector, Detector):
         raise ConfigError(f"redaction.ner_detector {spec}: has no name and detect(text)")
     return detector
@@ -62,8 +66,12 @@ def build_redactor(settings: RedactionSettings) -> Redactor:
     """
     detectors: list[Detector] = []
     patterns = [(p.name, p.pattern) for p in settings.custom_patterns]
-    builtin = partial(PatternDetector, settings.types, phone_region=settings.phone_region,
-                      email_obfuscations=settings.email_obfuscations)
+    builtin = partial(
+        PatternDetector,
+        settings.types,
+        phone_region=settings.phone_region,
+        email_obfuscations=settings.email_obfuscations,
+    )
     if settings.types or patterns:
         try:
             # Configured patterns run in the engine with the built-in types: a text stays
@@ -71,13 +79,21 @@ def build_redactor(settings: RedactionSettings) -> Redactor:
             detectors.append(builtin(patterns=patterns))
             patterns = []
         except (ValueError, TypeError) as exc:
-            logger.warning("redaction.custom_patterns run on RE2 beside the engine, slower "
-                           "(the engine refused them: %s)", str(exc).splitlines()[0])
+            logger.warning(
+                "redaction.custom_patterns run on RE2 beside the engine, slower "
+                "(the engine refused them: %s)",
+                str(exc).splitlines()[0],
+            )
             if settings.types:
                 detectors.append(builtin())
     detectors.extend(RegexDetector(name, pattern) for name, pattern in patterns)
     if settings.ner_detector:
         detectors.append(load_detector(settings.ner_detector))
     key = settings.hmac_key.get_secret_value().encode() if settings.hmac_key else None
-    return Redactor(detectors, modes=settings.modes, default_mode=settings.default_mode,
-                    allow=settings.allow, hmac_key=key)
+    return Redactor(
+        detectors,
+        modes=settings.modes,
+        default_mode=settings.default_mode,
+        allow=settings.allow,
+        hmac_key=key,
+    )

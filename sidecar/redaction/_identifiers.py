@@ -21,8 +21,7 @@ def rewrite_ids(record: _Model, raw: Trace, redacted: Trace) -> _Model:
     pairs += [(old.id, new.id) for old, new in zip(raw.claims, redacted.claims, strict=True)]
     mapping.update((old_id, new_id) for old_id, new_id in pairs if old_id != new_id)
     for old_claim, new_claim in zip(raw.claims, redacted.claims, strict=True):
-        for old_id, new_id in zip(old_claim.citation_ids, new_claim.citation_ids,
-                                  strict=True):
+        for old_id, new_id in zip(old_claim.citation_ids, new_claim.citation_ids, strict=True):
             if old_id != new_id:
                 mapping[old_id] = new_id
     if not mapping:

@@ -19,8 +19,14 @@ from sidecar.redaction._native import Detector
 __all__ = ["PatternDetector", "engine_syntax"]
 
 # RE2's classes are ASCII, the regex crate's Unicode: spelled out, RE2's meaning is kept.
-_CLASSES = {"d": "[0-9]", "D": "[^0-9]", "w": "[0-9A-Za-z_]", "W": "[^0-9A-Za-z_]",
-            "s": "[\\t\\n\\f\\r ]", "S": "[^\\t\\n\\f\\r ]"}
+_CLASSES = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": "[0-9A-Za-z_]",
+    "W": "[^0-9A-Za-z_]",
+    "s": "[\\t\\n\\f\\r ]",
+    "S": "[^\\t\\n\\f\\r ]",
+}
 _BOUNDARIES = {"b": "(?-u:\\b)", "B": "(?-u:\\B)"}
 
 
@@ -44,7 +50,7 @@ def engine_syntax(pattern: str) -> str:
             elif escaped in _BOUNDARIES and depth == 0:
                 out.append(_BOUNDARIES[escaped])
             else:
-                out.append(pattern[i:i + 2])
+                out.append(pattern[i : i + 2])
             i += 2
             continue
         if depth > 0 and pattern.startswith(("&&", "~~", "--"), i):
@@ -105,19 +111,32 @@ class PatternDetector:
 
     name = "patterns"
 
-    def __init__(self, types: Iterable[str] = BUILTIN_TYPES, *, phone_region: str = "US",
-                 email_obfuscations: bool = True,
-                 patterns: Sequence[tuple[str, str]] = ()) -> None:
+    def __init__(
+        self,
+        types: Iterable[str] = BUILTIN_TYPES,
+        *,
+        phone_region: str = "US",
+        email_obfuscations: bool = True,
+        patterns: Sequence[tuple[str, str]] = (),
+    ) -> None:
         self.types = frozenset(types)
         unknown = self.types - set(BUILTIN_TYPES)
         if unknown:
             raise ValueError(f"unknown entity types: {sorted(unknown)}")
         self.phone_region = phone_region.upper()
         self.patterns = tuple(patterns)
-        extra = {"patterns": [(name, engine_syntax(p)) for name, p in self.patterns]
-                 } if self.patterns else {}
-        engine = Detector(sorted(self.types), country_code=_country_code(self.phone_region),
-                          email_obfuscations=email_obfuscations, entity=Entity, **extra)
+        extra = (
+            {"patterns": [(name, engine_syntax(p)) for name, p in self.patterns]}
+            if self.patterns
+            else {}
+        )
+        engine = Detector(
+            sorted(self.types),
+            country_code=_country_code(self.phone_region),
+            email_obfuscations=email_obfuscations,
+            entity=Entity,
+            **extra,
+        )
         self.engine = engine
         self.detect: Callable[[str], list[Entity]] = engine.detect
         self.detect_kept: Callable[[str], list[Entity]] = engine.detect_kept

@@ -31,9 +31,14 @@ class PresidioDetector:
 
     name = "presidio"
 
-    def __init__(self, analyzer: Any, *, language: str = "en",
-                 entities: Mapping[str, str] = DEFAULT_ENTITIES,
-                 min_score: float = 0.5) -> None:
+    def __init__(
+        self,
+        analyzer: Any,
+        *,
+        language: str = "en",
+        entities: Mapping[str, str] = DEFAULT_ENTITIES,
+        min_score: float = 0.5,
+    ) -> None:
         self._analyzer = analyzer
         self._language = language
         self._entities = dict(entities)
@@ -41,10 +46,14 @@ class PresidioDetector:
 
     def detect(self, text: str) -> list[Entity]:
         """The mapped entities Presidio finds in ``text``."""
-        results = self._analyzer.analyze(text, language=self._language,
-                                          entities=sorted(self._entities))
-        return [Entity(self._entities[r.entity_type], r.start, r.end) for r in results
-                if r.entity_type in self._entities and r.score >= self._min_score]
+        results = self._analyzer.analyze(
+            text, language=self._language, entities=sorted(self._entities)
+        )
+        return [
+            Entity(self._entities[r.entity_type], r.start, r.end)
+            for r in results
+            if r.entity_type in self._entities and r.score >= self._min_score
+        ]
 
 
 def analyzer_for(nlp: Any, *, language: str = "en") -> Any:
@@ -60,8 +69,7 @@ def analyzer_for(nlp: Any, *, language: str = "en") -> Any:
     engine.load()
     registry = RecognizerRegistry(supported_languages=[language])
     registry.load_predefined_recognizers(nlp_engine=engine, languages=[language])
-    return AnalyzerEngine(nlp_engine=engine, registry=registry,
-                          supported_languages=[language])
+    return AnalyzerEngine(nlp_engine=engine, registry=registry, supported_languages=[language])
 
 
 def detector(model: str = "en_core_web_lg") -> PresidioDetector:

@@ -18,8 +18,34 @@ from faker import Faker
 
 __all__ = ["cf_check", "dni_letter", "lookalike", "national_id"]
 
-_ODD = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25,
-        24, 23]
+_ODD = [
+    1,
+    0,
+    5,
+    7,
+    9,
+    13,
+    15,
+    17,
+    19,
+    21,
+    2,
+    4,
+    18,
+    20,
+    11,
+    3,
+    6,
+    8,
+    12,
+    14,
+    16,
+    10,
+    22,
+    25,
+    24,
+    23,
+]
 _OMOCODIA = "LMNPQRSTUV"  # the letters that stand for 0-9
 _DNI = "TRWAGMYFPDXBNJZSQVHLCKE"
 # National Insurance prefixes: no D, F, I, Q, U, V; no O second; not BG, GB, KN, NK, NT, TN, ZZ
@@ -62,7 +88,7 @@ def codice_fiscale(rng: random.Random) -> str:
     roll = rng.random()
     if roll < 0.15:  # omocodia: digits turned into letters from the right, check recomputed
         chars = list(code[:15])
-        for place in [14, 13, 12, 10, 9, 7, 6][:rng.randint(1, 3)]:
+        for place in [14, 13, 12, 10, 9, 7, 6][: rng.randint(1, 3)]:
             chars[place] = _OMOCODIA[int(chars[place])]
         code = "".join(chars) + cf_check("".join(chars))
     elif roll < 0.22:  # a wrong check character: still someone's code, mistyped
@@ -77,8 +103,14 @@ def national_insurance(rng: random.Random) -> str:
     while prefix in ("BG", "GB", "KN", "NK", "NT", "TN"):
         prefix = rng.choice(_NI_FIRST) + rng.choice(_NI_SECOND)
     d, suffix = _digits(rng, 6), rng.choice("ABCD")
-    value = rng.choice([f"{prefix}{d}{suffix}", f"{prefix} {d[:2]} {d[2:4]} {d[4:]} {suffix}",
-                        f"{prefix} {d} {suffix}", f"{prefix}-{d[:2]}-{d[2:4]}-{d[4:]}-{suffix}"])
+    value = rng.choice(
+        [
+            f"{prefix}{d}{suffix}",
+            f"{prefix} {d[:2]} {d[2:4]} {d[4:]} {suffix}",
+            f"{prefix} {d} {suffix}",
+            f"{prefix}-{d[:2]}-{d[2:4]}-{d[4:]}-{suffix}",
+        ]
+    )
     return value.lower() if " " not in value and "-" not in value and rng.random() < 0.2 else value
 
 
@@ -86,8 +118,15 @@ def dni_or_nie(rng: random.Random) -> str:
     if rng.random() < 0.6:
         number = rng.randint(1, 99_999_999)
         d, letter = f"{number:08d}", dni_letter(number)
-        return rng.choice([f"{d}{letter}", f"{d}-{letter}", f"{d} {letter}",
-                           f"{d[:2]}.{d[2:5]}.{d[5:]}-{letter}", f"{d}{letter.lower()}"])
+        return rng.choice(
+            [
+                f"{d}{letter}",
+                f"{d}-{letter}",
+                f"{d} {letter}",
+                f"{d[:2]}.{d[2:5]}.{d[5:]}-{letter}",
+                f"{d}{letter.lower()}",
+            ]
+        )
     first = rng.choice("XYZ")
     number = rng.randint(0, 9_999_999)
     letter = dni_letter(int("XYZ".index(first) * 10_000_000 + number))
@@ -106,8 +145,9 @@ def curp(rng: random.Random) -> str:
 
 def national_id(rng: random.Random) -> str:
     """A national identifier with letters, of a random format."""
-    return rng.choices([codice_fiscale, national_insurance, dni_or_nie, pan, curp],
-                       weights=[3, 3, 3, 1, 1])[0](rng)
+    return rng.choices(
+        [codice_fiscale, national_insurance, dni_or_nie, pan, curp], weights=[3, 3, 3, 1, 1]
+    )[0](rng)
 
 
 def lookalike(rng: random.Random) -> str:
@@ -120,13 +160,19 @@ def lookalike(rng: random.Random) -> str:
     cf_wrong = rng.choice(up.replace(cf_check(cf), ""))
     isbn = f"0-{_digits(rng, 3)}-{_digits(rng, 5)}-X"
     vin = "".join(rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ0123456789") for _ in range(17))
-    return rng.choice([
-        f"part no. {letters(2)}{_digits(rng, 6)}{rng.choice('ABCD')}",
-        f"SKU {letters(2)} {_digits(rng, 2)} {_digits(rng, 2)} {_digits(rng, 2)} {letters(1)}",
-        f"order {number}{wrong}", f"serial {number}-{wrong}", f"model {cf}{cf_wrong}",
-        f"ISBN {isbn}", f"VIN {vin}", f"flight {letters(2)}{rng.randint(10, 9999)}",
-        f"postcode {rng.choice(['SW1A 1AA', 'EC1A 1BB', 'M1 1AE', 'B33 8TH', 'CR2 6XH'])}",
-        f"the {letters(3)} {rng.randint(2, 9)}{_digits(rng, 3)} model",
-        f"firmware {letters(2)}{_digits(rng, 2)}.{_digits(rng, 2)}.{_digits(rng, 3)}",
-        f"tracking {letters(2)}{_digits(rng, 9)}{letters(2)}",
-    ])
+    return rng.choice(
+        [
+            f"part no. {letters(2)}{_digits(rng, 6)}{rng.choice('ABCD')}",
+            f"SKU {letters(2)} {_digits(rng, 2)} {_digits(rng, 2)} {_digits(rng, 2)} {letters(1)}",
+            f"order {number}{wrong}",
+            f"serial {number}-{wrong}",
+            f"model {cf}{cf_wrong}",
+            f"ISBN {isbn}",
+            f"VIN {vin}",
+            f"flight {letters(2)}{rng.randint(10, 9999)}",
+            f"postcode {rng.choice(['SW1A 1AA', 'EC1A 1BB', 'M1 1AE', 'B33 8TH', 'CR2 6XH'])}",
+            f"the {letters(3)} {rng.randint(2, 9)}{_digits(rng, 3)} model",
+            f"firmware {letters(2)}{_digits(rng, 2)}.{_digits(rng, 2)}.{_digits(rng, 3)}",
+            f"tracking {letters(2)}{_digits(rng, 9)}{letters(2)}",
+        ]
+    )

@@ -20,8 +20,18 @@ FORMAT = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u200e", "\u2063")
 DASHES = ("\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212", "\ufe63", "\uff0d")
 SPACES = ("\u2009", "\u202f", "\u2007", "\u2002", "\u3000", "\u205f", "\u1680")
 ZEROS = (0x660, 0x6F0, 0x966, 0x9E6, 0xA66, 0xE50, 0x1040, 0xFF10, 0x1D7CE, 0x1D7EC)
-NAMED = {"@": "&commat;", ".": "&period;", "-": "&hyphen;", ":": "&colon;", "+": "&plus;",
-         "/": "&sol;", "_": "&lowbar;", "=": "&equals;", "(": "&lpar;", ")": "&rpar;"}
+NAMED = {
+    "@": "&commat;",
+    ".": "&period;",
+    "-": "&hyphen;",
+    ":": "&colon;",
+    "+": "&plus;",
+    "/": "&sol;",
+    "_": "&lowbar;",
+    "=": "&equals;",
+    "(": "&lpar;",
+    ")": "&rpar;",
+}
 
 
 def _inserted(value: str, rng: random.Random, chars: tuple[str, ...]) -> str:
@@ -30,14 +40,16 @@ def _inserted(value: str, rng: random.Random, chars: tuple[str, ...]) -> str:
         return value
     cuts = sorted(rng.sample(range(1, len(value)), min(len(value) - 1, rng.randint(1, 3))))
     pieces = [value[a:b] for a, b in zip([0, *cuts], [*cuts, len(value)], strict=True)]
-    return "".join(piece + (rng.choice(chars) if i < len(cuts) else "")
-                   for i, piece in enumerate(pieces))
+    return "".join(
+        piece + (rng.choice(chars) if i < len(cuts) else "") for i, piece in enumerate(pieces)
+    )
 
 
 def _wide(value: str, rng: random.Random) -> str:
     """Most printable ASCII characters full-width (NFKC's compatibility forms)."""
-    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" and rng.random() < 0.7 else c
-                   for c in value)
+    return "".join(
+        chr(ord(c) + 0xFEE0) if "!" <= c <= "~" and rng.random() < 0.7 else c for c in value
+    )
 
 
 def _digits(value: str, rng: random.Random) -> str:
@@ -55,8 +67,13 @@ def _references(value: str, rng: random.Random) -> str:
             out.append(c)
             continue
         form = rng.randrange(3)
-        out.append(NAMED.get(c, f"&#{ord(c)};") if form == 0
-                   else f"&#{ord(c)};" if form == 1 else f"&#x{ord(c):x};")
+        out.append(
+            NAMED.get(c, f"&#{ord(c)};")
+            if form == 0
+            else f"&#{ord(c)};"
+            if form == 1
+            else f"&#x{ord(c):x};"
+        )
     return "".join(out)
 
 

@@ -50,13 +50,25 @@ LOCALES = (
     "en_US en_GB en_AU en_CA en_IN en_IE en_NZ de_DE de_AT de_CH fr_FR fr_CH es_ES es_MX"
     " es_AR es_CO es_CL it_IT nl_NL nl_BE pt_PT pt_BR pl_PL cs_CZ sk_SK hu_HU ro_RO bg_BG"
     " el_GR da_DK sv_SE no_NO fi_FI lv_LV lt_LT hr_HR sl_SI tr_TR ru_RU uk_UA ja_JP zh_CN"
-    " zh_TW ko_KR id_ID th_TH vi_VN he_IL fa_IR ar_AE hi_IN az_AZ ka_GE hy_AM").split()
+    " zh_TW ko_KR id_ID th_TH vi_VN he_IL fa_IR ar_AE hi_IN az_AZ ka_GE hy_AM"
+).split()
 REGIONS = (
     "US CA GB IE AU NZ IN ZA NG KE DE AT CH FR BE NL LU ES PT IT PL CZ SK HU RO BG GR DK SE"
     " NO FI EE LV LT HR SI TR RU UA JP CN TW KR ID TH VN IL IR AE SA EG MA BR MX AR CO CL PE"
-    " SG MY PH HK").split()
-CARD_TYPES = ("amex", "diners", "discover", "jcb15", "jcb16", "maestro", "mastercard", "visa13",
-              "visa16", "visa19")
+    " SG MY PH HK"
+).split()
+CARD_TYPES = (
+    "amex",
+    "diners",
+    "discover",
+    "jcb15",
+    "jcb16",
+    "maestro",
+    "mastercard",
+    "visa13",
+    "visa16",
+    "visa19",
+)
 
 
 @cache
@@ -97,8 +109,9 @@ def email(rng: random.Random) -> str:
 
 def _example_phone(rng: random.Random) -> str:
     region = rng.choice(REGIONS)
-    kind = rng.choice([phonenumbers.PhoneNumberType.MOBILE,
-                       phonenumbers.PhoneNumberType.FIXED_LINE])
+    kind = rng.choice(
+        [phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE]
+    )
     number = phonenumbers.example_number_for_type(region, kind)
     if number is None:
         number = phonenumbers.example_number(region)
@@ -106,11 +119,16 @@ def _example_phone(rng: random.Random) -> str:
     # Vary the subscriber digits: a new number of the same shape.
     national = str(number.national_number)
     keep = max(2, len(national) - 4)
-    number.national_number = int(national[:keep] + "".join(
-        rng.choice(string.digits) for _ in range(len(national) - keep)))
-    style = rng.choice([phonenumbers.PhoneNumberFormat.INTERNATIONAL,
-                        phonenumbers.PhoneNumberFormat.NATIONAL,
-                        phonenumbers.PhoneNumberFormat.E164])
+    number.national_number = int(
+        national[:keep] + "".join(rng.choice(string.digits) for _ in range(len(national) - keep))
+    )
+    style = rng.choice(
+        [
+            phonenumbers.PhoneNumberFormat.INTERNATIONAL,
+            phonenumbers.PhoneNumberFormat.NATIONAL,
+            phonenumbers.PhoneNumberFormat.E164,
+        ]
+    )
     text = phonenumbers.format_number(number, style)
     if style != phonenumbers.PhoneNumberFormat.E164 and rng.random() < 0.3:
         text = text.replace(" ", rng.choice([".", "-"]))
@@ -159,7 +177,8 @@ def phone(rng: random.Random) -> str:
         # Four dotted groups of up to three digits read as an IPv4 address to anyone, and
         # 255.76177 as a decimal number.
         if 7 <= _digits(body) <= 15 and not re.fullmatch(
-                r"\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}\.\d{4,}", body):
+            r"\d{1,3}(?:\.\d{1,3}){3}|\d{1,3}\.\d{4,}", body
+        ):
             return value
 
 
@@ -174,7 +193,7 @@ def card(rng: random.Random) -> str:
     sep = " " if style in (1, 3) else "-"
     if len(digits) == 15 and style == 3:
         return sep.join([digits[:4], digits[4:10], digits[10:]])
-    return sep.join(digits[i:i + 4] for i in range(0, len(digits), 4))
+    return sep.join(digits[i : i + 4] for i in range(0, len(digits), 4))
 
 
 def make_iban(rng: random.Random) -> str:
@@ -187,7 +206,7 @@ def make_iban(rng: random.Random) -> str:
         if stdnum_iban.is_valid(value) or value[:2] == "GB":
             break
     if rng.random() < 0.45:
-        value = " ".join(value[i:i + 4] for i in range(0, len(value), 4))
+        value = " ".join(value[i : i + 4] for i in range(0, len(value), 4))
     if rng.random() < 0.15:
         value = value.lower()
     return value
@@ -215,43 +234,72 @@ def provider_key(rng: random.Random) -> str:
     """A key in a provider's own format."""
     upper = string.ascii_uppercase + string.digits
     hexd = "0123456789abcdef"
-    return rng.choice([
-        lambda: "sk-proj-" + _token(rng, 48),
-        lambda: "sk-ant-api03-" + _token(rng, 60, string.ascii_letters + string.digits + "_-"),
-        lambda: "sk-" + _token(rng, 48),
-        lambda: "AKIA" + _token(rng, 16, upper),
-        lambda: "ghp_" + _token(rng, 36),
-        lambda: "github_pat_" + _token(rng, 82, string.ascii_letters + string.digits + "_"),
-        lambda: "glpat-" + _token(rng, 20),
-        lambda: f"xoxb-{rng.randint(10**11, 10**12)}-{_token(rng, 24)}",
-        lambda: "sk_live_" + _token(rng, 24),
-        lambda: "rk_test_" + _token(rng, 24),
-        lambda: "AIza" + _token(rng, 35, string.ascii_letters + string.digits + "_-"),
-        lambda: "hf_" + _token(rng, 34),
-        lambda: "npm_" + _token(rng, 36),
-        lambda: "SG." + _token(rng, 22) + "." + _token(rng, 43),
-        lambda: "AC" + _token(rng, 32, hexd),
-        lambda: "gsk_" + _token(rng, 52),
-        lambda: ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI" + _token(rng, 20) + "."
-                 + _token(rng, 43, string.ascii_letters + string.digits + "-_")),
-    ])()
+    return rng.choice(
+        [
+            lambda: "sk-proj-" + _token(rng, 48),
+            lambda: "sk-ant-api03-" + _token(rng, 60, string.ascii_letters + string.digits + "_-"),
+            lambda: "sk-" + _token(rng, 48),
+            lambda: "AKIA" + _token(rng, 16, upper),
+            lambda: "ghp_" + _token(rng, 36),
+            lambda: "github_pat_" + _token(rng, 82, string.ascii_letters + string.digits + "_"),
+            lambda: "glpat-" + _token(rng, 20),
+            lambda: f"xoxb-{rng.randint(10**11, 10**12)}-{_token(rng, 24)}",
+            lambda: "sk_live_" + _token(rng, 24),
+            lambda: "rk_test_" + _token(rng, 24),
+            lambda: "AIza" + _token(rng, 35, string.ascii_letters + string.digits + "_-"),
+            lambda: "hf_" + _token(rng, 34),
+            lambda: "npm_" + _token(rng, 36),
+            lambda: "SG." + _token(rng, 22) + "." + _token(rng, 43),
+            lambda: "AC" + _token(rng, 32, hexd),
+            lambda: "gsk_" + _token(rng, 52),
+            lambda: (
+                "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI"
+                + _token(rng, 20)
+                + "."
+                + _token(rng, 43, string.ascii_letters + string.digits + "-_")
+            ),
+        ]
+    )()
 
 
 def _assignment_value(rng: random.Random) -> str:
-    return rng.choice([
-        lambda: _token(rng, 40, string.ascii_letters + string.digits + "/+"),
-        lambda: _token(rng, 40, "0123456789abcdef"),
-        lambda: _token(rng, rng.randint(8, 14), string.ascii_letters + string.digits + "!#%&*"),
-        lambda: provider_key(rng),
-        lambda: _token(rng, 32, string.ascii_letters + string.digits),
-    ])()
+    return rng.choice(
+        [
+            lambda: _token(rng, 40, string.ascii_letters + string.digits + "/+"),
+            lambda: _token(rng, 40, "0123456789abcdef"),
+            lambda: _token(rng, rng.randint(8, 14), string.ascii_letters + string.digits + "!#%&*"),
+            lambda: provider_key(rng),
+            lambda: _token(rng, 32, string.ascii_letters + string.digits),
+        ]
+    )()
 
 
-_KEYS = ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "api_key", "API_KEY", "apiKey",
-         "client_secret", "clientSecret", "DB_PASSWORD", "password", "db.password",
-         "auth_token", "access_token", "refresh_token", "SLACK_BOT_TOKEN", "x-api-key",
-         "private_key_id", "secret", "STRIPE_SECRET_KEY", "passphrase", "GITHUB_TOKEN",
-         "session_secret", "encryption_key", "token", "pwd"]
+_KEYS = [
+    "aws_secret_access_key",
+    "AWS_SECRET_ACCESS_KEY",
+    "api_key",
+    "API_KEY",
+    "apiKey",
+    "client_secret",
+    "clientSecret",
+    "DB_PASSWORD",
+    "password",
+    "db.password",
+    "auth_token",
+    "access_token",
+    "refresh_token",
+    "SLACK_BOT_TOKEN",
+    "x-api-key",
+    "private_key_id",
+    "secret",
+    "STRIPE_SECRET_KEY",
+    "passphrase",
+    "GITHUB_TOKEN",
+    "session_secret",
+    "encryption_key",
+    "token",
+    "pwd",
+]
 
 
 def secret_snippet(rng: random.Random) -> tuple[str, str, str]:
@@ -260,18 +308,32 @@ def secret_snippet(rng: random.Random) -> tuple[str, str, str]:
     if roll == 0:
         return "", provider_key(rng), ""
     if roll == 1:
-        body = "\n".join(_token(rng, 64, string.ascii_letters + string.digits + "+/")
-                         for _ in range(rng.randint(1, 4)))
+        body = "\n".join(
+            _token(rng, 64, string.ascii_letters + string.digits + "+/")
+            for _ in range(rng.randint(1, 4))
+        )
         kind = rng.choice(["RSA ", "EC ", "OPENSSH ", "", "ENCRYPTED "])
-        return "", (f"-----BEGIN {kind}PRIVATE KEY-----\n{body}\n"
-                    f"-----END {kind}PRIVATE KEY-----"), ""
+        return (
+            "",
+            (f"-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----"),
+            "",
+        )
     if roll == 2:
         user = rng.choice(["app", "admin", "svc_etl", "postgres"])
         scheme = rng.choice(["postgres", "mysql", "redis", "amqp", "https"])
         return f"{scheme}://{user}:", _token(rng, 14), f"@db{rng.randint(1, 9)}.internal:5432/main"
     if roll == 3:
-        word = rng.choice(["github token", "the token is", "deploy key", "API key",
-                           "secret", "signing key", "access token for prod is"])
+        word = rng.choice(
+            [
+                "github token",
+                "the token is",
+                "deploy key",
+                "API key",
+                "secret",
+                "signing key",
+                "access token for prod is",
+            ]
+        )
         return f"{word} ", _token(rng, 40, "0123456789abcdef"), ""
     key = rng.choice(_KEYS)
     value = _assignment_value(rng)
@@ -298,8 +360,16 @@ def secret(rng: random.Random) -> str:
     return provider_key(rng)
 
 
-GENERATORS = {"EMAIL": email, "PHONE": phone, "CREDIT_CARD": card, "IBAN": make_iban,
-              "US_SSN": ssn, "IP_ADDRESS": ip, "SECRET": secret, "NATIONAL_ID": national_id}
+GENERATORS = {
+    "EMAIL": email,
+    "PHONE": phone,
+    "CREDIT_CARD": card,
+    "IBAN": make_iban,
+    "US_SSN": ssn,
+    "IP_ADDRESS": ip,
+    "SECRET": secret,
+    "NATIONAL_ID": national_id,
+}
 
 # Slots: {TYPE} for a value; {SECRET} for a snippet whose value alone is labelled; {NOISE}
 # for an unlabelled hard-negative phrase.
@@ -331,7 +401,7 @@ POSITIVE = [
     "Block {IP_ADDRESS} in the firewall until the audit finishes.",
     "Use {SECRET} for the staging project.",
     "Here is my config:\n{SECRET}\nretries: 3",
-    "{{\"user\": \"{EMAIL}\", \"phone\": \"{PHONE}\", \"retries\": 3}}",
+    '{{"user": "{EMAIL}", "phone": "{PHONE}", "retries": 3}}',
     "export {SECRET}\nexport REGION=eu-west-1",
     "I pasted {SECRET} into the config, is that safe? {NOISE}",
     "Contact {EMAIL} or {PHONE} about card {CREDIT_CARD}.",
@@ -343,12 +413,12 @@ POSITIVE = [
     "Send the W-2 for {US_SSN} to {EMAIL}.",
     "Landline {PHONE} (office hours only, closed on 24 December).",
     "{NOISE} The caller left {PHONE} as a callback number.",
-    "customer:\n  phone: \"{PHONE}\"\n  iban: {IBAN}\n  {SECRET}",
+    'customer:\n  phone: "{PHONE}"\n  iban: {IBAN}\n  {SECRET}',
     "ticket #4471: {NOISE} reporter {EMAIL}, mobile {PHONE}",
     "Il mio codice fiscale è {NATIONAL_ID}, per la fattura di 120 EUR.",
     "National Insurance number: {NATIONAL_ID}. {NOISE}",
     "Mi DNI es {NATIONAL_ID} y mi teléfono {PHONE}.",
-    "{{\"name\": \"Ana\", \"tax_id\": \"{NATIONAL_ID}\", \"email\": \"{EMAIL}\"}}",
+    '{{"name": "Ana", "tax_id": "{NATIONAL_ID}", "email": "{EMAIL}"}}',
     "employee_id,national_id,start\n1042,{NATIONAL_ID},2024-03-01",
     "SSN {US_SSN} (US) or NI number {NATIONAL_ID} (UK), whichever applies.",
     "2024-05-02 10:14:07 INFO kyc: verified {NATIONAL_ID} for user={EMAIL} from {IP_ADDRESS}",
@@ -361,7 +431,7 @@ def _fill(template: str, rng: random.Random) -> dict[str, Any]:
     entities: list[dict[str, Any]] = []
     cursor = 0
     for match in re.finditer(r"(?<!\{)\{([A-Z_]+)\}(?!\})", template):
-        text += template[cursor:match.start()].replace("{{", "{").replace("}}", "}")
+        text += template[cursor : match.start()].replace("{{", "{").replace("}}", "}")
         slot = match.group(1)
         if slot == "NOISE":
             text += negative_phrase(rng)
@@ -385,8 +455,11 @@ def _build(split: str) -> tuple[str, ...]:
     lines = []
     for index in range(SIZE):
         if index % 5 == 4:
-            line = {"text": fill_negative(rng.choice(NEGATIVE_TEMPLATES), rng), "entities": [],
-                    "kind": "negative"}
+            line = {
+                "text": fill_negative(rng.choice(NEGATIVE_TEMPLATES), rng),
+                "entities": [],
+                "kind": "negative",
+            }
         else:
             line = _fill(rng.choice(POSITIVE), rng)
         lines.append(json.dumps(line, ensure_ascii=False))

@@ -27,8 +27,20 @@ import json
 import sys
 import warnings
 
-LOCALES = ("en_US", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_BR", "en_GB", "en_AU",
-           "pl_PL", "ja_JP", "sv_SE")
+LOCALES = (
+    "en_US",
+    "de_DE",
+    "fr_FR",
+    "es_ES",
+    "it_IT",
+    "nl_NL",
+    "pt_BR",
+    "en_GB",
+    "en_AU",
+    "pl_PL",
+    "ja_JP",
+    "sv_SE",
+)
 SEEDS = (101, 102)
 SENTENCES = 600  # per locale and seed, before filtering
 TYPES = {"PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS", "EMAIL_ADDRESS"}
@@ -41,16 +53,18 @@ def main() -> None:
     for seed in SEEDS:
         for locale in LOCALES:
             with contextlib.redirect_stdout(io.StringIO()):  # its progress messages
-                faker = PresidioSentenceFaker(locale=locale, lower_case_ratio=0.05,
-                                              random_seed=seed)
+                faker = PresidioSentenceFaker(
+                    locale=locale, lower_case_ratio=0.05, random_seed=seed
+                )
                 samples = faker.generate_new_fake_sentences(SENTENCES)
             for sample in samples:
-                spans = sorted([span.entity_type, span.start_position, span.end_position]
-                               for span in sample.spans)
+                spans = sorted(
+                    [span.entity_type, span.start_position, span.end_position]
+                    for span in sample.spans
+                )
                 if not any(kind in TYPES for kind, _, _ in spans):
                     continue
-                line = {"text": sample.full_text, "locale": locale, "seed": seed,
-                        "spans": spans}
+                line = {"text": sample.full_text, "locale": locale, "seed": seed, "spans": spans}
                 sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 

@@ -62,10 +62,31 @@ def test_nothing_leaks_from_citewatch_run(tmp_path: Path) -> None:
     output, dead = tmp_path / "evaluations.jsonl", tmp_path / "dead.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_"))}
     proc = subprocess.run(
-        [sys.executable, "-c", "from sidecar.cli import main; main()", "-vv", "run",
-         "--input", str(source), "--output", str(output), "--dead-letters", str(dead), "--once",
-         "--judge", "lexical", "--sample-rate", "1.0", "--metrics-port", "0"],
-        capture_output=True, text=True, timeout=120, env=env, check=False,
+        [
+            sys.executable,
+            "-c",
+            "from sidecar.cli import main; main()",
+            "-vv",
+            "run",
+            "--input",
+            str(source),
+            "--output",
+            str(output),
+            "--dead-letters",
+            str(dead),
+            "--once",
+            "--judge",
+            "lexical",
+            "--sample-rate",
+            "1.0",
+            "--metrics-port",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     evaluations = output.read_text(encoding="utf-8")
@@ -78,8 +99,9 @@ def test_nothing_leaks_from_citewatch_run(tmp_path: Path) -> None:
 def test_nothing_leaks_into_judge_requests() -> None:
     settings = load_settings(overrides={"sampling.rate": 1.0})
     backend = RecordingBackend()
-    stage = JudgeStageImpl(backend, judge_settings=settings.judge,
-                           sampling_settings=settings.sampling)
+    stage = JudgeStageImpl(
+        backend, judge_settings=settings.judge, sampling_settings=settings.sampling
+    )
     pipeline = Pipeline(settings, redactor=build_redactor(settings.redaction), judge=stage)
     record = asyncio.run(pipeline.evaluate(canary_trace()))
     assert record.judged is True and len(backend.requests) == 1

@@ -19,15 +19,18 @@ REDACTOR = build_redactor(RedactionSettings())
 
 
 def _scores(split: str) -> dict[str, TypeScore]:
-    return score(load_corpus(split), lambda text: [
-        (e.type, e.start, e.end) for e in (REDACTOR.detect(text) or [])])
+    return score(
+        load_corpus(split),
+        lambda text: [(e.type, e.start, e.end) for e in (REDACTOR.detect(text) or [])],
+    )
 
 
 def test_the_corpus_is_large_and_varied() -> None:
     lines = load_corpus("dev")
     assert len(lines) >= 2000
-    counts = {t: sum(e["type"] == t for line in lines for e in line["entities"])
-              for t in BUILTIN_TYPES}
+    counts = {
+        t: sum(e["type"] == t for line in lines for e in line["entities"]) for t in BUILTIN_TYPES
+    }
     assert min(counts.values()) >= 150, counts
     assert sum(line["kind"] == "negative" for line in lines) >= 400
     assert load_corpus("heldout") != lines
@@ -39,12 +42,17 @@ def test_precision_and_recall_per_type_meet_the_floors(split: str) -> None:
     # The table is part of the test's purpose (see it with pytest -s).
     print(f"\n{split}: type          precision  recall    tp   fp   fn")  # noqa: T201
     for entity_type, s in scores.items():
-        row = (f"{split}: {entity_type:<13} {s.precision:9.3f} {s.recall:7.3f} "
-               f"{s.tp:5d} {s.fp:4d} {s.fn:4d}")
+        row = (
+            f"{split}: {entity_type:<13} {s.precision:9.3f} {s.recall:7.3f} "
+            f"{s.tp:5d} {s.fp:4d} {s.fn:4d}"
+        )
         print(row)  # noqa: T201
     assert sorted(scores) == sorted(BUILTIN_TYPES)
-    below = {t: (round(s.precision, 3), round(s.recall, 3)) for t, s in scores.items()
-             if s.precision < PRECISION_FLOOR or s.recall < RECALL_FLOOR}
+    below = {
+        t: (round(s.precision, 3), round(s.recall, 3))
+        for t, s in scores.items()
+        if s.precision < PRECISION_FLOOR or s.recall < RECALL_FLOOR
+    }
     assert below == {}
 
 

@@ -35,9 +35,13 @@ PATTERNS = [
     r"(?m)^\d+",
 ]
 
-TEXT = st.text(alphabet=st.sampled_from(list(
-    "aAbck EMPemp-_#.,;:@x[]<>\n\t 0123456789ticketTICKET") + [
-        "é", "É", "\u212a", "ſ", "α", "Ω", "٣", "１", "\u00a0", "\u2009", "数"]), max_size=80)
+TEXT = st.text(
+    alphabet=st.sampled_from(
+        list("aAbck EMPemp-_#.,;:@x[]<>\n\t 0123456789ticketTICKET")
+        + ["é", "É", "\u212a", "ſ", "α", "Ω", "٣", "１", "\u00a0", "\u2009", "数"]
+    ),
+    max_size=80,
+)
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
@@ -51,17 +55,20 @@ def test_the_engine_finds_what_re2_finds(pattern: str, text: str) -> None:
 
 def test_re2_classes_become_ascii_classes_and_boundaries() -> None:
     assert engine_syntax(r"\bx\d[\w\s-]\B[[:alpha:][]") == (
-        r"(?-u:\b)x[0-9][[0-9A-Za-z_][\t\n\f\r ]-](?-u:\B)[[:alpha:]\[]")
+        r"(?-u:\b)x[0-9][[0-9A-Za-z_][\t\n\f\r ]-](?-u:\B)[[:alpha:]\[]"
+    )
     with pytest.raises(ValueError, match="set operation"):
         engine_syntax(r"[a&&b]")
 
 
 def test_a_configured_pattern_keeps_texts_in_the_engine() -> None:
-    redactor = build_redactor(RedactionSettings(custom_patterns=[
-        {"name": "EMPLOYEE_ID", "pattern": r"\bemp-(\d{6})\b"}]))
+    redactor = build_redactor(
+        RedactionSettings(custom_patterns=[{"name": "EMPLOYEE_ID", "pattern": r"\bemp-(\d{6})\b"}])
+    )
     assert [d.name for d in redactor.detectors] == ["patterns"]
     assert redactor.redact_text("emp-123456 and emp-123456, a@example.com").text == (
-        "emp-<EMPLOYEE_ID_1> and emp-<EMPLOYEE_ID_1>, <EMAIL_1>")
+        "emp-<EMPLOYEE_ID_1> and emp-<EMPLOYEE_ID_1>, <EMAIL_1>"
+    )
 
 
 @pytest.mark.parametrize(
@@ -72,29 +79,41 @@ def test_a_configured_pattern_keeps_texts_in_the_engine() -> None:
         pytest.param(None, {"EMPLOYEE_ID": "drop", "EMAIL": "hmac"}, id="modes"),
     ],
 )
-def test_the_engine_redacts_as_the_python_rules_do(types: list[str] | None,
-                                                   modes: dict[str, str]) -> None:
+def test_the_engine_redacts_as_the_python_rules_do(
+    types: list[str] | None, modes: dict[str, str]
+) -> None:
     settings = RedactionSettings(
-        custom_patterns=[{"name": "EMPLOYEE_ID", "pattern": r"\bemp-(\d{6})\b"},
-                         {"name": "CASE", "pattern": r"(?i)case\s+(\w{4,})"}],
-        modes=modes, hmac_key="k" * 32 if modes else None,
-        **({"types": types} if types is not None else {}))
+        custom_patterns=[
+            {"name": "EMPLOYEE_ID", "pattern": r"\bemp-(\d{6})\b"},
+            {"name": "CASE", "pattern": r"(?i)case\s+(\w{4,})"},
+        ],
+        modes=modes,
+        hmac_key="k" * 32 if modes else None,
+        **({"types": types} if types is not None else {}),
+    )
     engine = build_redactor(settings)
     key = b"k" * 32 if modes else None
     detectors = [PatternDetector(settings.types)] if settings.types else []
-    python = oracle(Redactor([*detectors, *(RegexDetector(p.name, p.pattern)
-                                            for p in settings.custom_patterns)],
-                             modes=settings.modes, hmac_key=key),  # type: ignore[arg-type]
-                    key)
-    text = ("Case ABCD1234 for emp-123456 (a@example.com, emp-123456), case x1, "
-            "call 415-555-2671 about case emp-654321.")
+    python = oracle(
+        Redactor(
+            [*detectors, *(RegexDetector(p.name, p.pattern) for p in settings.custom_patterns)],
+            modes=settings.modes,
+            hmac_key=key,
+        ),  # type: ignore[arg-type]
+        key,
+    )
+    text = (
+        "Case ABCD1234 for emp-123456 (a@example.com, emp-123456), case x1, "
+        "call 415-555-2671 about case emp-654321."
+    )
     assert engine.redact_text(text) == python.redact_text(text)
 
 
 def test_a_pattern_the_engine_refuses_runs_on_re2(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
-        redactor = build_redactor(RedactionSettings(custom_patterns=[
-            {"name": "QUOTED", "pattern": r"\Qa.b\E"}]))
+        redactor = build_redactor(
+            RedactionSettings(custom_patterns=[{"name": "QUOTED", "pattern": r"\Qa.b\E"}])
+        )
     assert [d.name for d in redactor.detectors] == ["patterns", "custom:QUOTED"]
     assert "run on RE2 beside the engine" in caplog.text
     assert redactor.redact_text("a.b axb").text == "<QUOTED_1> axb"

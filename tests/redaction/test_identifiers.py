@@ -19,13 +19,23 @@ SEEDED = ("anna@example.com", "+1 415 555 2671", "536-22-1234")
 def _trace() -> Trace:
     email, phone, ssn = SEEDED
     return make_trace(
-        app=email, tenant=phone, environment=ssn,
+        app=email,
+        tenant=phone,
+        environment=ssn,
         generator={"model": "gpt-x", "prompt_version": email},
         answer=f"Refunds take 30 days [{email}].",
-        sources=[{"id": email, "title": "Support", "text": "Refunds take 30 days."},
-                 {"id": "S2", "title": "Terms", "text": "Terms apply."}],
-        claims=[{"id": phone, "text": "Refunds take 30 days.", "citation_ids": [email, "S2"],
-                 "importance": 3}],
+        sources=[
+            {"id": email, "title": "Support", "text": "Refunds take 30 days."},
+            {"id": "S2", "title": "Terms", "text": "Terms apply."},
+        ],
+        claims=[
+            {
+                "id": phone,
+                "text": "Refunds take 30 days.",
+                "citation_ids": [email, "S2"],
+                "importance": 3,
+            }
+        ],
         extra={ssn: "kept as a key", "plain": 1},
     )
 
@@ -67,8 +77,12 @@ def test_the_judge_and_the_record_see_only_hashes() -> None:
 
 def test_a_duplicate_id_error_names_the_field_not_the_value() -> None:
     try:
-        make_trace(claims=[{"id": SEEDED[0], "text": "a", "citation_ids": [], "importance": 1},
-                           {"id": SEEDED[0], "text": "b", "citation_ids": [], "importance": 1}])
+        make_trace(
+            claims=[
+                {"id": SEEDED[0], "text": "a", "citation_ids": [], "importance": 1},
+                {"id": SEEDED[0], "text": "b", "citation_ids": [], "importance": 1},
+            ]
+        )
     except ValidationError as exc:
         message = str(exc)
     else:

@@ -33,8 +33,14 @@ from sidecar.redaction import build_redactor
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "redaction" / "independent.jsonl"
 RECALL_FLOOR = 0.95
 PRECISION_FLOOR = 0.95
-TYPES = {"PHONE_NUMBER": "PHONE", "CREDIT_CARD": "CREDIT_CARD", "IBAN_CODE": "IBAN",
-         "US_SSN": "US_SSN", "IP_ADDRESS": "IP_ADDRESS", "EMAIL_ADDRESS": "EMAIL"}
+TYPES = {
+    "PHONE_NUMBER": "PHONE",
+    "CREDIT_CARD": "CREDIT_CARD",
+    "IBAN_CODE": "IBAN",
+    "US_SSN": "US_SSN",
+    "IP_ADDRESS": "IP_ADDRESS",
+    "EMAIL_ADDRESS": "EMAIL",
+}
 _US_SSN = re.compile(r"\d{3}-\d{2}-\d{4}|\d{9}")
 _LETTER = re.compile(r"[A-Za-z]")
 REDACTOR = build_redactor(RedactionSettings())
@@ -53,8 +59,7 @@ def _kind(text: str, label: str, start: int, end: int) -> str | None:
 
 
 def _redacted(text: str, start: int, end: int, covered: list[tuple[int, int]]) -> bool:
-    return all(any(a <= i < b for a, b in covered)
-               for i in range(start, end) if text[i].isalnum())
+    return all(any(a <= i < b for a, b in covered) for i in range(start, end) if text[i].isalnum())
 
 
 def test_the_independent_corpus_is_varied(lines: list[dict[str, Any]]) -> None:
@@ -86,9 +91,11 @@ def test_recall_and_precision_on_text_nobody_here_wrote(lines: list[dict[str, An
     precision = {k: 1 - stray[k] / detected[k] for k in detected}
     # The table is part of the test's purpose (see it with pytest -s).
     for kind in sorted(recall):
-        row = (f"independent: {kind:<12} recall {recall[kind]:.3f} "
-               f"({found[kind]}/{found[kind] + missed[kind]})  "
-               f"precision {precision.get(kind, 1.0):.3f}")
+        row = (
+            f"independent: {kind:<12} recall {recall[kind]:.3f} "
+            f"({found[kind]}/{found[kind] + missed[kind]})  "
+            f"precision {precision.get(kind, 1.0):.3f}"
+        )
         print(row)  # noqa: T201
     low = {k: round(r, 3) for k, r in recall.items() if r < RECALL_FLOOR}
     assert low == {}, f"recall below {RECALL_FLOOR}: {low}"

@@ -27,22 +27,69 @@ ENGINE_REDACTOR = Redactor([PatternDetector()])
 
 TRIGGERS = [
     # e-mail and its obfuscations
-    "a@b.co ", "jane@", "@", "x.y@example", "jane at example dot ", "x [at] ", " at ",
+    "a@b.co ",
+    "jane@",
+    "@",
+    "x.y@example",
+    "jane at example dot ",
+    "x [at] ",
+    " at ",
     # numbers: phones, cards, SSNs
-    "+1 ", "415 555 2671 ", "1 ", "12", "(0) ", "+(", "2024-03-15 ", "4111 1111 1111 1111 ",
-    "536-22-1234 ", "0", "5 ", "x1 ", "1.2.", "$1 ", "(1) ",
+    "+1 ",
+    "415 555 2671 ",
+    "1 ",
+    "12",
+    "(0) ",
+    "+(",
+    "2024-03-15 ",
+    "4111 1111 1111 1111 ",
+    "536-22-1234 ",
+    "0",
+    "5 ",
+    "x1 ",
+    "1.2.",
+    "$1 ",
+    "(1) ",
     # IBAN, IP addresses
-    "DE89 ", "gb82west1234 ", "DE89", "1.2.3.4.", "::", ":a:", "1:",
+    "DE89 ",
+    "gb82west1234 ",
+    "DE89",
+    "1.2.3.4.",
+    "::",
+    ":a:",
+    "1:",
     # national identifiers with letters, and what passes their cheap test without being one
-    "CNDLGO39P18C121E ", "ZZ 30 03 03 T ", "12.345.678-Z ", "X1234567L", "AB 12 ", "1 a ",
-    "1AB", "abcdefghijklmnop ",
+    "CNDLGO39P18C121E ",
+    "ZZ 30 03 03 T ",
+    "12.345.678-Z ",
+    "X1234567L",
+    "AB 12 ",
+    "1 a ",
+    "1AB",
+    "abcdefghijklmnop ",
     # secrets
-    "password ", "password=", "key: ", "api_key=", "token is ", "aws_secret_access_key = ",
-    "-----BEGIN RSA PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----", "eyJ",
-    "eyJhbGciOiJIUzI1NiJ9.", "https://a:", "a://b:c@", "sk-", "AKIA", "ghp_", "xoxb-",
-    "Bearer ", "\"secret\": \"",
+    "password ",
+    "password=",
+    "key: ",
+    "api_key=",
+    "token is ",
+    "aws_secret_access_key = ",
+    "-----BEGIN RSA PRIVATE KEY-----\n",
+    "-----BEGIN PRIVATE KEY-----",
+    "eyJ",
+    "eyJhbGciOiJIUzI1NiJ9.",
+    "https://a:",
+    "a://b:c@",
+    "sk-",
+    "AKIA",
+    "ghp_",
+    "xoxb-",
+    "Bearer ",
+    '"secret": "',
     # placeholders and the custom pattern's worst case
-    "<EMAIL_1> a@b.co ", "<A", "a",
+    "<EMAIL_1> a@b.co ",
+    "<A",
+    "a",
 ]
 
 
@@ -81,18 +128,32 @@ def test_a_backtracking_prone_marker_pattern_runs_in_linear_time(unit: str) -> N
     assert _ratio(default.markers, unit) < LIMIT
 
 
-@pytest.mark.parametrize(("overrides", "construct"), [
-    pytest.param({"redaction.custom_patterns": [{"name": "X", "pattern": r"(a)\1"}]},
-                 "backreference", id="custom-backreference"),
-    pytest.param({"redaction.custom_patterns": [{"name": "X", "pattern": r"(?<=x)\d+"}]},
-                 "lookahead or lookbehind", id="custom-lookbehind"),
-    pytest.param({"checks.marker_pattern": r"\[(?=S)(\w+)\]"}, "lookahead or lookbehind",
-                 id="marker-lookahead"),
-    pytest.param({"checks.marker_pattern": r"\[(\w+)\]\1"}, "backreference",
-                 id="marker-backreference"),
-])
-def test_patterns_that_need_backtracking_stop_start_up(overrides: dict[str, object],
-                                                       construct: str) -> None:
+@pytest.mark.parametrize(
+    ("overrides", "construct"),
+    [
+        pytest.param(
+            {"redaction.custom_patterns": [{"name": "X", "pattern": r"(a)\1"}]},
+            "backreference",
+            id="custom-backreference",
+        ),
+        pytest.param(
+            {"redaction.custom_patterns": [{"name": "X", "pattern": r"(?<=x)\d+"}]},
+            "lookahead or lookbehind",
+            id="custom-lookbehind",
+        ),
+        pytest.param(
+            {"checks.marker_pattern": r"\[(?=S)(\w+)\]"},
+            "lookahead or lookbehind",
+            id="marker-lookahead",
+        ),
+        pytest.param(
+            {"checks.marker_pattern": r"\[(\w+)\]\1"}, "backreference", id="marker-backreference"
+        ),
+    ],
+)
+def test_patterns_that_need_backtracking_stop_start_up(
+    overrides: dict[str, object], construct: str
+) -> None:
     with pytest.raises(ConfigError) as raised:
         load_settings(overrides=overrides)
     message = str(raised.value)

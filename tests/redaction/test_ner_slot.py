@@ -24,7 +24,7 @@ class FakeNer:
         return [Entity("PERSON", m.start(1), m.end(1)) for m in self._PERSON.finditer(text)]
 
 
-MODULE = '''
+MODULE = """
 import re
 from sidecar.redaction import Entity
 
@@ -33,26 +33,27 @@ class Ner:
     def detect(self, text):
         return [Entity("PERSON", m.start(), m.end())
                 for m in re.finditer(r"Anna Berg", text)]
-'''
+"""
 
 
 def test_an_ner_detector_composes_with_the_builtins() -> None:
     redactor = Redactor([*build_redactor(RedactionSettings()).detectors, FakeNer()])
     text = "Ms Anna Berg (anna@example.com) asked about Mr Omar Said's card."
     assert redactor.redact_text(text).text == (
-        "Ms <PERSON_1> (<EMAIL_1>) asked about Mr <PERSON_2>'s card.")
+        "Ms <PERSON_1> (<EMAIL_1>) asked about Mr <PERSON_2>'s card."
+    )
 
 
-def test_the_slot_is_loaded_from_settings(tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_slot_is_loaded_from_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "citewatch_test_ner.py").write_text(MODULE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
         settings = load_settings(overrides={"redaction.ner_detector": "citewatch_test_ner:Ner"})
         redactor = build_redactor(settings.redaction)
-        trace = make_trace(question="Anna Berg here, anna@example.com",
-                           claims=[{"id": "c1", "text": "Anna Berg asked.", "citation_ids": [],
-                                    "importance": 1}])
+        trace = make_trace(
+            question="Anna Berg here, anna@example.com",
+            claims=[{"id": "c1", "text": "Anna Berg asked.", "citation_ids": [], "importance": 1}],
+        )
         redacted, counts = redactor.redact(trace)
     finally:
         sys.modules.pop("citewatch_test_ner", None)

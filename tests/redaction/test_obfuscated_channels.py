@@ -61,13 +61,23 @@ class Lines(logging.Handler):
         self.lines.append(self.format(record))
 
 
-SETTINGS = load_settings(overrides={
-    "sampling.rate": 1.0, "sampling.requests_per_minute": 10**9,
-    "sampling.tokens_per_minute": 10**12, "judge.cache_size": 0, "judge.screen": False})
+SETTINGS = load_settings(
+    overrides={
+        "sampling.rate": 1.0,
+        "sampling.requests_per_minute": 10**9,
+        "sampling.tokens_per_minute": 10**12,
+        "judge.cache_size": 0,
+        "judge.screen": False,
+    }
+)
 BACKEND = RecordingBackend()
-PIPELINE = Pipeline(SETTINGS, redactor=build_redactor(SETTINGS.redaction),
-                    judge=JudgeStageImpl(BACKEND, judge_settings=SETTINGS.judge,
-                                         sampling_settings=SETTINGS.sampling))
+PIPELINE = Pipeline(
+    SETTINGS,
+    redactor=build_redactor(SETTINGS.redaction),
+    judge=JudgeStageImpl(
+        BACKEND, judge_settings=SETTINGS.judge, sampling_settings=SETTINGS.sampling
+    ),
+)
 TRACE_IDS = itertools.count(1)
 
 
@@ -76,15 +86,22 @@ def _channels(written: str) -> tuple[dict[str, str], str]:
     label fields, and the redacted claim text of its record."""
     registry = CollectorRegistry()
     metrics = CitewatchMetrics(registry=registry)
-    records = RecordProcessor(pipeline=PIPELINE, limits=DecodeLimits.from_settings(SETTINGS),
-                              metrics=metrics, slow=SlowRecords(threshold_seconds=30.0),
-                              dedup_window=0)
+    records = RecordProcessor(
+        pipeline=PIPELINE,
+        limits=DecodeLimits.from_settings(SETTINGS),
+        metrics=metrics,
+        slow=SlowRecords(threshold_seconds=30.0),
+        dedup_window=0,
+    )
     raw = trace_dict(
-        trace_id=f"{next(TRACE_IDS):032x}", tenant=written,
-        question=f"Is this right: {written}?", answer=f"{CLAIM.format(v=written)} [S1]",
+        trace_id=f"{next(TRACE_IDS):032x}",
+        tenant=written,
+        question=f"Is this right: {written}?",
+        answer=f"{CLAIM.format(v=written)} [S1]",
         sources=[source("S1", f"On file: {written}.", title=f"About {written}")],
         claims=[claim("c1", CLAIM.format(v=written), ["S1"], importance=3)],
-        customer=written)
+        customer=written,
+    )
     handler, root = Lines(), logging.getLogger()
     level = root.level
     root.addHandler(handler)
@@ -108,11 +125,15 @@ def _channels(written: str) -> tuple[dict[str, str], str]:
 
 
 @pytest.mark.parametrize("disguise", sorted(CLASSES))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(st.sampled_from(sorted(GENERATORS)), st.integers(0, 2**32), st.integers(0, 2**32))
-def test_a_disguised_value_reaches_no_channel(disguise: str, entity_type: str, seed: int,
-                                              how: int) -> None:
+def test_a_disguised_value_reaches_no_channel(
+    disguise: str, entity_type: str, seed: int, how: int
+) -> None:
     plain = GENERATORS[entity_type](random.Random(seed))
     assume(not _ambiguous(entity_type, plain))
     written = CLASSES[disguise](plain, random.Random(how))
@@ -121,8 +142,10 @@ def test_a_disguised_value_reaches_no_channel(disguise: str, entity_type: str, s
     # The claim's value is a placeholder, whole: nothing of it stays beside it.
     assert PLACEHOLDER.sub("", claim_text) == CLAIM.format(v="")
     looked_for = {plain, written, fold(plain)}
-    leaked = {name: sorted(v for v in looked_for if v in shown or v in fold(shown))
-              for name, shown in channels.items()}
+    leaked = {
+        name: sorted(v for v in looked_for if v in shown or v in fold(shown))
+        for name, shown in channels.items()
+    }
     assert leaked == dict.fromkeys(channels, [])
 
 

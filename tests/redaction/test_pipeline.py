@@ -14,10 +14,21 @@ from tests.support.factories import make_trace
 
 TRACE = make_trace(
     answer="Write to anna@example.com for refunds [S1].",
-    sources=[{"id": "S1", "title": "Support",
-              "text": "Refund requests go to anna@example.com. Replies come within 30 days."}],
-    claims=[{"id": "c1", "text": "Refund requests go to anna@example.com.",
-             "citation_ids": ["S1"], "importance": 3}],
+    sources=[
+        {
+            "id": "S1",
+            "title": "Support",
+            "text": "Refund requests go to anna@example.com. Replies come within 30 days.",
+        }
+    ],
+    claims=[
+        {
+            "id": "c1",
+            "text": "Refund requests go to anna@example.com.",
+            "citation_ids": ["S1"],
+            "importance": 3,
+        }
+    ],
 )
 
 
@@ -46,8 +57,9 @@ def test_record_claims_and_judge_input_are_redacted() -> None:
 
 def test_build_pipeline_wires_the_redactor_unless_disabled() -> None:
     on = build_pipeline(load_settings(overrides={"judge.backend": "none"}))
-    off = build_pipeline(load_settings(overrides={"judge.backend": "none",
-                                                  "redaction.enabled": False}))
+    off = build_pipeline(
+        load_settings(overrides={"judge.backend": "none", "redaction.enabled": False})
+    )
     assert off.redactor is None
     assert asyncio.run(on.evaluate(TRACE)).claims[0].text == "Refund requests go to <EMAIL_1>."
     assert asyncio.run(off.evaluate(TRACE)).claims[0].text == TRACE.claims[0].text

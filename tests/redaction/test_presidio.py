@@ -19,10 +19,14 @@ from sidecar.redaction.presidio import PresidioDetector, analyzer_for  # noqa: E
 
 def _presidio() -> PresidioDetector:
     analyzer = analyzer_for(spacy.blank("en"))
-    analyzer.registry.add_recognizer(presidio_analyzer.PatternRecognizer(
-        supported_entity="PERSON", deny_list=["Anna Berg"]))
-    analyzer.registry.add_recognizer(presidio_analyzer.PatternRecognizer(
-        supported_entity="LOCATION", deny_list=["12 Rue de Rivoli"]))
+    analyzer.registry.add_recognizer(
+        presidio_analyzer.PatternRecognizer(supported_entity="PERSON", deny_list=["Anna Berg"])
+    )
+    analyzer.registry.add_recognizer(
+        presidio_analyzer.PatternRecognizer(
+            supported_entity="LOCATION", deny_list=["12 Rue de Rivoli"]
+        )
+    )
     return PresidioDetector(analyzer)
 
 
@@ -31,11 +35,14 @@ def test_presidio_results_become_typed_placeholders_next_to_the_builtins() -> No
     assert isinstance(presidio, Detector)
     builtins = build_redactor(RedactionSettings()).detectors
     redactor = Redactor([*builtins, presidio])
-    text = ("Anna Berg (anna@example.com, +33 1 42 68 53 00) lives at 12 Rue de Rivoli; "
-            "Anna Berg paid with 4111 1111 1111 1111.")
+    text = (
+        "Anna Berg (anna@example.com, +33 1 42 68 53 00) lives at 12 Rue de Rivoli; "
+        "Anna Berg paid with 4111 1111 1111 1111."
+    )
     assert redactor.redact_text(text).text == (
         "<PERSON_1> (<EMAIL_1>, <PHONE_1>) lives at <ADDRESS_1>; <PERSON_1> paid with "
-        "<CREDIT_CARD_1>.")
+        "<CREDIT_CARD_1>."
+    )
 
 
 def test_only_the_mapped_types_are_asked_for() -> None:

@@ -16,18 +16,56 @@ REDACTOR = Redactor([PatternDetector()])
 HMAC_REDACTOR = Redactor([PatternDetector()], default_mode="hmac", hmac_key=b"k" * 32)
 
 # Prose-like text: words, numbers, punctuation and the characters candidates are made of.
-_WORDS = st.sampled_from([
-    "refund", "within", "30", "days", "the", "key", "token", "password", "is", "at", "call",
-    "v1.2", "2024-03-15", "$49.99", "100", "requests", "SSN", "+", "-", ".", ":", "@", "/",
-    "(", ")", "=", "<", ">", "sk-", "AKIA", "eyJ", "DE89", "10.0", "::", "4111", "555",
-    "example.com", "\n", "  ", "é", "数字",
-])
+_WORDS = st.sampled_from(
+    [
+        "refund",
+        "within",
+        "30",
+        "days",
+        "the",
+        "key",
+        "token",
+        "password",
+        "is",
+        "at",
+        "call",
+        "v1.2",
+        "2024-03-15",
+        "$49.99",
+        "100",
+        "requests",
+        "SSN",
+        "+",
+        "-",
+        ".",
+        ":",
+        "@",
+        "/",
+        "(",
+        ")",
+        "=",
+        "<",
+        ">",
+        "sk-",
+        "AKIA",
+        "eyJ",
+        "DE89",
+        "10.0",
+        "::",
+        "4111",
+        "555",
+        "example.com",
+        "\n",
+        "  ",
+        "é",
+        "数字",
+    ]
+)
 PROSE = st.lists(_WORDS, max_size=40).map(" ".join)
 ANY_TEXT = st.one_of(PROSE, st.text(max_size=200))
 ENTITY_TYPES = st.sampled_from(sorted(GENERATORS))
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _value(entity_type: str, seed: int) -> str:
@@ -79,13 +117,21 @@ def _ambiguous(entity_type: str, value: str) -> bool:
     if dash and low.isdigit() and high.isdigit() and len(low) == len(high) > 2:
         return low < high
     groups = value.split(".")
-    return (len(groups) >= 3 and all(g.isdigit() for g in groups) and len(groups[0]) <= 2
-            and groups[0][0] != "0" and all(len(g) == 3 for g in groups[1:]))
+    return (
+        len(groups) >= 3
+        and all(g.isdigit() for g in groups)
+        and len(groups[0]) <= 2
+        and groups[0][0] != "0"
+        and all(len(g) == 3 for g in groups[1:])
+    )
 
 
 @SETTINGS
-@given(PROSE, st.sampled_from(["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN",
-                               "IP_ADDRESS", "SECRET"]), st.integers(0, 2**32))
+@given(
+    PROSE,
+    st.sampled_from(["EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "US_SSN", "IP_ADDRESS", "SECRET"]),
+    st.integers(0, 2**32),
+)
 def test_placeholders_are_consistent_across_the_fields_of_a_trace(
     filler: str, entity_type: str, seed: int
 ) -> None:
@@ -99,10 +145,10 @@ def test_placeholders_are_consistent_across_the_fields_of_a_trace(
         answer=f"It is {value} [S1], not {other}.",
         # Commas around the value: a number written right after a phone number ("+49 30
         # 9018180 30") may legitimately be read as part of it, so bare spaces are ambiguous.
-        sources=[{"id": "S1", "title": f"About {value}",
-                  "text": f"{filler}, {value}, {filler}"}],
-        claims=[{"id": "c1", "text": f"The value is {value}.", "citation_ids": ["S1"],
-                 "importance": 2}],
+        sources=[{"id": "S1", "title": f"About {value}", "text": f"{filler}, {value}, {filler}"}],
+        claims=[
+            {"id": "c1", "text": f"The value is {value}.", "citation_ids": ["S1"], "importance": 2}
+        ],
     )
     redacted, counts = REDACTOR.redact(trace)
     placeholder = redacted.claims[0].text.removeprefix("The value is ").removesuffix(".")
@@ -119,9 +165,22 @@ def test_placeholders_are_consistent_across_the_fields_of_a_trace(
 # Text with no PII: letters, spaces, short numbers and punctuation that can start no candidate.
 CLEAN_TEXT = st.text(
     alphabet=st.sampled_from(list("abcdefghij KLMNOP,;!?'\"-\n") + ["é", "ß", "数"]), max_size=300
-) | st.lists(st.sampled_from(["refund", "30 days", "$12.50", "v2.1", "2024-03-15",
-                               "100 requests", "3:2", "the", "policy 7"]),
-             max_size=30).map(" ".join)
+) | st.lists(
+    st.sampled_from(
+        [
+            "refund",
+            "30 days",
+            "$12.50",
+            "v2.1",
+            "2024-03-15",
+            "100 requests",
+            "3:2",
+            "the",
+            "policy 7",
+        ]
+    ),
+    max_size=30,
+).map(" ".join)
 
 
 @SETTINGS
@@ -133,9 +192,12 @@ def test_texts_without_pii_come_back_byte_for_byte(text: str) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), min_size=1, max_size=4),
-       st.integers(0, 2**32), st.sampled_from(["\n", "\n\n", " \n "]),
-       st.sampled_from([" ", "é ", "数 ", "😀 "]))
+@given(
+    st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), min_size=1, max_size=4),
+    st.integers(0, 2**32),
+    st.sampled_from(["\n", "\n\n", " \n "]),
+    st.sampled_from([" ", "é ", "数 ", "😀 "]),
+)
 def test_entities_depend_only_on_a_bounded_window_around_them(
     seeded: list[tuple[str, int]], seed: int, line_break: str, filler: str
 ) -> None:
@@ -144,15 +206,35 @@ def test_entities_depend_only_on_a_bounded_window_around_them(
     # by the margin's length in code points whatever its characters take in UTF-8.
     rng = random.Random(seed)
     pieces = [_value(t, s) for t, s in seeded] + [
-        "order", "SSN", "call", "version", "card", "days", "at", "token", ":", "\n", "#",
-        "v1.2", "30", "$", "1", "DE89", "https://a:", "Müller", "数"]
+        "order",
+        "SSN",
+        "call",
+        "version",
+        "card",
+        "days",
+        "at",
+        "token",
+        ":",
+        "\n",
+        "#",
+        "v1.2",
+        "30",
+        "$",
+        "1",
+        "DE89",
+        "https://a:",
+        "Müller",
+        "数",
+    ]
     text = ""
     while len(text) < 2100:
         text += rng.choice(pieces) + rng.choice([" ", "", ", "])
     margin = line_break + filler * 200 + line_break
     detector = PatternDetector()
-    shifted = [e._replace(start=e.start + len(margin), end=e.end + len(margin))
-               for e in detector.detect(text)]
+    shifted = [
+        e._replace(start=e.start + len(margin), end=e.end + len(margin))
+        for e in detector.detect(text)
+    ]
     assert detector.detect(margin + text) == shifted
     assert shifted
 
@@ -172,10 +254,10 @@ SWEEP_REDACTOR = oracle(Redactor([ENGINE, _Nothing()]))
 
 
 @SETTINGS
-@given(ANY_TEXT, st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), max_size=4),
-       st.data())
+@given(ANY_TEXT, st.lists(st.tuples(ENTITY_TYPES, st.integers(0, 2**32)), max_size=4), st.data())
 def test_the_engine_keeps_what_the_redactor_sweep_keeps(
-        text: str, seeds: list[tuple[str, int]], data: st.DataObject) -> None:
+    text: str, seeds: list[tuple[str, int]], data: st.DataObject
+) -> None:
     # The engine's own overlap resolution (the built-in detectors alone) against the
     # Redactor's sweep over the same entities: same entities, same order.
     for entity_type, seed in seeds:

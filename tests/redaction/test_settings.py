@@ -9,15 +9,25 @@ from sidecar.errors import ConfigError
 from sidecar.redaction import build_redactor
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    pytest.param({"redaction.modes": {"EMAIL": "hmac"}}, "hmac_key", id="hmac-without-key"),
-    pytest.param({"redaction.custom_patterns": [{"name": "X", "pattern": "("}]},
-                 "does not compile", id="bad-regex"),
-    pytest.param({"redaction.custom_patterns": [{"name": "lower", "pattern": "x"}]},
-                 "must match", id="bad-name"),
-    pytest.param({"redaction.types": ["EMAIL", "PASSPORT"]}, "redaction.types",
-                 id="unknown-type"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        pytest.param({"redaction.modes": {"EMAIL": "hmac"}}, "hmac_key", id="hmac-without-key"),
+        pytest.param(
+            {"redaction.custom_patterns": [{"name": "X", "pattern": "("}]},
+            "does not compile",
+            id="bad-regex",
+        ),
+        pytest.param(
+            {"redaction.custom_patterns": [{"name": "lower", "pattern": "x"}]},
+            "must match",
+            id="bad-name",
+        ),
+        pytest.param(
+            {"redaction.types": ["EMAIL", "PASSPORT"]}, "redaction.types", id="unknown-type"
+        ),
+    ],
+)
 def test_bad_settings_stop_start_up(overrides: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_settings(overrides=overrides)

@@ -50,12 +50,37 @@ def _ipaddress_key(candidate: str) -> str | None:
     return expected
 
 
-@pytest.mark.parametrize("candidate", [
-    "203.0.113.7", "10.0.0.1", "256.1.1.1", "01.2.3.4", "2001:db8::1", "::1", "fe80::1%eth0",
-    "10:30:45", "1:2:3:4:5:6:7:8", "a:b:c", "2001:db8:0:0:0:0:2:1", "::ffff:1.2.3.4", "::",
-    "1::", "1:0:0:2:0:0:0:3", "0:0:0:0:0:0:0:1", "1:2:3:4:5:6:1.2.3.4", "1::2::3", ":1:2::",
-    "1:2:3:4:5:6:7:8:9", "12345::1", "1.2.3", "1.2.3.4.5", "fe80::1%", "::1/64", "1:2:3:4:5:6:7::",
-])
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "203.0.113.7",
+        "10.0.0.1",
+        "256.1.1.1",
+        "01.2.3.4",
+        "2001:db8::1",
+        "::1",
+        "fe80::1%eth0",
+        "10:30:45",
+        "1:2:3:4:5:6:7:8",
+        "a:b:c",
+        "2001:db8:0:0:0:0:2:1",
+        "::ffff:1.2.3.4",
+        "::",
+        "1::",
+        "1:0:0:2:0:0:0:3",
+        "0:0:0:0:0:0:0:1",
+        "1:2:3:4:5:6:1.2.3.4",
+        "1::2::3",
+        ":1:2::",
+        "1:2:3:4:5:6:7:8:9",
+        "12345::1",
+        "1.2.3",
+        "1.2.3.4.5",
+        "fe80::1%",
+        "::1/64",
+        "1:2:3:4:5:6:7::",
+    ],
+)
 def test_ip_keys_match_ipaddress(candidate: str) -> None:
     assert ip_key(candidate) == _ipaddress_key(candidate)
 
@@ -80,12 +105,31 @@ def test_a_jwt_needs_a_json_header() -> None:
     assert not jwt_ok("eyJub3Rqc29u.eyJzdWIiOiIxIn0.sig")
 
 
-@pytest.mark.parametrize("header", [
-    '{"alg":"HS256","typ":"JWT"}', '{"typ":"x"}', '{"a":1}', "[1]", '{"alg":NaN}',
-    '{"al\\u0067":1}', '{"alg":1,}', '{ "typ" : [1, {"x": -0.5e+3}] }', "nope", '"alg"',
-    '{"alg":"\\ud800"}', '{"alg":1} x', '{"alg":01}', '{"alg":-Infinity}', '{"x":{"alg":1}}',
-    '{"alg":1e}', '{"alg":"a\tb"}', '{"alg":tru}', ' {"typ":null}\n', '{"alg":[1,2,]}',
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        '{"alg":"HS256","typ":"JWT"}',
+        '{"typ":"x"}',
+        '{"a":1}',
+        "[1]",
+        '{"alg":NaN}',
+        '{"al\\u0067":1}',
+        '{"alg":1,}',
+        '{ "typ" : [1, {"x": -0.5e+3}] }',
+        "nope",
+        '"alg"',
+        '{"alg":"\\ud800"}',
+        '{"alg":1} x',
+        '{"alg":01}',
+        '{"alg":-Infinity}',
+        '{"x":{"alg":1}}',
+        '{"alg":1e}',
+        '{"alg":"a\tb"}',
+        '{"alg":tru}',
+        ' {"typ":null}\n',
+        '{"alg":[1,2,]}',
+    ],
+)
 def test_jwt_headers_are_read_by_pythons_json_rules(header: str) -> None:
     encoded = base64.urlsafe_b64encode(header.encode()).decode()
     for cut in (len(encoded), len(encoded.rstrip("=")), len(encoded) - 1):
@@ -101,11 +145,18 @@ def test_entropy_is_the_shannon_formula(value: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.dictionaries(st.sampled_from(["alg", "typ", "kid", "x"]),
-                       st.none() | st.integers() | st.text(max_size=5), max_size=3),
-       st.integers(0, 40), st.text(alphabet="=.!é", max_size=2))
-def test_jwt_headers_agree_with_python_on_any_cut(header: dict[str, object], cut: int,
-                                                  noise: str) -> None:
+@given(
+    st.dictionaries(
+        st.sampled_from(["alg", "typ", "kid", "x"]),
+        st.none() | st.integers() | st.text(max_size=5),
+        max_size=3,
+    ),
+    st.integers(0, 40),
+    st.text(alphabet="=.!é", max_size=2),
+)
+def test_jwt_headers_agree_with_python_on_any_cut(
+    header: dict[str, object], cut: int, noise: str
+) -> None:
     encoded = base64.urlsafe_b64encode(json.dumps(header).encode()).decode()
     token = f"{encoded[:cut] + noise}.eyJzdWIiOiIxIn0.sig"
     assert jwt_ok(token) == _python_jwt_ok(token)
