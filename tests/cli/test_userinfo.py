@@ -55,25 +55,33 @@ def _invoke(*args: str, env: dict[str, str] | None = None) -> Result:
 @pytest.mark.parametrize(
     ("text", "shown"),
     [
-        pytest.param("https://user:pw@judge.example/v1", "https://***@judge.example/v1",
-                     id="url"),
+        pytest.param("https://user:pw@judge.example/v1", "https://***@judge.example/v1", id="url"),
         pytest.param("http://token@judge.example", "http://***@judge.example", id="user-only"),
         pytest.param("http://u:p@ss@h:8080/x", "http://***@h:8080/x", id="at-in-password"),
         pytest.param("https://u:a,b;c@h", "https://***@h", id="sub-delims-in-password"),
         pytest.param("k1:9092,svc:pw@k2:9092", "k1:9092,***@k2:9092", id="host-list"),
         pytest.param("svc:pw@kafka:9092", "***@kafka:9092", id="bare-address"),
         pytest.param("me@corp.example:pw@kafka:9092", "***@kafka:9092", id="at-in-user"),
-        pytest.param("HTTP Request: POST http://u:pw@127.0.0.1:1/v1/chat \"HTTP/1.1 200 OK\"",
-                     "HTTP Request: POST http://***@127.0.0.1:1/v1/chat \"HTTP/1.1 200 OK\"",
-                     id="in-a-log-line"),
-        pytest.param("cannot reach 'https://u:p@a' or (v:q@b:1)",
-                     "cannot reach 'https://***@a' or (***@b:1)", id="quoted-and-bracketed"),
+        pytest.param(
+            'HTTP Request: POST http://u:pw@127.0.0.1:1/v1/chat "HTTP/1.1 200 OK"',
+            'HTTP Request: POST http://***@127.0.0.1:1/v1/chat "HTTP/1.1 200 OK"',
+            id="in-a-log-line",
+        ),
+        pytest.param(
+            "cannot reach 'https://u:p@a' or (v:q@b:1)",
+            "cannot reach 'https://***@a' or (***@b:1)",
+            id="quoted-and-bracketed",
+        ),
         pytest.param("http://a:1@h1,http://b:2@h2", "http://***@h1,http://***@h2", id="two"),
-        pytest.param("https://judge.example/v1?user=a@b", "https://judge.example/v1?user=a@b",
-                     id="at-after-the-authority"),
+        pytest.param(
+            "https://judge.example/v1?user=a@b",
+            "https://judge.example/v1?user=a@b",
+            id="at-after-the-authority",
+        ),
         pytest.param("support@example.com", "support@example.com", id="e-mail"),
-        pytest.param("sent to jane@example.com: ok", "sent to jane@example.com: ok",
-                     id="e-mail-then-colon"),
+        pytest.param(
+            "sent to jane@example.com: ok", "sent to jane@example.com: ok", id="e-mail-then-colon"
+        ),
         pytest.param("https://judge.example/v1", "https://judge.example/v1", id="no-userinfo"),
     ],
 )
@@ -93,11 +101,16 @@ def test_masking_is_linear_on_text_that_almost_holds_an_address() -> None:
 
 
 def test_config_show_masks_the_credentials_of_every_url_setting() -> None:
-    result = _invoke("config", "show", env={
-        "CITEWATCH_JUDGE_BASE_URL": f"https://citewatch:{SECRET}@judge.example/v1",
-        "CITEWATCH_REDACTION_ALLOW": json.dumps([f"https://u:{SECRET}@wiki.example",
-                                                 "support@example.com"]),
-    })
+    result = _invoke(
+        "config",
+        "show",
+        env={
+            "CITEWATCH_JUDGE_BASE_URL": f"https://citewatch:{SECRET}@judge.example/v1",
+            "CITEWATCH_REDACTION_ALLOW": json.dumps(
+                [f"https://u:{SECRET}@wiki.example", "support@example.com"]
+            ),
+        },
+    )
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
     assert SECRET not in result.output
@@ -106,8 +119,9 @@ def test_config_show_masks_the_credentials_of_every_url_setting() -> None:
 
 
 def test_config_validate_masks_the_credentials_of_a_refused_address() -> None:
-    result = _invoke("config", "validate",
-                     env={"CITEWATCH_KAFKA_BOOTSTRAP_SERVERS": f"svc:{SECRET}@kafka:9092"})
+    result = _invoke(
+        "config", "validate", env={"CITEWATCH_KAFKA_BOOTSTRAP_SERVERS": f"svc:{SECRET}@kafka:9092"}
+    )
     assert result.exit_code == 2
     assert SECRET not in result.output
     assert "'***@kafka:9092' has no valid host name" in result.stderr
@@ -122,20 +136,48 @@ def failing_judge() -> Iterator[str]:
         yield server.base_url
 
 
-def test_start_up_failure_and_log_lines_mask_the_judge_url(failing_judge: str,
-                                                           tmp_path: Path) -> None:
+def test_start_up_failure_and_log_lines_mask_the_judge_url(
+    failing_judge: str, tmp_path: Path
+) -> None:
     # A real process, so its stderr is what an operator reads (and httpx's own INFO line,
     # which prints every URL it requests, is written at -v).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEWATCH_", "OPENAI_"))}
-    env.update({"PYTHONPATH": str(ROOT), "CITEWATCH_JUDGE_API_KEY": "dummy",
-                "CITEWATCH_JUDGE_BASE_URL": _with_credentials(failing_judge),
-                "CITEWATCH_JUDGE_MAX_RETRIES": "0"})
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "CITEWATCH_JUDGE_API_KEY": "dummy",
+            "CITEWATCH_JUDGE_BASE_URL": _with_credentials(failing_judge),
+            "CITEWATCH_JUDGE_MAX_RETRIES": "0",
+        }
+    )
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from sidecar.cli import main; sys.exit(main())",
-         "-v", "run", "--input", str(EXAMPLES), "--once", "--output", str(tmp_path / "o.jsonl"),
-         "--judge", "openai-chat", "--sample-rate", "1", "--metrics-port", "0",
-         "--metrics-address", "127.0.0.1"],
-        env=env, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from sidecar.cli import main; sys.exit(main())",
+            "-v",
+            "run",
+            "--input",
+            str(EXAMPLES),
+            "--once",
+            "--output",
+            str(tmp_path / "o.jsonl"),
+            "--judge",
+            "openai-chat",
+            "--sample-rate",
+            "1",
+            "--metrics-port",
+            "0",
+            "--metrics-address",
+            "127.0.0.1",
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     masked = failing_judge.replace("http://", "http://***@")
     lines = done.stderr.splitlines()
     assert done.returncode == 3, done.stderr
@@ -199,8 +241,16 @@ def test_prometheus_credentials_are_sent_as_basic_auth_and_never_shown(tmp_path:
     thread.start()
     url = _with_credentials(f"http://127.0.0.1:{server.server_address[1]}")
     try:
-        result = _invoke("report", "--weekly", "--prometheus", url, "--end", "2025-03-16",
-                         "--out-dir", str(tmp_path))
+        result = _invoke(
+            "report",
+            "--weekly",
+            "--prometheus",
+            url,
+            "--end",
+            "2025-03-16",
+            "--out-dir",
+            str(tmp_path),
+        )
     finally:
         server.shutdown()
         server.server_close()
@@ -216,10 +266,17 @@ def test_prometheus_credentials_are_sent_as_basic_auth_and_never_shown(tmp_path:
 def test_an_unreachable_prometheus_is_named_without_its_credentials() -> None:
     with pytest.raises(PrometheusError) as info:
         PrometheusClient(f"http://u:{SECRET}@127.0.0.1:9", timeout=2).query_range(
-            "up", start=0, end=1, step=1)
+            "up", start=0, end=1, step=1
+        )
     assert str(info.value).startswith("cannot reach Prometheus at http://127.0.0.1:9: ")
-    result = _invoke("report", "--weekly", "--prometheus", f"http://u:{SECRET}@127.0.0.1:9",
-                     "--end", "2025-03-16")
+    result = _invoke(
+        "report",
+        "--weekly",
+        "--prometheus",
+        f"http://u:{SECRET}@127.0.0.1:9",
+        "--end",
+        "2025-03-16",
+    )
     assert result.exit_code == 2
     assert SECRET not in result.output
 
@@ -236,9 +293,15 @@ def test_metrics_and_spans_of_a_judged_trace_hold_no_credentials() -> None:
     with FakeOpenAI() as server:
         server.script(Status(500))
         settings = Settings(
-            judge={"backend": "openai-chat", "base_url": _with_credentials(server.base_url),
-                   "api_key": "test-key", "max_retries": 0, "screen": False},
-            sampling={"rate": 1.0})
+            judge={
+                "backend": "openai-chat",
+                "base_url": _with_credentials(server.base_url),
+                "api_key": "test-key",
+                "max_retries": 0,
+                "screen": False,
+            },
+            sampling={"rate": 1.0},
+        )
         pipeline = build_pipeline(settings, tracer=get_tracer(provider))
         assert pipeline.judge is not None
         identity = pipeline.judge.identity
@@ -248,10 +311,12 @@ def test_metrics_and_spans_of_a_judged_trace_hold_no_credentials() -> None:
             await pipeline.judge.aclose(1.0)  # type: ignore[union-attr]
 
         asyncio.run(run())
-    metrics.set_build_info(version="test", rubric_version=identity.rubric_version,
-                           judge_model=identity.model)
+    metrics.set_build_info(
+        version="test", rubric_version=identity.rubric_version, judge_model=identity.model
+    )
     spans = exporter.get_finished_spans()
     assert spans
     shown = generate_latest(registry).decode() + "".join(
-        json.dumps(span.to_json()) for span in spans)
+        json.dumps(span.to_json()) for span in spans
+    )
     assert "@127.0.0.1" not in shown and SECRET not in shown

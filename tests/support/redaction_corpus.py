@@ -53,8 +53,9 @@ def load_corpus(split: str = "dev") -> list[dict[str, Any]]:
     return build(split)
 
 
-def score(lines: Iterable[dict[str, Any]],
-          predict: Callable[[str], Iterable[Span]]) -> dict[str, TypeScore]:
+def score(
+    lines: Iterable[dict[str, Any]], predict: Callable[[str], Iterable[Span]]
+) -> dict[str, TypeScore]:
     """Scores per type of ``predict`` (text -> (type, start, end) spans) on the corpus."""
     tp: Counter[str] = Counter()
     fp: Counter[str] = Counter()
@@ -87,8 +88,9 @@ def _default_redactor() -> Redactor:
     return build_redactor(RedactionSettings())
 
 
-def class_scores(lines: list[dict[str, Any]], redactor: Redactor | None = None
-                 ) -> dict[str, tuple[int, int]]:
+def class_scores(
+    lines: list[dict[str, Any]], redactor: Redactor | None = None
+) -> dict[str, tuple[int, int]]:
     """Per class: values redacted (or negatives left clean) and values (or negatives).
 
     A value counts as redacted when every letter and digit of it lies inside a detected
@@ -107,7 +109,8 @@ def class_scores(lines: list[dict[str, Any]], redactor: Redactor | None = None
         for kind, start, end in line["spans"]:
             whole = all(i in covered for i in range(start, end) if text[i].isalnum())
             split = kind == "IBAN" and any(
-                e.type == "CREDIT_CARD" and e.start < end and e.end > start for e in entities)
+                e.type == "CREDIT_CARD" and e.start < end and e.end > start for e in entities
+            )
             score[0] += whole and not split
             score[1] += 1
     return {name: (ok, n) for name, (ok, n) in scores.items()}
