@@ -42,6 +42,11 @@ REDACTOR = Redactor([PatternDetector()])
         pytest.param("jane at example dot com", "EMAIL", id="email-at-dot"),
         pytest.param("jane[at]example[dot]com", "EMAIL", id="email-brackets"),
         pytest.param("jane (at) example.co.uk", "EMAIL", id="email-parens"),
+        pytest.param("jane [at] moore-aitken [dot] kiwi", "EMAIL", id="email-brackets-new-tld"),
+        pytest.param("jane (at) example.museum", "EMAIL", id="email-parens-long-tld"),
+        pytest.param(
+            "jane\u1043\u1049 [at] example [dot] kiwi", "EMAIL", id="email-brackets-digits"
+        ),
         pytest.param("CNDLGO39P18C121E", "NATIONAL_ID", id="codice-fiscale"),
         pytest.param("cndlgo39p18c121e", "NATIONAL_ID", id="codice-fiscale-lower-case"),
         pytest.param("CNDLGO39P18C12NY", "NATIONAL_ID", id="codice-fiscale-omocodia"),
@@ -160,6 +165,9 @@ def test_secrets_are_redacted(text: str, secret: str) -> None:
             id="exponents-and-longer-numbers",
         ),
         pytest.param("Set maximumPerMinute and on 12 34 56 a day.", id="words-and-prose"),
+        pytest.param(
+            "Look at this dot product; meet (at) home. Then rest.", id="at-and-dot-in-prose"
+        ),
     ],
 )
 def test_numbers_and_words_that_carry_evidence_stay(text: str) -> None:

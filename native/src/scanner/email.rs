@@ -72,9 +72,15 @@ pub(super) fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
     while labels.len() > 1 {
         let tld = labels.last().unwrap().1.to_ascii_lowercase();
         let dotted = labels[1..].iter().any(|(sep, _, _)| sep.to_ascii_lowercase().contains("dot"));
+        // A bracketed "at" ("[at]", "(at)") or a spaced "@" is written to hide an address:
+        // then any top-level domain of letters counts (".kiwi", ".museum"), not only the
+        // common ones a plain "at ... dot" in prose needs, unless a sentence's full stop
+        // ("home. Then") is all that comes before it.
+        let sep = labels.last().unwrap().0;
+        let tight = sep == "." || sep.to_ascii_lowercase().contains("dot");
         if tld.bytes().all(|b| b.is_ascii_alphabetic())
-            && !tld.is_empty()
-            && (words::tld(&tld) || (tld.len() == 2 && (dotted || !plain_at)))
+            && (2..=24).contains(&tld.len())
+            && (words::tld(&tld) || (tld.len() == 2 && dotted) || (!plain_at && tight))
         {
             if plain_at && !dotted {
                 return None; // "look at example.com": prose, not an address
