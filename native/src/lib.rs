@@ -375,6 +375,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<replacer::Replacer>()?;
     m.add("DetectorError", m.py().get_type::<replacer::DetectorError>())?;
     m.add("TYPES", PyTuple::new(m.py(), types::names())?)?;
+    m.add("PLACEHOLDER", replace::PLACEHOLDER_PATTERN)?;
     m.add_function(wrap_pyfunction!(_panic_in_engine, m)?)?;
     m.add_function(wrap_pyfunction!(luhn_valid, m)?)?;
     m.add_function(wrap_pyfunction!(iban_key, m)?)?;

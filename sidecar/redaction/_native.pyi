@@ -86,3 +86,6 @@ def jwt_ok(candidate: str) -> bool: ...
 def entropy(value: str) -> float: ...
 def _panic_in_engine() -> None:
     """Raises RuntimeError from a panic inside the engine's guard (for the tests)."""
+
+PLACEHOLDER: str
+"""The pattern of what the redactor writes (native/src/replace/keep.rs), never detected again."""

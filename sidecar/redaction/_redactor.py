@@ -74,7 +74,7 @@ class Redactor:
             modes=self.modes,
             default_mode=default_mode,
             allow=self.allow,
-            hmac_key=hmac_key or b"",
+            hmac_key=hmac_key,
         )
         # Identifiers and labels holding a value are replaced by a keyed hash: the same
         # value, the same hash, wherever it appears (joins still work).

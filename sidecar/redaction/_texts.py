@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any, Literal, Protocol
 
 from sidecar._regex import compile_linear
+from sidecar.redaction import _native
 from sidecar.redaction._base import Detector, Entity
 from sidecar.redaction._native import Detector as NativeDetector
 from sidecar.redaction._native import DetectorError, Replacer
@@ -27,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 Mode = Literal["placeholder", "hmac", "drop"]
 
-PLACEHOLDER: Any = compile_linear(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
+PLACEHOLDER: Any = compile_linear(_native.PLACEHOLDER)
 """What the redactor writes (an RE2 pattern); never detected again, which makes redaction
 idempotent."""
 
@@ -102,17 +103,17 @@ class NativeTexts:
         modes: Mapping[str, Mode],
         default_mode: Mode,
         allow: Iterable[str],
-        hmac_key: bytes,
+        hmac_key: bytes | None,
     ) -> None:
         engine, engine_at = _engine_of(detectors)
-        uses_hmac = default_mode == "hmac" or "hmac" in modes.values()
-        # The token maker holds the key, not the Redactor: no reference cycle through the
-        # compiled object, which the garbage collector cannot see into.
+        # The engine refuses an hmac mode without a token maker. The token maker holds the
+        # key, not the Redactor: no reference cycle through the compiled object, which the
+        # garbage collector cannot see into.
         self._replacer = Replacer(
             engine,
             modes=dict(modes),
             default_mode=default_mode,
-            hmac_token=partial(hmac_token, hmac_key) if uses_hmac else None,
+            hmac_token=partial(hmac_token, hmac_key) if hmac_key else None,
             allow=sorted(allow),
             detectors=list(detectors),
             engine_at=engine_at,

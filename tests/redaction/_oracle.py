@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 
-from sidecar.redaction import Detector, Entity, Mode, Redactor, Scope, TextRedaction
+from sidecar.redaction import PLACEHOLDER, Detector, Entity, Mode, Redactor, Scope, TextRedaction
 from sidecar.redaction._texts import FAILED, hmac_token
 
 logger = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 _MAX_PASSES = 16
 _START = attrgetter("start")
 # sidecar.redaction.PLACEHOLDER on Python's re, which reads any str
-_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
+_PLACEHOLDER = re.compile(PLACEHOLDER.pattern)
 
 
 def _precedence(entity: Entity) -> tuple[int, int, bool]:

@@ -8,13 +8,13 @@ use regex::Regex;
 
 use crate::Ent;
 
-/// What the redactor writes, never detected again (the Python PLACEHOLDER pattern).
+/// What the redactor writes, never detected again: a placeholder, a keyed token or the
+/// mark of a withheld text (exported to Python as ``PLACEHOLDER``, which RE2 runs there).
+pub const PLACEHOLDER_PATTERN: &str = r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>";
+
 fn placeholder() -> &'static Regex {
     static PLACEHOLDER: OnceLock<Regex> = OnceLock::new();
-    PLACEHOLDER.get_or_init(|| {
-        Regex::new(r"<[A-Z][A-Z0-9_]*_(?:[0-9]+|[0-9a-f]{16})>|<REDACTED>")
-            .expect("placeholder pattern")
-    })
+    PLACEHOLDER.get_or_init(|| Regex::new(PLACEHOLDER_PATTERN).expect("placeholder pattern"))
 }
 
 /// Code point offsets of the byte offsets of one str, computed once when it is not ASCII.

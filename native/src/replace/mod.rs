@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-pub use keep::{keep, keep_unless, Offsets};
+pub use keep::{keep, keep_unless, Offsets, PLACEHOLDER_PATTERN};
 pub use table::{Mode, Modes, Table};
 
 use crate::{Ent, Ty};
