@@ -235,6 +235,34 @@ def test_a_detector_failure_withholds_the_text_and_is_counted(
     assert "555-201-7731" not in caplog.text
 
 
+class _Reporting:
+    """A Python detector that reports what it is given, whatever the text."""
+
+    name = "reporting"
+
+    def __init__(self, *found: object) -> None:
+        self.found = found
+
+    def detect(self, text: str) -> list[object]:
+        return list(self.found)
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        pytest.param(Entity("EMAIL", 0, 999), id="beyond-the-end"),
+        pytest.param(Entity("EMAIL", -3, 2), id="before-the-start"),
+        pytest.param(("EMAIL", "0", 2, None), id="not-an-offset"),
+        pytest.param("EMAIL", id="not-an-entity"),
+    ],
+)
+def test_a_detector_reporting_a_malformed_entity_withholds_the_text(found: object) -> None:
+    redactor = Redactor([PatternDetector(), _Reporting(found)])
+    scope = Scope()
+    assert redactor.redact_text("call 555-201-7731", scope).text == "<REDACTED>"
+    assert scope.counts == {"REDACTION_ERROR": 1}
+
+
 def test_an_engine_panic_under_a_detector_withholds_the_text() -> None:
     with pytest.raises(RuntimeError, match="engine failed"):
         _native._panic_in_engine()
