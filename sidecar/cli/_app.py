@@ -2,29 +2,77 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import click
 
 from sidecar import __version__
 from sidecar._userinfo import MaskUserinfo
-from sidecar.cli.calibrate import calibrate_command
-from sidecar.cli.check import check_command
-from sidecar.cli.config import config_group
-from sidecar.cli.gate import gate_command
-from sidecar.cli.redact import redact_command
-from sidecar.cli.replay import replay_command
-from sidecar.cli.report import report_command
-from sidecar.cli.review import review_group
-from sidecar.cli.run import run_command
-from sidecar.cli.stability import stability_command
 
 __all__ = ["cli", "main"]
 
+# Every command, as "module:attribute". A command's module is imported when the command is
+# looked up (to run it or to show its help), so `citewatch check` does not import what
+# `citewatch calibrate` or `citewatch review serve` need.
+_COMMANDS: dict[str, str] = {
+    "check": "sidecar.cli.check:check_command",
+    "config": "sidecar.cli.config:config_group",
+    "calibrate": "sidecar.cli.calibrate:calibrate_command",
+    "gate": "sidecar.cli.gate:gate_command",
+    "report": "sidecar.cli.report:report_command",
+    "replay": "sidecar.cli.replay:replay_command",
+    "stability": "sidecar.cli.stability:stability_command",
+    "run": "sidecar.cli.run:run_command",
+    "redact": "sidecar.cli.redact:redact_command",
+    "review": "sidecar.cli.review:review_group",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyCommands(MutableMapping[str, click.Command]):
+    """A group's commands by name, each imported from its module on first lookup."""
+
+    def __init__(self, specs: dict[str, str]) -> None:
+        self._specs = dict(specs)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        command = self._loaded.get(name)
+        if command is None:
+            module, _, attribute = self._specs[name].partition(":")
+            command = getattr(importlib.import_module(module), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{self._specs[name]} is not a click command")
+            if command.name != name:
+                raise ValueError(f"{self._specs[name]} is named {command.name!r}, not {name!r}")
+            self._loaded[name] = command
+        return command
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._specs[name] = ""
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._specs[name]
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+
+class _LazyGroup(click.Group):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _LazyCommands(_COMMANDS)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="citewatch")
 @click.option("-v", "--verbose", count=True, help="More logging on stderr (-v INFO, -vv DEBUG).")
 def cli(verbose: int) -> None:
@@ -53,18 +101,6 @@ def cli(verbose: int) -> None:
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, MaskUserinfo) for f in handler.filters):
             handler.addFilter(MaskUserinfo())
-
-
-cli.add_command(check_command)
-cli.add_command(config_group)
-cli.add_command(calibrate_command)
-cli.add_command(gate_command)
-cli.add_command(report_command)
-cli.add_command(replay_command)
-cli.add_command(stability_command)
-cli.add_command(run_command)
-cli.add_command(redact_command)
-cli.add_command(review_group)
 
 
 def main(argv: list[str] | None = None) -> Any:

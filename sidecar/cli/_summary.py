@@ -16,7 +16,7 @@ from schemas import EvaluationRecord
 from sidecar._userinfo import mask_userinfo
 from sidecar.config import Settings
 from sidecar.judge import resolve_backend_name
-from sidecar.judge.openai_backends import api_key_configured
+from sidecar.judge._api_key import api_key_configured
 
 __all__ = ["JudgeTally", "judge_choice", "judge_description", "judge_endpoint"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import email.utils
 import importlib
-import os
 import time
 from typing import Any, Final
 
@@ -21,6 +20,7 @@ import openai
 import pydantic
 
 from sidecar.config import JudgeSettings
+from sidecar.judge._api_key import api_key_configured
 from sidecar.judge.backend import JudgeCallError
 
 __all__ = [
@@ -33,11 +33,6 @@ __all__ = [
 ]
 
 _RETRIABLE_STATUS = frozenset({408, 409})
-
-
-def api_key_configured(settings: JudgeSettings) -> bool:
-    """Whether an API key comes from the settings or OPENAI_API_KEY."""
-    return settings.api_key is not None or bool(os.environ.get("OPENAI_API_KEY"))
 
 
 def _pool_limits(concurrency: int) -> Any:

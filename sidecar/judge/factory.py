@@ -9,6 +9,7 @@ what it runs (:attr:`JudgeStageImpl.identity`) to whoever needs to know, such as
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from opentelemetry.trace import Tracer
 
@@ -16,7 +17,9 @@ from sidecar.config import Settings
 from sidecar.judge.observer import JudgeObserver
 from sidecar.judge.registry import NO_JUDGE, build_backend, resolve_backend_name
 from sidecar.judge.rubric import load_rubric
-from sidecar.judge.stage import JudgeStageImpl
+
+if TYPE_CHECKING:
+    from sidecar.judge.stage import JudgeStageImpl
 
 __all__ = ["build_judge_stage"]
 
@@ -37,6 +40,9 @@ def build_judge_stage(
     name = resolve_backend_name(settings)
     if name == NO_JUDGE:
         return None
+    # The stage (and the screen it runs first) is imported only when a judge runs.
+    from sidecar.judge.stage import JudgeStageImpl
+
     backend = build_backend(name, settings.judge)
     rubric = load_rubric(settings.judge.rubric_file)
     logger.info(

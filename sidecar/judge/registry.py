@@ -16,13 +16,8 @@ from typing import Final, get_args
 from schemas import JudgeBackendName, JudgeChoice
 from sidecar.config import JudgeSettings, Settings
 from sidecar.errors import ConfigError
+from sidecar.judge._api_key import api_key_configured
 from sidecar.judge.backend import JudgeBackend
-from sidecar.judge.lexical import LexicalBackend
-from sidecar.judge.openai_backends import (
-    OpenAIChatBackend,
-    OpenAIResponsesBackend,
-    api_key_configured,
-)
 
 __all__ = [
     "BACKENDS",
@@ -47,16 +42,36 @@ class BackendSpec:
     summary: str
 
 
+# Each builder imports its backend when called: the openai SDK and the screen's lexicon take
+# most of a second to import, and a command that never builds them should not pay for it.
+def _openai_responses(settings: JudgeSettings) -> JudgeBackend:
+    from sidecar.judge.openai_backends import OpenAIResponsesBackend
+
+    return OpenAIResponsesBackend(settings)
+
+
+def _openai_chat(settings: JudgeSettings) -> JudgeBackend:
+    from sidecar.judge.openai_backends import OpenAIChatBackend
+
+    return OpenAIChatBackend(settings)
+
+
+def _lexical(_settings: JudgeSettings) -> JudgeBackend:
+    from sidecar.judge.lexical import LexicalBackend
+
+    return LexicalBackend()
+
+
 BACKENDS: Mapping[JudgeBackendName, BackendSpec] = {
     "openai-responses": BackendSpec(
-        OpenAIResponsesBackend, needs_api_key=True,
+        _openai_responses, needs_api_key=True,
         summary="OpenAI Responses API with structured outputs"),
     "openai-chat": BackendSpec(
-        OpenAIChatBackend, needs_api_key=True,
+        _openai_chat, needs_api_key=True,
         summary="Chat Completions with a JSON schema: vLLM, Ollama and other OpenAI-compatible "
                 "servers via judge.base_url"),
     "lexical": BackendSpec(
-        lambda _settings: LexicalBackend(), needs_api_key=False,
+        _lexical, needs_api_key=False,
         summary="the offline screen: no network, abstains when unsure"),
 }  # fmt: skip
 

@@ -1,0 +1,73 @@
+"""A command imports only what it runs: the openai SDK and the offline screen (most of a
+second of start-up between them) stay out of a deterministic `citewatch check`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.factories import trace_dict
+
+_HEAVY = ("openai", "sidecar.judge.screen", "lemminflect", "sidecar.cli.calibrate", "flask")
+
+_PROBE = """
+import json, sys
+from sidecar.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _modules_after(*argv: str) -> tuple[int, set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    reply = json.loads(done.stdout.splitlines()[-1])
+    return reply["code"], set(reply["modules"])
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in _HEAVY or m.startswith(_HEAVY)}
+
+
+@pytest.fixture
+def traces(tmp_path: Path) -> Path:
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(trace_dict()) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_deterministic_check_imports_neither_the_openai_sdk_nor_the_screen(
+    traces: Path, tmp_path: Path
+) -> None:
+    code, modules = _modules_after(
+        "check", str(traces), "--judge", "none", "--output", str(tmp_path / "out.jsonl")
+    )
+    assert code == 0
+    assert _heavy(modules) == set()
+
+
+def test_the_offline_screen_is_imported_when_it_runs(traces: Path, tmp_path: Path) -> None:
+    code, modules = _modules_after(
+        "check", str(traces), "--judge", "lexical", "--output", str(tmp_path / "out.jsonl")
+    )
+    assert code == 0
+    assert "sidecar.judge.screen" in modules
+    assert not any(m == "openai" or m.startswith("openai.") for m in modules)
+
+
+def test_redact_imports_no_judge_at_all() -> None:
+    code, modules = _modules_after("redact", "--help")
+    assert code == 0
+    assert not any(m.startswith("sidecar.judge.") for m in modules - {"sidecar.judge"})
