@@ -10,6 +10,7 @@ from sidecar.checks.base import Check, Finding, Severity
 from sidecar.checks.injection import InjectionCheck
 from sidecar.checks.markers import Marker, canonical
 from sidecar.checks.quotes import CitedTextCheck
+from sidecar.inputs import CITED_TEXTS
 
 __all__ = [
     "CitationIdCaseCheck",
@@ -24,7 +25,9 @@ __all__ = [
 
 
 class NoClaimsCheck:
-    """A trace without claims cannot be scored for correctness or completeness."""
+    """A trace without claims cannot be scored for correctness or completeness. When its
+    answer cites something (markers, or quotes the app gave for its citations) that is a
+    warning, never silence: the cited text yielded no claim (``detail`` says what it had)."""
 
     name: str = "no_claims"
     codes: tuple[str, ...] = ("no_claims",)
@@ -32,6 +35,10 @@ class NoClaimsCheck:
     def run(self, analysis: Analysis) -> list[Finding]:
         if analysis.trace.claims:
             return []
+        if analysis.marker_ids:
+            return [Finding("no_claims", "warning", detail="answer_has_markers")]
+        if analysis.trace.extra.get(CITED_TEXTS):
+            return [Finding("no_claims", "warning", detail="answer_has_cited_text")]
         return [Finding("no_claims", "info")]
 
 

@@ -1,32 +1,34 @@
 """Claims derived from citation markers, for traces that carry no claims of their own.
 
 ALCE-style: the answer is split into sentences; each sentence becomes one claim citing the
-markers inside it (markers right after its final punctuation belong to it), a sentence
-without markers an uncited claim, and lead-ins, pleasantries and questions no claim at all.
+markers inside it, a sentence without markers an uncited claim, and lead-ins, pleasantries
+and questions no claim at all. Markers sit after their sentence (``It costs 20 EUR [S1].``,
+``It costs 20 EUR. [S1]``) or before it (``[S1] It costs 20 EUR.``, ``- [S1] ...``,
+``1. [2] ...``, ``**[1]** ...``, ``[^1] ...``, ``[S1]It ...``): a run of markers between
+two sentences belongs to the one before when it ends a line, or when that sentence has no
+marker of its own and does not open with one; otherwise it opens the next one (it is
+glued to it, or the sentence before already carries its own markers).
 Derived claims get one importance from the settings (``claims.importance``) and IDs
 ``d1``, ``d2``... The evaluation record says which claims were derived.
 
-The segmenter works on Markdown-ish answers: code blocks, headings, tables, rules and
-footnote definitions (``[^1]: ...``, with their indented continuation lines) are skipped;
-so is back matter: a source list or reference section (a line opening with ``Sources:``,
-``References``, ``Citations``, ``Bibliography``, ``Works cited`` or ``Footnotes``, and the
-reference-like lines after it: list items, lines opening with a marker, lines with a URL,
-short lines without a full stop), and a trailing run of lines that each open with a marker
-(``[1] Refund policy, https://...``). Each list item is its own block; inside a
-block a ``.`` ends a sentence only when followed by whitespace and a word that does not
-start in lower case, and not after a known abbreviation (``e.g.``, ``Dr.``, ``U.S.``) or a
-single capital letter (an initial: ``J. R. R. Tolkien``). Decimals (``3.5``) never end a
-sentence; closing quotes and brackets after the punctuation stay with the sentence.
-Everything is one pass over the answer: cost is linear in its length.
+The segmenter works on Markdown-ish answers (:mod:`sidecar.checks._answer_blocks`: code,
+headings, tables, rules, footnote definitions and back matter are skipped). Each list item
+is its own block; inside a block a ``.`` ends a sentence only when followed by whitespace
+(or a marker glued to the next word) and a word that does not start in lower case, and not
+after a known abbreviation (``e.g.``, ``Dr.``, ``U.S.``) or a single capital letter (an
+initial: ``J. R. R. Tolkien``). Decimals (``3.5``) never end a sentence; closing quotes and
+brackets after the punctuation stay with the sentence. Everything is one pass over the
+answer: cost is linear in its length.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from schemas import Claim, Trace
+from sidecar.checks._answer_blocks import blocks
 from sidecar.checks.markers import IdResolver, Marker, MarkerParser
 
 __all__ = ["DERIVED_ID_PREFIX", "DerivedClaims", "Sentence", "derive", "derive_claims", "sentences"]
@@ -44,25 +46,6 @@ _ABBREVIATIONS = frozenset({
 _CLOSERS = frozenset("\"'\u201d\u2019)]*_\u00bb`")
 _TERMINATOR = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]+")
 _FULL_WIDTH_STOPS = frozenset("\u3002\uff01\uff1f")  # end a sentence with no space after
-_LINE = re.compile(r"[^\n]*\n?")
-_BULLET = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
-_SKIPPED_LINE = re.compile(
-    r"[ \t]*(?:#{1,6}(?:[ \t]|$)|\[\^[^\]\n]{1,64}\]:|\||(?:[-*_][ \t]*){3,}$)"
-)
-_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
-_FOOTNOTE_DEFINITION = re.compile(r"[ \t]*\[\^[^\]\n]{1,64}\]:")
-_CONTINUATION = re.compile(r"(?:[ ]{2,}|\t)\S")
-_BACK_MATTER_HEADING = re.compile(
-    r"[ \t]*(?:#{1,6}[ \t]+)?[*_]{0,2}(?:sources?|references?|citations?|bibliography|"
-    r"works[ \t]+cited|footnotes?|cited[ \t]+sources?)[ \t]*(?::[*_]{0,2}|[*_]{0,2}[ \t]*:|"
-    r"[*_]{0,2}[ \t]*$)",
-    re.IGNORECASE,
-)
-_MARKER_LED = re.compile(
-    r"[ \t]*(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?[*_]{0,2}\[\^?[A-Za-z0-9_.:-]{1,32}\]"
-)
-_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
-_REFERENCE_WORDS = 12
 _MARKUP = re.compile(r"\*\*|__|`|^>\s*")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?\u2026])")
 _WORD_CHARS = re.compile(r"\w")
@@ -112,91 +95,6 @@ class Sentence(NamedTuple):
     ids: tuple[str, ...]
 
 
-def _reference_like(line: str) -> bool:
-    """A line of a source list: a list item, a marker first, a URL, or a short line
-    without a full stop (a title)."""
-    stripped = line.strip()
-    return bool(
-        _BULLET.match(line)
-        or _MARKER_LED.match(line)
-        or _URL.search(line)
-        or _FOOTNOTE_DEFINITION.match(line)
-        or (len(stripped.split()) <= _REFERENCE_WORDS and not stripped.endswith((".", "!", "?")))
-    )
-
-
-def _back_matter_start(lines: list[tuple[int, int]], answer: str) -> int:
-    """Index of the first line of the trailing run of marker-led lines (a source list
-    without a heading), blank lines and footnote definitions; len(lines) when none."""
-    first = len(lines)
-    for index in range(len(lines) - 1, -1, -1):
-        start, end = lines[index]
-        text = answer[start:end]
-        if not text.strip() or _FOOTNOTE_DEFINITION.match(text):
-            continue
-        led = _MARKER_LED.match(text)
-        if led is None or _WORD_CHARS.search(text, led.end()) is None:
-            break  # prose, or markers alone (they belong to the sentence before)
-        first = index
-    return first
-
-
-def _blocks(answer: str) -> Iterator[tuple[int, int]]:
-    """Spans of paragraphs and list items, skipping code, headings, tables, rules, footnote
-    definitions and back matter (source lists, reference sections)."""
-    lines: list[tuple[int, int]] = []
-    for line in _LINE.finditer(answer):
-        if line.start() == line.end():
-            break
-        end = line.end()
-        lines.append((line.start(), end - 1 if answer[end - 1 : end] == "\n" else end))
-    tail = _back_matter_start(lines, answer)
-    in_code = False
-    in_footnote = False
-    in_back_matter = False
-    block_start: int | None = None
-    block_end = 0
-    for index, (start, content_end) in enumerate(lines):
-        text = answer[start:content_end]
-        if index >= tail and not in_code:
-            break
-        if not in_code and not _FENCE.match(text):
-            if in_footnote and _CONTINUATION.match(text):
-                continue
-            in_footnote = _FOOTNOTE_DEFINITION.match(text) is not None
-            if _BACK_MATTER_HEADING.match(text):
-                in_back_matter = True
-            elif in_back_matter and text.strip() and not _reference_like(text):
-                in_back_matter = False
-            if in_back_matter or in_footnote:
-                if block_start is not None:
-                    yield block_start, block_end
-                    block_start = None
-                continue
-        if _FENCE.match(text):
-            in_code = not in_code
-        elif in_code:
-            continue
-        elif not text.strip() or _SKIPPED_LINE.match(answer, start, content_end):
-            pass
-        else:
-            bullet = _BULLET.match(answer, start, content_end)
-            if bullet is None:
-                if block_start is None:
-                    block_start = start
-                block_end = content_end
-                continue
-            if block_start is not None:
-                yield block_start, block_end
-            block_start, block_end = bullet.end(), content_end
-            continue
-        if block_start is not None:
-            yield block_start, block_end
-            block_start = None
-    if block_start is not None:
-        yield block_start, block_end
-
-
 def _word_before(answer: str, position: int, floor: int) -> str:
     """The word (letters and inner dots) ending at ``position``, at most a few characters."""
     start = position
@@ -206,12 +104,15 @@ def _word_before(answer: str, position: int, floor: int) -> str:
     return answer[start:position]
 
 
-def _ends_sentence(answer: str, stop: int, after: int, block_end: int, floor: int) -> bool:
+def _ends_sentence(
+    answer: str, stop: int, after: int, block_end: int, floor: int, *, glued: bool = False
+) -> bool:
     """Whether the terminator ``answer[stop:...]`` (ending at ``after`` once closers and
-    markers are taken) ends a sentence inside a block ending at ``block_end``."""
+    markers are taken) ends a sentence inside a block ending at ``block_end``; ``glued``:
+    markers taken are glued to the next word (``month.[S2]Upgrades``)."""
     if after >= block_end or answer[stop] in _FULL_WIDTH_STOPS:
         return True
-    if not answer[after].isspace():
+    if not glued and not answer[after].isspace():
         return False  # 3.5, e.g., example.com
     following = after
     while following < block_end and answer[following].isspace():
@@ -226,6 +127,38 @@ def _ends_sentence(answer: str, stop: int, after: int, block_end: int, floor: in
     if word.lower().rstrip(".") in _ABBREVIATIONS:
         return False
     return not (len(word) == 1 and word.isupper())  # an initial: J. R. R. Tolkien
+
+
+def _skip_closers(answer: str, position: int, block_end: int) -> int:
+    while position < block_end and answer[position] in _CLOSERS:
+        position += 1
+    return position
+
+
+def _opens_with_marker(answer: str, start: int, end: int, by_start: dict[int, Marker]) -> bool:
+    """Whether the sentence from ``start`` opens with a marker (after space and markup)."""
+    while start < end and (answer[start].isspace() or answer[start] in "*_>"):
+        start += 1
+    return start in by_start
+
+
+def _markers_open_next(
+    answer: str,
+    span: tuple[int, int, int],
+    block_end: int,
+    by_start: dict[int, Marker],
+    starts: list[int],
+) -> bool:
+    """Whether the run of markers between ``closed`` and ``after`` (``span``: the sentence
+    start, ``closed`` and ``after``) opens the next sentence rather than ending this one."""
+    start, closed, after = span
+    line_end = answer.find("\n", after, block_end)
+    if _WORD_CHARS.search(answer, after, block_end if line_end < 0 else line_end) is None:
+        return False  # the run ends the line (or the block): it closes this sentence
+    if _opens_with_marker(answer, start, closed, by_start):
+        return True  # this sentence opened with its marker: so does the next
+    first = bisect.bisect_left(starts, start)
+    return first < len(starts) and starts[first] < closed  # it has markers of its own
 
 
 def _take_markers(answer: str, position: int, block_end: int, by_start: dict[int, Marker]) -> int:
@@ -261,18 +194,26 @@ def sentences(
     ``resolver``, the trace's declared IDs are markers too, and IDs are resolved to them)."""
     markers = parser.markers(answer, resolver)
     by_start = {marker.start: marker for marker in markers}
+    starts = [marker.start for marker in markers]
     found: list[Sentence] = []
     marker_index = 0
-    for block_start, block_end in _blocks(answer):
+    for block_start, block_end in blocks(answer):
         cursor = block_start
         spans: list[tuple[int, int]] = []
         for match in _TERMINATOR.finditer(answer, block_start, block_end):
             if match.start() < cursor:
                 continue  # inside markers already taken by the previous sentence
             after = _take_markers(answer, match.end(), block_end, by_start)
-            if _ends_sentence(answer, match.start(), after, block_end, block_start):
-                spans.append((cursor, after))
-                cursor = after
+            closed = _skip_closers(answer, match.end(), block_end)
+            opens_next = after > closed and _markers_open_next(
+                answer, (cursor, closed, after), block_end, by_start, starts
+            )
+            # Markers glued to the next word (``month.[S2]Upgrades``) end the sentence.
+            glued = after > closed and after < block_end and answer[after].isalnum()
+            if _ends_sentence(answer, match.start(), after, block_end, block_start, glued=glued):
+                end = closed if opens_next else after
+                spans.append((cursor, end))
+                cursor = end
         if answer[cursor:block_end].strip():
             spans.append((cursor, block_end))
         for start, end in spans:
