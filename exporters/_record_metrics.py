@@ -62,10 +62,11 @@ _UNSAMPLED = "none"
 class RecordMetrics:
     """The metrics each evaluated or dead-lettered record updates, per ``app`` label.
 
-    Series that alerts watch with ``increase()`` (traces, invalid citation IDs and critical
-    unsupported claims per allow-listed app and ``other``) are created at zero here, so the
-    first event is seen as an increase rather than as a brand-new series, which
-    ``increase()`` cannot see.
+    Series that alerts watch with ``increase()`` (traces, invalid citation IDs, critical and
+    unjudged claims per allow-listed or admitted app and ``other``) are created at zero here,
+    so a claim after a scrape is seen as an increase. A first event before the next scrape is
+    still a series first seen at 1: the alert rules count such a series whole (see
+    docs/metrics.md).
     """
 
     def __init__(

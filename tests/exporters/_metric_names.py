@@ -29,10 +29,12 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES_DIR = ROOT / "deploy" / "prometheus"
 DASHBOARD = ROOT / "deploy" / "grafana" / "citewatch.json"
 
+# Counters and histograms also expose when each series was created (`_created`), which the
+# alert rules read to tell a series born in their window from one seen again after an outage.
 _SUFFIXES = {
-    "counter": ("_total",),
+    "counter": ("_total", "_created"),
     "gauge": ("",),
-    "histogram": ("_bucket", "_sum", "_count"),
+    "histogram": ("_bucket", "_sum", "_count", "_created"),
 }
 
 

@@ -69,9 +69,20 @@ class _Webhook:
 
 
 @pytest.fixture
-def metrics_endpoint() -> Iterator[tuple[CitewatchMetrics, MetricsServer]]:
+def metrics_endpoint(
+    request: pytest.FixtureRequest,
+) -> Iterator[tuple[CitewatchMetrics, MetricsServer]]:
+    """The metrics on a served registry: with the allow-list ``["shop"]``, or (parametrised
+    indirectly with ``"defaults"``) built from the default settings as ``citewatch run``
+    builds them, with no allow-list at all."""
     registry = CollectorRegistry()
-    metrics = CitewatchMetrics(registry=registry, apps=["shop"], version="test")
+    if getattr(request, "param", None) == "defaults":
+        defaults = Settings().metrics
+        metrics = CitewatchMetrics(
+            registry=registry, apps=defaults.apps, max_apps=defaults.max_apps, version="test"
+        )
+    else:
+        metrics = CitewatchMetrics(registry=registry, apps=["shop"], version="test")
     server = serve(registry, address="127.0.0.1", port=0, ready=lambda: True)
     try:
         yield metrics, server
@@ -190,12 +201,12 @@ def prometheus(
         stop(proc)
 
 
-def _critical_trace() -> Trace:
+def _critical_trace(app: str = "shop", trace_id: str = TRACE_ID) -> Trace:
     return Trace.model_validate(
         {
-            "trace_id": TRACE_ID,
+            "trace_id": trace_id,
             "timestamp": datetime.now(UTC),
-            "app": "shop",
+            "app": app,
             "generator": {"model": "gen-1", "prompt_version": "p1"},
             "question": "What is the refund window?",
             "answer": "Refunds are accepted within 30 days [S1]. No fee applies.",
@@ -215,9 +226,15 @@ def _query(port: int, expr: str) -> list[dict[str, Any]]:
     return result
 
 
-def _firing(port: int) -> list[dict[str, Any]]:
+def _firing(port: int, **labels: str) -> list[dict[str, Any]]:
     alerts = get_json(f"http://127.0.0.1:{port}/api/v1/alerts")["data"]["alerts"]
-    return [a for a in alerts if a["labels"]["alertname"] == ALERT and a["state"] == "firing"]
+    return [
+        a
+        for a in alerts
+        if a["labels"]["alertname"] == ALERT
+        and a["state"] == "firing"
+        and all(a["labels"].get(k) == v for k, v in labels.items())
+    ]
 
 
 def test_critical_unsupported_claim_fires_and_notifies(
@@ -231,7 +248,7 @@ def test_critical_unsupported_claim_fires_and_notifies(
     record = asyncio.run(Pipeline(Settings()).evaluate(_critical_trace()))
     assert [c.critical_reason for c in record.claims] == [None, "uncited"]
 
-    # The zero-valued series must be in Prometheus before the claim, so the claim is an increase.
+    # An allow-listed app's zero-valued series are in Prometheus before the claim: an increase.
     wait_for(
         "the zero critical-claims series scraped",
         lambda: _query(
@@ -276,3 +293,86 @@ def test_critical_unsupported_claim_fires_and_notifies(
         (a["labels"]["alertname"], a["labels"]["app"], a["labels"]["reason"])
         for a in notification["alerts"]
     ] == [(ALERT, "shop", "uncited")]
+
+
+def _invalid_citation_trace(app: str, trace_id: str) -> Trace:
+    """A trace whose one importance-3 claim cites only an ID no source has."""
+    return Trace.model_validate(
+        {
+            "trace_id": trace_id,
+            "timestamp": datetime.now(UTC),
+            "app": app,
+            "generator": {"model": "gen-1", "prompt_version": "p1"},
+            "question": "Is there a fee?",
+            "answer": "No fee applies [S9].",
+            "sources": [{"id": "S1", "text": "Refunds are accepted within 30 days."}],
+            "claims": [
+                {"id": "c1", "text": "No fee applies.", "citation_ids": ["S9"],
+                 "importance": 3},
+            ],
+        }
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("metrics_endpoint", ["defaults"], indirect=True)
+def test_the_first_critical_claims_of_a_never_seen_app_page_with_default_settings(
+    metrics_endpoint: tuple[CitewatchMetrics, MetricsServer],
+    prometheus: tuple[int, subprocess.Popen[bytes]],
+    alertmanager: int | None,
+    webhook: _Webhook,
+) -> None:
+    """No ``metrics.apps`` list: the app's series are born with its first record, so
+    Prometheus first sees them at 1, and that first claim pages; a second reason of the same
+    app pages on its own."""
+    metrics, _ = metrics_endpoint
+    port, proc = prometheus
+    wait_for("the target scraped", lambda: _query(port, 'up{job="citewatch"} == 1'), proc)
+    assert _query(port, 'citewatch_critical_unsupported_claims_total{app="fresh"}') == []
+
+    first = asyncio.run(Pipeline(Settings()).evaluate(_critical_trace("fresh")))
+    assert [c.critical_reason for c in first.claims] == [None, "uncited"]
+    metrics.observe_record(first)
+
+    firing = wait_for(
+        "the first claim of app fresh paging",
+        lambda: _firing(port, app="fresh", reason="uncited"),
+        proc,
+    )
+    assert firing[0]["labels"]["severity"] == "page"
+    # Prometheus first saw the series at 1: the page came from a series born in the window.
+    assert [
+        r["value"][1]
+        for r in _query(
+            port, 'citewatch_critical_unsupported_claims_total{app="fresh",reason="uncited"}'
+        )
+    ] == ["1"]
+    # The exporter's _created samples reach this Prometheus, which is what keeps old counts
+    # seen again after an outage from paging.
+    assert _query(port, 'citewatch_critical_unsupported_claims_created{app="fresh"}')
+
+    second_id = "1af7651916cd43dd8448eb211c80319d"
+    second = asyncio.run(Pipeline(Settings()).evaluate(_invalid_citation_trace("fresh", second_id)))
+    assert [c.critical_reason for c in second.claims] == ["invalid_citation"]
+    metrics.observe_record(second)
+    wait_for(
+        "the first invalid_citation claim of app fresh paging",
+        lambda: _firing(port, app="fresh", reason="invalid_citation"),
+        proc,
+    )
+
+    if alertmanager is None:
+        return
+
+    def notified() -> set[tuple[str, str]]:
+        return {
+            (a["labels"]["app"], a["labels"]["reason"])
+            for n in webhook.received
+            if n["status"] == "firing"
+            for a in n["alerts"]
+        }
+
+    wait_for(
+        "both pages notified",
+        lambda: {("fresh", "uncited"), ("fresh", "invalid_citation")} <= notified(),
+        proc,
+    )
