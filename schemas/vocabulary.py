@@ -33,15 +33,18 @@ JudgeErrorKind = Literal[
     "circuit_open",
     "reply_too_large",
     "redirect",
+    "backend_error",
 ]
 """Why a judge call or a judged trace failed: ``JudgeError.kind``, the ``outcome`` of a
-judge run and of ``citewatch_judge_requests_total``. rate_limited, timeout and api_error
-count as the endpoint failing (they trip the circuit breaker); parse_error and refusal are
-the model's reply; id_mismatch is a reply whose verdicts do not match the requested claims;
-circuit_open is a call the open breaker stopped; reply_too_large is a reply over
-``judge.max_reply_bytes``, or a reason or evidence quote over its limit (never a verdict);
-redirect is an endpoint that answered with a redirect, which is not followed (the packet is
-never sent to another address)."""
+judge run and of ``citewatch_judge_requests_total``. rate_limited, timeout, api_error and
+backend_error count as the judge failing (they trip the circuit breaker); parse_error and
+refusal are the model's reply; id_mismatch is a reply whose verdicts do not match the
+requested claims; circuit_open is a call the open breaker stopped; reply_too_large is a reply
+over ``judge.max_reply_bytes``, or a reason or evidence quote over its limit (never a
+verdict); redirect is an endpoint that answered with a redirect, which is not followed (the
+packet is never sent to another address); backend_error is any other exception the backend or
+its client raised (a TypeError or AttributeError from an SDK whose interface changed, a bug):
+the judge failing, not the record."""
 
 SampledSkipReason = Literal[
     "circuit_open",

@@ -3,15 +3,18 @@
 A call holds one of ``judge.concurrency`` slots, runs under a whole-call deadline
 (``judge.call_deadline_seconds``) that :meth:`JudgeCalls.drain` shortens on shutdown, makes
 up to ``judge.max_retries`` further attempts with backoff, each under ``judge.timeout_seconds``,
-validates the reply, and tells the circuit breaker how the endpoint answered. Before a metered
-call the breaker and the budget must both agree (:meth:`JudgeCalls.admit`); the second
-opinion on a flagged claim is one more such call (:meth:`JudgeCalls.second_opinion`).
+validates the reply, and tells the circuit breaker how the endpoint answered. Whatever else
+the backend raises is the judge error ``backend_error``: counted, and seen by the breaker, as
+any failed call, never a dead letter. Before a metered call the breaker and the budget must
+both agree (:meth:`JudgeCalls.admit`); the second opinion on a flagged claim is one more
+such call (:meth:`JudgeCalls.second_opinion`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -19,7 +22,7 @@ from schemas import JudgeRun, ResolvedBy, Trace
 from schemas.vocabulary import SampledSkipReason
 from sidecar.config import JudgeSettings
 from sidecar.errors import JudgeError
-from sidecar.judge.backend import JudgeBackend, JudgeCallError
+from sidecar.judge.backend import BackendReply, JudgeBackend, JudgeCallError
 from sidecar.judge.observer import JudgeObserver
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.resilience import OUTAGE_KINDS, Backoff, CircuitBreaker
@@ -75,6 +78,40 @@ class Usage:
             screened_claims=screened_claims,
             error=error,
         )
+
+
+async def _backend_call(
+    backend: JudgeBackend, packet: JudgePacket, rubric: Rubric, timeout: float
+) -> BackendReply:
+    """``backend.judge``, where any exception that is not a judge error (nor a timeout or a
+    cancellation) is the judge error ``backend_error``.
+
+    The packet holds the record's redacted text, which decoding has already held to what
+    can be sent (valid Unicode, bounded sizes); what a backend raises beyond its own judge
+    errors is the backend's or its client's failure (a TypeError from an SDK whose methods
+    changed), never the record's, so the trace is written without the judge's verdicts
+    rather than dead-lettered. The message names the exception's class and where it was
+    raised, never its text, which could quote the packet.
+    """
+    try:
+        return await backend.judge(packet, rubric, timeout=timeout)
+    except (JudgeError, TimeoutError):
+        raise
+    except Exception as exc:
+        raise JudgeCallError(
+            f"judge backend raised {type(exc).__name__} at {_raised_at(exc)}",
+            kind="backend_error",
+        ) from exc
+
+
+def _raised_at(exc: BaseException) -> str:
+    """The innermost code location of ``exc`` as ``package/module.py:line in function``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "an unknown location"
+    last = frames[-1]
+    parts = last.filename.replace("\\", "/").rsplit("/", 2)
+    return f"{'/'.join(parts[-2:])}:{last.lineno} in {last.name}"
 
 
 class JudgeCalls:
@@ -221,7 +258,7 @@ class JudgeCalls:
             usage.attempts += 1
             try:
                 async with asyncio.timeout(timeout):
-                    reply = await backend.judge(packet, self._rubric, timeout=timeout)
+                    reply = await _backend_call(backend, packet, self._rubric, timeout)
                 checked = validate_reply(
                     packet,
                     reply.result,

@@ -7,12 +7,19 @@ judge endpoint sends is bounded before it is believed: the client's transport
 ``judge.max_reply_bytes`` before reading its body, and stops reading one that grows past it
 (so a flood is never held whole in memory); redirects are not followed (the redacted packet
 goes to the configured endpoint only), and a redirect is the judge error ``redirect``.
+
+A request body goes out through the client's own ``post`` (:func:`post_json`): as the raw
+bytes it was encoded to, where ``post`` takes them (``content=``, openai 2.x and later); as
+a mapping the client encodes itself on the 1.x clients, whose ``post`` has no such argument
+(and whose earlier releases JSON-encode whatever ``body`` holds).
 """
 
 from __future__ import annotations
 
 import email.utils
 import importlib
+import inspect
+import json
 import time
 from typing import Any, Final
 
@@ -29,6 +36,7 @@ __all__ = [
     "ReplyTooLargeError",
     "api_key_configured",
     "make_client",
+    "post_json",
     "translate_error",
 ]
 
@@ -115,6 +123,36 @@ class BoundedTransport(_BaseTransport):  # type: ignore[misc]
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def _post_takes_content() -> bool:
+    """Whether the client's ``post`` takes a raw request body as ``content=``."""
+    try:
+        parameters = inspect.signature(openai.AsyncOpenAI.post).parameters
+    except (TypeError, ValueError):  # not introspectable: the argument every client has
+        return False
+    return "content" in parameters
+
+
+POST_TAKES_CONTENT: Final = _post_takes_content()
+"""Whether :func:`post_json` hands the client the encoded bytes (else a mapping)."""
+
+
+async def post_json(client: openai.AsyncOpenAI, path: str, body: bytes, *, timeout: float) -> Any:
+    """POST the JSON ``body`` to ``path`` through the client's own request path (base URL,
+    auth, headers, timeout, error classes) and return the raw response.
+
+    Raises what the client raises (``openai.OpenAIError`` and its subclasses).
+    """
+    if POST_TAKES_CONTENT:
+        return await client.post(
+            path, cast_to=HTTP_RESPONSE, content=body, options={"timeout": timeout}
+        )
+    # A 1.x client: only ``body=``, which it encodes as JSON itself (bytes there are sent
+    # as they are by late 1.x releases and refused by early ones, so a mapping for all).
+    return await client.post(
+        path, cast_to=HTTP_RESPONSE, body=json.loads(body), options={"timeout": timeout}
+    )
 
 
 def make_client(settings: JudgeSettings) -> openai.AsyncOpenAI:

@@ -6,7 +6,8 @@ One client (:mod:`sidecar.judge._openai_http`: no client retries, one connection
 bounded replies, no redirects) serves every call of a backend.
 
 Each call goes through the client's own request path (``client.post``: its base URL, auth,
-headers, timeout and error classes) with a request body that is mostly pre-serialised
+headers, timeout and error classes; ``_openai_http.post_json`` says how each client
+version takes the body) with a request body that is mostly pre-serialised
 (:mod:`sidecar.judge._openai_request`). The typed ``create`` methods would rebuild and
 re-encode all of it on every call and walk it through the client's parameter transform;
 that, with the client's full response models, was most of the client's CPU per judged trace
@@ -24,11 +25,11 @@ from schemas import JudgeBackendName, JudgeResult
 from schemas.vocabulary import JudgeErrorKind
 from sidecar.config import JudgeSettings
 from sidecar.judge._openai_http import (
-    HTTP_RESPONSE,
     BoundedTransport,
     ReplyTooLargeError,
     api_key_configured,
     make_client,
+    post_json,
     translate_error,
 )
 from sidecar.judge._openai_reply import ChatReply, ReplyLimits, ResponsesReply, check_bounds
@@ -100,11 +101,8 @@ class OpenAIResponsesBackend(_OpenAIBackend):
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Responses API call; raises :class:`JudgeCallError`."""
         try:
-            response = await self._client.post(
-                "/responses",
-                cast_to=HTTP_RESPONSE,
-                content=self.body.encode(rubric, packet),
-                options={"timeout": timeout},
+            response = await post_json(
+                self._client, "/responses", self.body.encode(rubric, packet), timeout=timeout
             )
             reply = ResponsesReply.model_validate_json(response.content)
             # As the client's parse: every final output text is parsed (a bad one fails the
@@ -178,11 +176,8 @@ class OpenAIChatBackend(_OpenAIBackend):
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """One Chat Completions call; raises :class:`JudgeCallError`."""
         try:
-            response = await self._client.post(
-                "/chat/completions",
-                cast_to=HTTP_RESPONSE,
-                content=self.body.encode(rubric, packet),
-                options={"timeout": timeout},
+            response = await post_json(
+                self._client, "/chat/completions", self.body.encode(rubric, packet), timeout=timeout
             )
             completion = ChatReply.model_validate_json(response.content)
         except (openai.OpenAIError, TimeoutError, ReplyTooLargeError) as exc:

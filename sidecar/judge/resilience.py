@@ -4,8 +4,10 @@
 without end (:meth:`Backoff.delays`), such as sending to a broker until it acknowledges.
 
 The breaker counts failed calls (after their retries) of the kinds that say the endpoint is
-unwell: rate_limited, timeout, api_error. A reply that does not parse or a refusal is the
-model's answer, not an outage, and does not trip it.
+unwell: rate_limited, timeout, api_error, and backend_error (the backend or its client raised
+something else, such as a TypeError from an SDK whose interface changed: every call fails).
+A reply that does not parse or a refusal is the model's answer, not an outage, and does not
+trip it.
 
     closed --(``failure_threshold`` consecutive failures)--> open
     open --(``reset_seconds`` elapsed; one probe call admitted)--> half_open
@@ -26,8 +28,11 @@ from schemas.vocabulary import CircuitState, JudgeErrorKind
 
 __all__ = ["OUTAGE_KINDS", "Backoff", "CircuitBreaker", "CircuitState"]
 
-OUTAGE_KINDS: frozenset[JudgeErrorKind] = frozenset({"rate_limited", "timeout", "api_error"})
-"""Judge error kinds that count as the endpoint failing."""
+OUTAGE_KINDS: frozenset[JudgeErrorKind] = frozenset(
+    {"rate_limited", "timeout", "api_error", "backend_error"}
+)
+"""Judge error kinds that count as the endpoint failing (``backend_error``: the client in
+front of it, which fails the same way on every call)."""
 
 
 _MAX_DOUBLINGS = 64
