@@ -155,8 +155,7 @@ def serve_command(
       citewatch review serve --store review.sqlite
       CITEWATCH_REVIEW_TOKEN=... citewatch review serve --host 0.0.0.0 --store /data/review.sqlite
     """
-    from waitress.server import create_server
-
+    from sidecar.review.server import create_review_server
     from sidecar.review.web import create_app
 
     settings = settings_from(
@@ -172,7 +171,7 @@ def serve_command(
     opened = _open(settings, create=consume)
     app = create_app(opened, token=token)
     try:
-        server = create_server(app, host=review.host, port=review.port, threads=4)
+        server = create_review_server(app, host=review.host, port=review.port)
     except OSError as exc:
         raise CliError(
             f"cannot serve on {review.host}:{review.port}: {exc.strerror or exc}"
@@ -185,7 +184,7 @@ def serve_command(
         threading.Thread(
             target=consume_topic, args=(consumer, opened, stop), daemon=True, name="review-consume"
         ).start()
-    bound = getattr(server, "effective_port", review.port)
+    bound = server.port
     click.echo(
         f"citewatch review: serving {opened.path} on http://{review.host}:{bound}/"
         + (" (token required)" if token else "")
