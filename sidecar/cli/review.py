@@ -23,6 +23,13 @@ _store_option = click.option(
     "store",
     metavar="FILE",
     default=None,
+    help="The review store (SQLite file; must exist) [default: review.store].",
+)
+_new_store_option = click.option(
+    "--store",
+    "store",
+    metavar="FILE",
+    default=None,
     help="The review store (SQLite file; created if missing) [default: review.store].",
 )
 
@@ -36,10 +43,17 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _open(settings: Settings) -> ReviewStore:
+def _open(settings: Settings, *, create: bool = False) -> ReviewStore:
+    """The configured store; only the commands that fill one (``create``) make a new file,
+    so a mistyped path is an error rather than an empty store."""
     if not settings.review.store:
         raise CliError(
             "no review store: pass --store FILE or set review.store (CITEWATCH_REVIEW_STORE)"
+        )
+    if not create and not Path(settings.review.store).is_file():
+        raise CliError(
+            f"no review store at {settings.review.store} (review import or review consume "
+            "creates one)"
         )
     return ReviewStore(
         settings.review.store,
@@ -89,7 +103,13 @@ def review_group() -> None:
 
 @review_group.command("serve")
 @config_option
-@_store_option
+@click.option(
+    "--store",
+    "store",
+    metavar="FILE",
+    default=None,
+    help="The review store (SQLite file; must exist unless --consume) [default: review.store].",
+)
 @click.option(
     "--host",
     default=None,
@@ -135,8 +155,7 @@ def serve_command(
       citewatch review serve --store review.sqlite
       CITEWATCH_REVIEW_TOKEN=... citewatch review serve --host 0.0.0.0 --store /data/review.sqlite
     """
-    from waitress.server import create_server
-
+    from sidecar.review.server import create_review_server
     from sidecar.review.web import create_app
 
     settings = settings_from(
@@ -149,10 +168,10 @@ def serve_command(
             f"review.host {review.host} is not a loopback address: set "
             "review.token (CITEWATCH_REVIEW_TOKEN) so that reviewers sign in with it"
         )
-    opened = _open(settings)
+    opened = _open(settings, create=consume)
     app = create_app(opened, token=token)
     try:
-        server = create_server(app, host=review.host, port=review.port, threads=4)
+        server = create_review_server(app, host=review.host, port=review.port)
     except OSError as exc:
         raise CliError(
             f"cannot serve on {review.host}:{review.port}: {exc.strerror or exc}"
@@ -165,7 +184,7 @@ def serve_command(
         threading.Thread(
             target=consume_topic, args=(consumer, opened, stop), daemon=True, name="review-consume"
         ).start()
-    bound = getattr(server, "effective_port", review.port)
+    bound = server.port
     click.echo(
         f"citewatch review: serving {opened.path} on http://{review.host}:{bound}/"
         + (" (token required)" if token else "")
@@ -184,7 +203,7 @@ def serve_command(
 
 @review_group.command("import")
 @config_option
-@_store_option
+@_new_store_option
 @click.argument("records", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--traces",
@@ -229,7 +248,7 @@ def import_command(
                 raise CliError(f"{traces}:{number}: {exc}") from None
         redacted = redacted_traces(decoded, settings)
     items = items_from_records(evaluated, settings, traces=redacted)
-    with _open(settings) as opened:
+    with _open(settings, create=True) as opened:
         result = opened.add(items)
     click.echo(
         f"citewatch review import: {len(evaluated)} records, {len(items)} routed "
@@ -241,7 +260,7 @@ def import_command(
 
 @review_group.command("consume")
 @config_option
-@_store_option
+@_new_store_option
 @click.option("--bootstrap-servers", default=None, help="Kafka host:port list.")
 @click.option("--topic", default=None, help="The review topic [default: review.topic].")
 @click.option("--group", default="citewatch-review", show_default=True, help="Consumer group.")
@@ -274,7 +293,7 @@ def consume_command(
             "kafka.bootstrap_servers": bootstrap_servers,
         },
     )
-    opened = _open(settings)
+    opened = _open(settings, create=True)
     consumer = _consumer(settings, group)
     signals = ShutdownSignals().install()
     click.echo(

@@ -1,23 +1,23 @@
-"""The reviewers' page served by waitress on a free local port, for the page tests."""
+"""The reviewers' page served on a free local port, for the page tests."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from waitress.server import create_server
-
+from sidecar.review.server import ServerLimits, create_review_server
 from sidecar.review.store import ReviewStore
 from sidecar.review.web import create_app
 
-__all__ = ["serve_page"]
+__all__ = ["serve_app", "serve_page"]
 
 
 @contextmanager
-def serve_page(store: ReviewStore, *, token: str | None = None) -> Iterator[str]:
-    """Serve the page over ``store``; yields its base URL."""
-    server = create_server(create_app(store, token=token), host="127.0.0.1", port=0, threads=2)
+def serve_app(app: Any, *, limits: ServerLimits | None = None) -> Iterator[str]:
+    """Serve the WSGI ``app`` as `citewatch review serve` does; yields its base URL."""
+    server = create_review_server(app, host="127.0.0.1", port=0, limits=limits)
     closing = threading.Event()
 
     def run() -> None:
@@ -32,8 +32,15 @@ def serve_page(store: ReviewStore, *, token: str | None = None) -> Iterator[str]
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"  # type: ignore[union-attr]
+        yield f"http://127.0.0.1:{server.port}"
     finally:
         closing.set()
         server.close()
         thread.join(5)
+
+
+@contextmanager
+def serve_page(store: ReviewStore, **options: Any) -> Iterator[str]:
+    """Serve the page over ``store`` (``options`` go to :func:`create_app`)."""
+    with serve_app(create_app(store, **options)) as url:
+        yield url

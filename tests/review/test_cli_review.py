@@ -96,6 +96,24 @@ def test_commands_need_a_store() -> None:
     assert "no review store: pass --store FILE or set review.store" in result.output
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["status"], id="status"),
+        pytest.param(["purge", "--older-than", "1"], id="purge"),
+        pytest.param(["serve", "--port", "0"], id="serve"),
+    ],
+)
+def test_commands_that_read_a_store_refuse_a_missing_one(tmp_path: Path, args: list[str]) -> None:
+    typo = tmp_path / "reveiw.sqlite"
+    result = CliRunner().invoke(cli, ["review", *args, "--store", str(typo)])
+    assert result.exit_code == 2
+    assert result.output == (
+        f"Error: no review store at {typo} (review import or review consume creates one)\n"
+    )
+    assert not typo.exists()
+
+
 def test_calibrate_needs_labels_or_a_store() -> None:
     result = CliRunner().invoke(cli, ["calibrate"])
     assert result.exit_code == 2
