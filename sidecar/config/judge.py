@@ -90,6 +90,10 @@ class JudgeSettings(Section):
     (U+02C6, "datamarking"), which the rubric says sets them apart as document text, never
     instructions. It costs about one prompt token per word of passage text (bench.judge_cost:
     1.48x the prompt tokens per judged trace); off sends them with plain spaces."""
+    quote_coverage_min_importance: int = Field(default=3, ge=1, le=4)
+    """The lowest claim importance whose "supported" or "partial" stands only when its
+    evidence quote carries the claim's numbers, dates, quantities and names (else the claim
+    is unverified, quote_incomplete); 4 turns the check off."""
     screen_skip_max_importance: int = Field(default=2, ge=0, le=3)
     """The highest claim importance a trusted screen verdict settles without the LLM;
     importance-3 claims always go to the LLM by default (0: every claim does)."""

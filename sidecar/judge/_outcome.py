@@ -25,7 +25,7 @@ from schemas import (
     Trace,
     VerdictLabel,
 )
-from sidecar.judge.coverage import quote_context, quote_gap
+from sidecar.judge.coverage import missing_carriers, quote_context, quote_gap
 from sidecar.judge.lexical import ScreenFn
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rejudge import RejudgeRequest, second_opinion_holds
@@ -114,24 +114,35 @@ def withhold_incomplete_quotes(
     verdicts: dict[str, ClaimVerdict],
     prior: Prior,
     screen: ScreenFn,
+    *,
+    min_importance: int = 3,
 ) -> None:
-    """Withhold an LLM "supported" on an importance-3 claim whose evidence quote's
-    sentence the screen finds lacking part of the claim (:mod:`sidecar.judge.coverage`)."""
+    """Withhold an LLM's (or the cache's) "supported" or "partial" on a claim of
+    ``min_importance`` or more whose evidence quote misses one of the claim's numbers,
+    dates, quantities or names, and a "supported" whose quote's sentence the screen finds
+    lacking part of the claim (:mod:`sidecar.judge.coverage`)."""
     for claim in request.claims:
         verdict = verdicts.get(claim.claim_id)
         if (
             verdict is None
-            or verdict.verdict != "supported"
-            or verdict.resolved_by != "llm"
-            or prior.importance.get(claim.claim_id) != 3
+            or verdict.verdict not in ("supported", "partial")
+            or verdict.resolved_by not in ("llm", "cache")
+            or prior.importance.get(claim.claim_id, 3) < min_importance
         ):
             continue
-        context = quote_context(verdict.evidence_quote, claim.passages)
-        found = screen(claim.text, [context])
-        gap = quote_gap(found.verdict, found.reason)
+        missing = missing_carriers(claim.text, verdict.evidence_quote)
+        gap = f"the quote misses {len(missing)} of the claim's carriers" if missing else None
+        if gap is None and verdict.verdict == "supported":
+            context = quote_context(verdict.evidence_quote, claim.passages)
+            found = screen(claim.text, [context])
+            gap = quote_gap(found.verdict, found.reason)
         if gap is not None:
             logger.debug(
-                "trace %s claim %s: supported withheld: %s", trace.trace_id, claim.claim_id, gap
+                "trace %s claim %s: %s withheld: %s",
+                trace.trace_id,
+                claim.claim_id,
+                verdict.verdict,
+                gap,
             )
             del verdicts[claim.claim_id]
             prior.withhold(claim.claim_id, verdict, ("unverified", "quote_incomplete"))

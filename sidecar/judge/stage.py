@@ -293,8 +293,6 @@ class JudgeStageImpl:
         verdicts.update(checked)
         if exposed:
             await self._rejudge(trace, request, verdicts, exposed, prior, usage)
-        if self._resolved_by == "llm":
-            withhold_incomplete_quotes(trace, request, verdicts, prior, self._screen)
         logger.debug(
             "judged trace %s: %d claims, %d cached, %d screened, %d abstained",
             trace.trace_id,
@@ -355,6 +353,16 @@ class JudgeStageImpl:
         sampled_by: SampledBy,
         prior: Prior,
     ) -> JudgeOutcome:
+        if self._resolved_by == "llm":
+            # The LLM's verdicts and the cache's (an LLM's, judged before) alike.
+            withhold_incomplete_quotes(
+                trace,
+                packet,
+                verdicts,
+                prior,
+                self._screen,
+                min_importance=self._settings.quote_coverage_min_importance,
+            )
         return assemble_outcome(
             trace,
             packet,
