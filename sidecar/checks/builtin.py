@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from sidecar.checks.adapter import AdapterFindingsCheck
 from sidecar.checks.analysis import Analysis, ClaimAnalysis
 from sidecar.checks.base import Check, Finding, Severity
 from sidecar.checks.injection import InjectionCheck
@@ -321,4 +322,5 @@ def default_checks() -> list[Check]:
         SourceUsageCheck(),
         InjectionCheck(),
         CitedTextCheck(),
+        AdapterFindingsCheck(),
     ]

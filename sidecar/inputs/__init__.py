@@ -9,6 +9,7 @@ format is one module and one line in :func:`adapter_for`.
 from __future__ import annotations
 
 from schemas import InputFormat
+from sidecar.inputs._findings import ADAPTER_FINDINGS, AdapterFindingCode
 from sidecar.inputs.anthropic_messages import CITED_TEXTS, AnthropicMessagesAdapter
 from sidecar.inputs.base import InputAdapter, InputError
 from sidecar.inputs.openai_chat import OpenAIChatAdapter
@@ -16,6 +17,8 @@ from sidecar.inputs.openai_responses import OpenAIResponsesAdapter
 from sidecar.inputs.otlp import OtlpAdapter
 
 __all__ = [
+    "ADAPTER_FINDINGS",
+    "AdapterFindingCode",
     "CITED_TEXTS",
     "LINE_FORMATS",
     "AnthropicMessagesAdapter",

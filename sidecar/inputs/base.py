@@ -16,17 +16,20 @@ envelope, because a response alone names neither the app nor, often, the questio
      "response": {...},                 the API's response body (required)
      "sources": [{"url"|"file_id"|"id": ..., "title": ..., "text": ...}]}  optional
 
-``sources`` carries retrieved text that the response itself does not hold (a web page
-behind a ``url_citation``, a file behind a ``file_citation`` when the app did not ask for
-``file_search_call.results``); a cited source without text is kept with empty text, which
-the judge cannot support (it abstains).
+``sources`` lists the passages the app retrieved, in the order its prompt presented them:
+every entry is a source of the trace, cited or not (an answer that writes its own ``[S1]``
+markers cites them by ``id``), and gives the text the response itself does not hold (a web
+page behind a ``url_citation``, a file behind a ``file_citation`` when the app did not ask
+for ``file_search_call.results``). Citations of documents the envelope does not list add
+sources after them; a cited source without text is kept with empty text, which the judge
+cannot support (it abstains).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -37,9 +40,8 @@ __all__ = [
     "DEFAULT_APP",
     "InputAdapter",
     "InputError",
-    "SourceTable",
     "envelope_fields",
-    "insert_markers",
+    "index_of",
     "last_user_text",
     "split_envelope",
     "text_of",
@@ -153,90 +155,9 @@ def last_user_text(messages: Any) -> str:
     return ""
 
 
-class SourceTable:
-    """The sources of one trace, each given a stable ID the first time it is cited.
-
-    ``key`` identifies a document (a URL, a file ID, a document index); the same key always
-    gets the same source ID, so two annotations of one document cite one source.
-    """
-
-    def __init__(self, supplied: Iterable[Any] = ()) -> None:
-        self._by_key: dict[str, dict[str, Any]] = {}
-        self._order: list[dict[str, Any]] = []
-        self._supplied: dict[str, dict[str, Any]] = {}
-        for item in supplied:
-            if not isinstance(item, dict):
-                raise InputError("every entry of sources is a JSON object")
-            for name in ("url", "file_id", "id"):
-                if isinstance(item.get(name), str):
-                    self._supplied.setdefault(item[name], item)
-
-    def cite(
-        self,
-        key: str,
-        *,
-        prefix: str,
-        title: str = "",
-        text: str | None = None,
-        url: str | None = None,
-    ) -> str:
-        """The source ID of ``key``, adding the source on its first citation."""
-        found = self._by_key.get(key)
-        if found is None:
-            supplied = self._supplied.get(key, {})
-            count = sum(1 for source in self._order if source["id"].startswith(prefix))
-            found = {
-                "id": f"{prefix}{count + 1}",
-                "title": title or str(supplied.get("title") or ""),
-                "text": text if text is not None else str(supplied.get("text") or ""),
-            }
-            if url or supplied.get("url"):
-                found["url"] = url or supplied.get("url")
-            self._by_key[key] = found
-            self._order.append(found)
-        elif text and not found["text"]:
-            found["text"] = text
-        return str(found["id"])
-
-    def sources(self) -> list[dict[str, Any]]:
-        """Every cited source, in order of first citation."""
-        return list(self._order)
-
-
-_LINK = re.compile(r"\s*\(?\[[^\]]*\]\([^)\s]*\)\)?\s*")
-
-
-def insert_markers(text: str, citations: Iterable[tuple[int, int | None, str]]) -> str:
-    """``text`` with ``[ID]`` markers for ``(start, end, source_id)`` citations.
-
-    A citation whose span is an inline link (``([host](url))``, as web-search answers write
-    them) is replaced by its marker; otherwise the marker goes right after the span (or at
-    ``start`` when there is no end). Positions are clamped to the text.
-    """
-    size = len(text)
-    edits: dict[tuple[int, int], list[str]] = {}
-    for start, end, source_id in citations:
-        begin = min(max(start, 0), size)
-        stop = begin if end is None else min(max(end, begin), size)
-        span = (
-            (begin, stop) if _LINK.fullmatch(text, begin, stop) and stop > begin else (stop, stop)
-        )
-        ids = edits.setdefault(span, [])
-        if source_id not in ids:
-            ids.append(source_id)
-    out: list[str] = []
-    position = 0
-    last = ""  # the last character written, so that a marker gets one space before it
-    for (begin, stop), ids in sorted(edits.items()):
-        begin = max(begin, position)  # overlapping spans: mark, never cut twice
-        stop = max(stop, begin)
-        out.append(text[position:begin])
-        last = text[begin - 1] if begin > position else last
-        out.append(
-            ("" if last.isspace() or not last else " ")
-            + " ".join(f"[{source_id}]" for source_id in ids)
-        )
-        last = "]"
-        position = stop
-    out.append(text[position:])
-    return "".join(out)
+def index_of(obj: Mapping[str, Any], name: str, where: str) -> int:
+    """The integer ``obj[name]``; :class:`InputError` naming ``where.name`` otherwise."""
+    value = obj.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(f"{where}.{name} is not an integer")
+    return value

@@ -1,13 +1,16 @@
-"""OpenAI Chat Completions: an assistant message with ``url_citation`` annotations.
+"""OpenAI Chat Completions: an assistant message, with ``url_citation`` annotations (web
+search) or with the app's own markers.
 
-Mapped: each annotation's span becomes a marker citing one source per URL (``W1`` ...;
-an inline link ``([host](url))`` is replaced by the marker), claims are derived from the
-answer's sentences; the question is the request's last user message; the text of a cited
-page comes from the envelope's ``sources`` (the API returns none). The first choice is the
-answer.
+Mapped: the envelope's ``sources`` are the trace's sources, in order, cited or not, so an
+answer that writes its own markers (``[S1]`` for the source with ``id`` S1) is read as it is.
+Each annotation's span gets a marker citing one source per URL (the envelope's entry with
+that ``url``, else a new ``W1`` ...): an inline link ``([host](url))`` is replaced by the
+marker, any other span gets it after each sentence it covers; an annotation whose positions
+fall outside the text gets no marker and a ``citation_out_of_range`` finding. Claims are
+derived from the answer's sentences; the question is the request's last user message. The
+first choice is the answer.
 
-Lost: other choices, tool calls, and any document the app retrieved but the model did not
-cite unless the envelope lists it in ``sources``.
+Lost: other choices, tool calls.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from schemas import InputFormat
+from sidecar.inputs._findings import Findings
 from sidecar.inputs._json import loads
+from sidecar.inputs._markers import Citation, insert_markers
+from sidecar.inputs._sources import SourceTable
 from sidecar.inputs.base import (
     InputError,
-    SourceTable,
     envelope_fields,
-    insert_markers,
+    index_of,
     last_user_text,
     split_envelope,
     text_of,
@@ -50,19 +55,22 @@ class OpenAIChatAdapter:
         text = text_of(message.get("content"))
         if not text:
             raise InputError("the first choice's message has no text content")
-        table = SourceTable(envelope.get("sources") or ())
-        citations: list[tuple[int, int | None, str]] = []
-        for note in message.get("annotations") or ():
+        table = SourceTable(envelope.get("sources"))
+        citations: list[Citation] = []
+        notes = message.get("annotations") or []
+        if not isinstance(notes, list):
+            raise InputError("choices[0].message.annotations is not a list")
+        for number, note in enumerate(notes):
             cited = note.get("url_citation") if isinstance(note, dict) else None
             if not isinstance(cited, dict) or not isinstance(cited.get("url"), str):
                 continue
-            start, end = cited.get("start_index"), cited.get("end_index")
-            if not isinstance(start, int) or not isinstance(end, int):
-                raise InputError("a url_citation's start_index or end_index is not an integer")
+            where = f"choices[0].message.annotations[{number}].url_citation"
+            start, end = index_of(cited, "start_index", where), index_of(cited, "end_index", where)
             source_id = table.cite(
                 cited["url"], prefix="W", title=str(cited.get("title") or ""), url=cited["url"]
             )
-            citations.append((start, end, source_id))
+            citations.append(Citation(start, end, source_id))
+        findings = Findings()
         trace = envelope_fields(
             envelope,
             response_id=str(response.get("id") or ""),
@@ -70,6 +78,6 @@ class OpenAIChatAdapter:
             question=last_user_text(request.get("messages")),
             model=str(response.get("model") or request.get("model") or ""),
         )
-        trace["answer"] = insert_markers(text, citations)
+        trace["answer"] = insert_markers(text, citations, findings)
         trace["sources"] = table.sources()
-        return trace
+        return findings.into(trace)

@@ -1,14 +1,18 @@
 """OpenAI Responses API: ``output_text`` parts with ``url_citation`` and ``file_citation``
-annotations.
+annotations, or with the app's own markers.
 
-Mapped: each annotation becomes a marker at its place in the answer (a ``url_citation``'s
-inline link is replaced by it), citing one source per URL (``W1``, ``W2`` ...) or per file
-(``F1`` ...); claims are then derived from the answer's sentences as for any trace without
-claims, so text outside annotations counts for completeness. A file's text comes from the
-``file_search_call`` results in the output (present when the app asked for
-``include=["file_search_call.results"]``) or from the envelope's ``sources``; a URL's text
-from the envelope's ``sources`` only. The question is the request's ``input`` (its last user
-message), the model the response's ``model``.
+Mapped: the envelope's ``sources`` are the trace's sources, in order, cited or not (an answer
+that writes its own ``[S1]`` markers cites the entry with ``id`` S1); then every file of the
+``file_search_call`` results in the order they came (present when the app asked for
+``include=["file_search_call.results"]``), cited or not; then the documents the annotations
+add. Each annotation becomes a marker at its place in the answer (a ``url_citation``'s inline
+link is replaced by it, any other span gets it after each sentence it covers), citing one
+source per URL (``W1`` ...) or per file (``F1`` ...) unless the envelope lists it; an
+annotation whose positions fall outside the text gets no marker and a
+``citation_out_of_range`` finding. Claims are then derived from the answer's sentences as for
+any trace without claims. Messages in the ``commentary`` phase (what the model says while it
+works, before its final answer) are not answer text. The question is the request's ``input``
+(its last user message), the model the response's ``model``.
 
 Lost: annotation kinds that cite no document (``file_path``, ``container_file_citation``
 become no marker), reasoning items, tool calls other than file search.
@@ -19,12 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from schemas import InputFormat
+from sidecar.inputs._findings import Findings
 from sidecar.inputs._json import loads
+from sidecar.inputs._markers import Citation, insert_markers
+from sidecar.inputs._sources import SourceTable
 from sidecar.inputs.base import (
     InputError,
-    SourceTable,
     envelope_fields,
-    insert_markers,
+    index_of,
     last_user_text,
     split_envelope,
 )
@@ -47,20 +53,32 @@ class OpenAIResponsesAdapter:
         output = response.get("output")
         if not isinstance(output, list):
             raise InputError("response.output is not a list")
-        table = SourceTable(envelope.get("sources") or ())
+        table = SourceTable(envelope.get("sources"))
         file_texts = _file_search_texts(output)
+        for file_id, (filename, text) in file_texts.items():
+            table.cite(file_id, prefix="F", title=filename, text=text)
+        findings = Findings()
         parts: list[str] = []
-        for item in output:
+        commentary = False
+        for number, item in enumerate(output):
             if not isinstance(item, dict) or item.get("type") != "message":
+                continue
+            if item.get("phase") == "commentary":
+                commentary = True
                 continue
             content = item.get("content")
             if not isinstance(content, list):
-                raise InputError("a message's content is not a list")
-            for part in content:
+                raise InputError(f"output[{number}].content is not a list")
+            for index, part in enumerate(content):
                 if isinstance(part, dict) and part.get("type") == "output_text":
-                    parts.append(_marked_text(part, table, file_texts))
+                    where = f"output[{number}].content[{index}]"
+                    parts.append(_marked_text(part, where, table, findings))
         if not parts:
-            raise InputError("the response has no output_text")
+            raise InputError(
+                "the response has no output_text outside the commentary phase"
+                if commentary
+                else "the response has no output_text"
+            )
         request_input = request.get("input", "")
         trace = envelope_fields(
             envelope,
@@ -71,12 +89,12 @@ class OpenAIResponsesAdapter:
         )
         trace["answer"] = "\n\n".join(parts)
         trace["sources"] = table.sources()
-        return trace
+        return findings.into(trace)
 
 
-def _file_search_texts(output: list[Any]) -> dict[str, str]:
-    """file_id -> the text of its search results, in the order they came."""
-    texts: dict[str, list[str]] = {}
+def _file_search_texts(output: list[Any]) -> dict[str, tuple[str, str]]:
+    """file_id -> its filename and the text of its search results, in the order they came."""
+    texts: dict[str, tuple[str, list[str]]] = {}
     for item in output:
         if not isinstance(item, dict) or item.get("type") != "file_search_call":
             continue
@@ -86,38 +104,37 @@ def _file_search_texts(output: list[Any]) -> dict[str, str]:
                 and isinstance(result.get("file_id"), str)
                 and isinstance(result.get("text"), str)
             ):
-                texts.setdefault(result["file_id"], []).append(result["text"])
-    return {file_id: "\n\n".join(chunks) for file_id, chunks in texts.items()}
+                name = result.get("filename")
+                entry = texts.setdefault(
+                    result["file_id"], (name if isinstance(name, str) else "", [])
+                )
+                entry[1].append(result["text"])
+    return {file_id: (name, "\n\n".join(chunks)) for file_id, (name, chunks) in texts.items()}
 
 
-def _marked_text(part: dict[str, Any], table: SourceTable, file_texts: dict[str, str]) -> str:
+def _marked_text(part: dict[str, Any], where: str, table: SourceTable, findings: Findings) -> str:
     text = part.get("text")
     if not isinstance(text, str):
-        raise InputError("an output_text part has no text")
-    citations: list[tuple[int, int | None, str]] = []
-    for note in part.get("annotations") or ():
+        raise InputError(f"{where}.text is not a string")
+    citations: list[Citation] = []
+    notes = part.get("annotations") or []
+    if not isinstance(notes, list):
+        raise InputError(f"{where}.annotations is not a list")
+    for number, note in enumerate(notes):
         if not isinstance(note, dict):
-            raise InputError("an annotation is not a JSON object")
+            raise InputError(f"{where}.annotations[{number}] is not a JSON object")
         kind = note.get("type")
+        at = f"{where}.annotations[{number}]"
         if kind == "url_citation" and isinstance(note.get("url"), str):
+            start, end = index_of(note, "start_index", at), index_of(note, "end_index", at)
             source_id = table.cite(
                 note["url"], prefix="W", title=str(note.get("title") or ""), url=note["url"]
             )
-            citations.append((_index(note, "start_index"), _index(note, "end_index"), source_id))
+            citations.append(Citation(start, end, source_id))
         elif kind == "file_citation" and isinstance(note.get("file_id"), str):
-            file_id = note["file_id"]
+            index = index_of(note, "index", at)
             source_id = table.cite(
-                file_id,
-                prefix="F",
-                title=str(note.get("filename") or ""),
-                text=file_texts.get(file_id),
+                note["file_id"], prefix="F", title=str(note.get("filename") or "")
             )
-            citations.append((_index(note, "index"), None, source_id))
-    return insert_markers(text, citations)
-
-
-def _index(note: dict[str, Any], name: str) -> int:
-    value = note.get(name)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(f"an annotation's {name} is not an integer")
-    return value
+            citations.append(Citation(index, None, source_id))
+    return insert_markers(text, citations, findings)

@@ -120,6 +120,14 @@ TRIGGERS = [
         },
         id="quote_unverifiable",
     ),
+    *(
+        pytest.param(
+            code,
+            {**CLEAN, "adapter_findings": [{"code": code, "source_id": "S1", "detail": "x"}]},
+            id=code,
+        )
+        for code in ("citation_out_of_range", "source_truncated", "answer_chosen")
+    ),
 ]
 
 

@@ -46,7 +46,8 @@ def test_a_bare_response_reads_without_an_envelope() -> None:
     response = json.loads(responses_record())["response"]
     trace = decode_trace(json.dumps(response).encode(), limits=RESPONSES)
     assert trace.app == "default"
-    assert [s.text for s in trace.sources] == ["", RETURNS_TEXT]  # no page text given
+    # the file search's results are retrieved first; no page text is given for the URL
+    assert [(s.id, s.text) for s in trace.sources] == [("F1", RETURNS_TEXT), ("W1", "")]
 
 
 def test_chat_completion_url_citation_replaces_the_inline_link() -> None:
