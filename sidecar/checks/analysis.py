@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from schemas import Claim, ClaimStatus, Trace
-from sidecar.checks.markers import IdResolver, Marker, MarkerParser
+from sidecar.checks.markers import IdResolver, Marker, MarkerParser, Scan
 from sidecar.checks.prescreen import PassageFacts, has_negation, prescreen_flags
 
 __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
@@ -60,12 +60,21 @@ class Analysis:
         return None
 
 
-def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
-    """Parse markers, resolve citations and pre-screen every claim of ``trace``."""
+def analyse(
+    trace: Trace,
+    parser: MarkerParser,
+    *,
+    resolver: IdResolver | None = None,
+    scan: Scan | None = None,
+) -> Analysis:
+    """Parse markers, resolve citations and pre-screen every claim of ``trace``; with
+    ``resolver`` and ``scan`` (:func:`sidecar.checks.numbering.number`), the answer's
+    markers as that step resolved them."""
     texts = {source.id: source.text for source in trace.sources}
     source_ids = frozenset(texts)
-    resolver = IdResolver(source_ids)
-    scan = parser.scan(trace.answer, resolver)
+    if resolver is None or scan is None:
+        resolver = IdResolver(source_ids)
+        scan = parser.scan(trace.answer, resolver)
     markers = tuple(scan.markers)
     seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
     case_only: list[tuple[str | None, str]] = [(None, source_id) for source_id in scan.case_only]
