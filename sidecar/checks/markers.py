@@ -21,13 +21,21 @@ from sidecar._regex import compile_linear
 from sidecar.checks._citation_ids import (
     _SHAPED_SETS,
     FORMAT_CHARS,
+    OPENERS,
     IdResolver,
     Match,
     canonical,
 )
 from sidecar.checks._marker_spans import code_and_urls, outside
 
-__all__ = ["DEFAULT_MARKER_PATTERN", "IdResolver", "Marker", "MarkerParser", "Scan", "canonical"]
+__all__ = [
+    "DEFAULT_MARKER_PATTERN",
+    "IdResolver",
+    "Marker",
+    "MarkerParser",
+    "Scan",
+    "canonical",
+]
 
 _FULL_LETTERS = "\uff21-\uff3a\uff41-\uff5a"  # Ａ-Ｚ ａ-ｚ
 _FULL_DIGITS = "\uff10-\uff19"  # ０-９
@@ -83,6 +91,7 @@ _SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _RANGE = re.compile("([0-9]{1,6})[-\u2013]([0-9]{1,6})")
 _DIGITS = frozenset("0123456789")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?\u2026\u3002])")
 MAX_RANGE = 50
 """The most numbers a range marker (``[1-3]``) stands for; a wider one is one ID."""
 
@@ -175,6 +184,25 @@ class MarkerParser:
         return _new_tuple(
             Scan, (found, tuple(cased) if cased else (), tuple(unknown) if unknown else ())
         )
+
+    def unmarked(self, text: str, resolver: IdResolver | None = None) -> str | None:
+        """``text`` without its markers (a claim sent with them: ``"The fee is 20 EUR
+        [2][3]."``), spaces before punctuation and runs of spaces closed up; None when it
+        holds none. With the built-in pattern, text without an opening bracket costs one
+        search."""
+        if self._regex is _BUILTIN and OPENERS.search(text) is None:
+            return None
+        found = self.markers(text, resolver)
+        if not found:
+            return None
+        pieces = []
+        cursor = 0
+        for marker in found:
+            pieces.append(text[cursor : marker.start])
+            cursor = marker.end
+        pieces.append(text[cursor:])
+        joined = " ".join("".join(pieces).split())
+        return _SPACE_BEFORE_PUNCT.sub(r"\1", joined)
 
     def ids(self, text: str, resolver: IdResolver | None = None) -> list[str]:
         """Distinct cited IDs in first-seen order."""
