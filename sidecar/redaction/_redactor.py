@@ -112,8 +112,10 @@ class Redactor:
         if not value or PLACEHOLDER.fullmatch(value):
             result = value
         else:
-            result = value if holds_nothing(value, self.detect) else hmac_token(
-                self._id_key, "ID", value
+            result = (
+                value
+                if holds_nothing(value, self.detect)
+                else hmac_token(self._id_key, "ID", value)
             )
         if len(self._ids) >= _MAX_IDS:
             self._ids.clear()

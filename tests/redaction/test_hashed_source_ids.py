@@ -76,9 +76,7 @@ def _outcome(record: EvaluationRecord) -> list[tuple[object, ...]]:
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    ids=st.lists(
-        st.sampled_from(PERSONAL_IDS + PLAIN_IDS), min_size=3, max_size=3, unique=True
-    ),
+    ids=st.lists(st.sampled_from(PERSONAL_IDS + PLAIN_IDS), min_size=3, max_size=3, unique=True),
     derived=st.booleans(),
 )
 def test_any_source_id_gives_the_verdicts_of_a_plain_id(ids: list[str], derived: bool) -> None:
