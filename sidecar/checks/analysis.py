@@ -118,10 +118,12 @@ def analyse(
     facts: dict[str, PassageFacts] = {}
     # Most traces have no negation word in any claim: one scan of all claims (a word never
     # spans the line break) spares one per claim.
-    negated = None if has_negation("\n".join([claim.text for claim in trace.claims])) else False
+    joined = "\n".join([claim.text for claim in trace.claims])
+    negated = None if has_negation(joined) else False
+    marked = parser.may_hold_markers(joined)  # most claims are sent without markers
     claims = []
     for claim in trace.claims:
-        unmarked = parser.unmarked(claim.text, resolver)
+        unmarked = parser.unmarked(claim.text, resolver) if marked else None
         cited = claim.citation_ids
         if len(cited) > 1:
             cited = list(dict.fromkeys(cited))

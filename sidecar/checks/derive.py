@@ -138,12 +138,6 @@ def _ends_sentence(
     return not (len(word) == 1 and word.isupper())  # an initial: J. R. R. Tolkien
 
 
-def _skip_closers(answer: str, position: int, block_end: int) -> int:
-    while position < block_end and answer[position] in _CLOSERS:
-        position += 1
-    return position
-
-
 def _opens_with_marker(answer: str, start: int, end: int, by_start: dict[int, Marker]) -> bool:
     """Whether the sentence from ``start`` opens with a marker (after space and markup)."""
     while start < end and (answer[start].isspace() or answer[start] in "*_>"):
@@ -170,18 +164,24 @@ def _markers_open_next(
     return first < len(starts) and starts[first] < closed  # it has markers of its own
 
 
-def _take_markers(answer: str, position: int, block_end: int, by_start: dict[int, Marker]) -> int:
-    """The position after the run of markers (and closers) starting at ``position``."""
+def _take_markers(
+    answer: str, position: int, block_end: int, by_start: dict[int, Marker]
+) -> tuple[int, int]:
+    """The positions after the closers starting at ``position`` and after the run of
+    markers (and closers) that follows them."""
+    closed = -1
     while True:
         cursor = position
         while cursor < block_end and answer[cursor] in _CLOSERS:
             cursor += 1
+        if closed < 0:
+            closed = cursor
         probe = cursor
         while probe < block_end and answer[probe] in " \t":
             probe += 1
         marker = by_start.get(probe)
         if marker is None:
-            return cursor
+            return closed, cursor
         position = marker.end
 
 
@@ -218,8 +218,7 @@ def sentences(
         for match in _TERMINATOR.finditer(answer, block_start, block_end):
             if match.start() < cursor:
                 continue  # inside markers already taken by the previous sentence
-            after = _take_markers(answer, match.end(), block_end, by_start)
-            closed = _skip_closers(answer, match.end(), block_end)
+            closed, after = _take_markers(answer, match.end(), block_end, by_start)
             opens_next = after > closed and _markers_open_next(
                 answer, (cursor, closed, after), block_end, by_start, starts
             )

@@ -91,7 +91,7 @@ _SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _RANGE = re.compile("([0-9]{1,6})[-\u2013]([0-9]{1,6})")
 _DIGITS = frozenset("0123456789")
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?\u2026\u3002])")
+_PUNCT = frozenset(".,;:!?\u2026\u3002")
 MAX_RANGE = 50
 """The most numbers a range marker (``[1-3]``) stands for; a wider one is one ID."""
 
@@ -185,24 +185,52 @@ class MarkerParser:
             Scan, (found, tuple(cased) if cased else (), tuple(unknown) if unknown else ())
         )
 
+    def may_hold_markers(self, text: str) -> bool:
+        """False when ``text`` surely holds no marker (the built-in pattern needs an
+        opening bracket); one search."""
+        return self._regex is not _BUILTIN or OPENERS.search(text) is not None
+
     def unmarked(self, text: str, resolver: IdResolver | None = None) -> str | None:
         """``text`` without its markers (a claim sent with them: ``"The fee is 20 EUR
         [2][3]."``), spaces before punctuation and runs of spaces closed up; None when it
         holds none. With the built-in pattern, text without an opening bracket costs one
         search."""
-        if self._regex is _BUILTIN and OPENERS.search(text) is None:
+        if not self.may_hold_markers(text):
             return None
-        found = self.markers(text, resolver)
-        if not found:
+        if (
+            self._regex is _BUILTIN
+            and text.isascii()
+            and (resolver is None or resolver.all_shaped())
+            and "`" not in text
+            and "://" not in text
+            and "www." not in text
+        ):
+            # Every marker is of the pattern's shape, and no code or URL hides one.
+            spans = [match.span() for match in _BUILTIN_ASCII.finditer(text)]
+        else:
+            spans = [(marker.start, marker.end) for marker in self.markers(text, resolver)]
+        if not spans:
             return None
+        # Whether the text after each marker's run of markers ends or is punctuation:
+        # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
+        closes = [False] * len(spans)
+        following = True
+        for index in range(len(spans) - 1, -1, -1):
+            end = spans[index][1]
+            next_start = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+            if text[end:next_start].strip():
+                following = text[end] in _PUNCT
+            elif next_start == len(text):
+                following = True
+            closes[index] = following
         pieces = []
         cursor = 0
-        for marker in found:
-            pieces.append(text[cursor : marker.start])
-            cursor = marker.end
+        for (start, end), closing in zip(spans, closes, strict=True):
+            piece = text[cursor:start]
+            pieces.append(piece.rstrip() if closing else piece)
+            cursor = end
         pieces.append(text[cursor:])
-        joined = " ".join("".join(pieces).split())
-        return _SPACE_BEFORE_PUNCT.sub(r"\1", joined)
+        return " ".join("".join(pieces).split())
 
     def ids(self, text: str, resolver: IdResolver | None = None) -> list[str]:
         """Distinct cited IDs in first-seen order."""

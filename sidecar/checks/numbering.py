@@ -83,7 +83,7 @@ def number(trace: Trace, parser: MarkerParser, numbering: Numbering) -> Numbered
             # unknown ID or a position, nobody can tell.
             finding = Finding("citation_numbering", "warning", detail="ambiguous")
             return Numbered(trace, resolver, scan, finding)
-        named = _names_declared(scan, trace)
+        named = _names_declared(scan, trace, declared)
         if named or not all(_NUMBER.fullmatch(i) for i in unknown):
             finding = Finding("citation_numbering", "warning", detail="mixed")
             return Numbered(trace, resolver, scan, finding)
@@ -99,27 +99,33 @@ def number(trace: Trace, parser: MarkerParser, numbering: Numbering) -> Numbered
     )
 
 
-def _names_declared(scan: Scan, trace: Trace) -> bool:
+def _names_declared(scan: Scan, trace: Trace, declared: frozenset[str]) -> bool:
     """Whether a marker or a claim names a declared ID (not a number left unresolved)."""
     unknown = set(scan.unknown)
-    declared = {source.id for source in trace.sources}
-    return any(i not in unknown for marker in scan.markers for i in marker.ids) or any(
-        i in declared for claim in trace.claims for i in claim.citation_ids
+    return any(not unknown.issuperset(marker.ids) for marker in scan.markers) or any(
+        not declared.isdisjoint(claim.citation_ids) for claim in trace.claims
     )
 
 
 def _position(written: str, positions: dict[str, str]) -> str:
     """The source ID a number names by position; ``written`` when it names none."""
-    if _NUMBER.fullmatch(written):
-        return positions.get(str(int(written)), written)
+    found = positions.get(written)
+    if found is not None:
+        return found
+    if written[:1] == "0" and _NUMBER.fullmatch(written):
+        return positions.get(str(int(written)), written)  # 01
     return written
 
 
 def _scan_by_position(scan: Scan, positions: dict[str, str]) -> Scan:
-    markers = [
-        Marker(m.start, m.end, tuple(dict.fromkeys(_position(i, positions) for i in m.ids)))
-        for m in scan.markers
-    ]
+    markers = []
+    for marker in scan.markers:
+        ids = marker.ids
+        if len(ids) == 1:
+            resolved: tuple[str, ...] = (_position(ids[0], positions),)
+        else:
+            resolved = tuple(dict.fromkeys([_position(i, positions) for i in ids]))
+        markers.append(Marker(marker.start, marker.end, resolved))
     unknown = tuple(i for i in scan.unknown if _position(i, positions) == i)
     return Scan(markers, scan.case_only, unknown)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sidecar.assembly import build_pipeline
 from sidecar.checks import MarkerParser, analyse
@@ -94,3 +96,12 @@ def test_a_fabricated_quote_is_laid_on_the_claim_it_came_with() -> None:
     assert [(f.code, f.severity, f.claim_id) for f in found] == [
         ("fabricated_quote", "critical", "c2")
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .,[]^S12-\u3010\u3011`:/")), max_size=60))
+def test_unmarking_never_raises_and_only_removes(text: str) -> None:
+    unmarked = MarkerParser().unmarked(text)
+    if unmarked is not None:
+        assert len(unmarked) < len(text)
+        assert set(unmarked) <= set(text) | {" "}
