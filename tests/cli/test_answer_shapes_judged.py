@@ -1,8 +1,9 @@
 """Answers as real apps write them, end to end through `citewatch check` and `citewatch run`:
 marker-first sentences, bullets and numbered-by-position markers in trace v1, through the
-OpenAI Responses adapter (a citation at index 0 puts its marker first) and the Anthropic
-adapter, each derive one claim per cited sentence with the right citation, and an honest
-LLM judge's "unsupported" on an importance-3 claim is a critical claim (it pages)."""
+OpenAI Responses adapter (a citation at index 0 puts its marker first), the Anthropic adapter
+and OpenInference spans, each derive one claim per cited sentence with the right citation,
+and an honest LLM judge's "unsupported" on an importance-3 claim is a critical claim (it
+pages)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,15 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_file_search_tool_call import Result as SearchResult
 from openai.types.responses.response_output_text import AnnotationFileCitation
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from sidecar.cli import cli
 from tests.support.factories import make_trace, source
 from tests.support.openai_server import Action, FakeOpenAI, Reply, packet_of, verdicts_reply
+from tests.support.payloads import otlp_json_record
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = json.loads(
@@ -359,4 +365,50 @@ def test_citewatch_run_pages_on_a_marker_first_answer(judge: FakeOpenAI, tmp_pat
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     [record] = [json.loads(line) for line in out.read_text().splitlines()]
     assert _claims(record) == EXPECTED
+    assert record["scores"]["critical_unsupported"] == 1
+
+
+def _otlp_record() -> bytes:
+    """OpenInference spans of one RAG request whose answer numbers the retrieved documents
+    by position, marker first, in a bulleted list."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "support-rag"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("rag-app")
+    with tracer.start_as_current_span(
+        "rag", attributes={"openinference.span.kind": "CHAIN", "input.value": "Prices?"}
+    ):
+        with tracer.start_as_current_span(
+            "retrieve",
+            attributes={
+                "openinference.span.kind": "RETRIEVER",
+                "retrieval.documents.0.document.id": "kb-pricing-2",
+                "retrieval.documents.0.document.content": PRICE,
+                "retrieval.documents.1.document.id": "kb-upgrades-7",
+                "retrieval.documents.1.document.content": UPGRADE_PASSAGE,
+            },
+        ):
+            pass
+        with tracer.start_as_current_span(
+            "llm",
+            attributes={
+                "openinference.span.kind": "LLM",
+                "llm.model_name": "gpt-4.1-mini",
+                "llm.output_messages.0.message.role": "assistant",
+                "llm.output_messages.0.message.content": f"- [1] {PRICE}\n- [2] {UPGRADE_CLAIM}",
+            },
+        ):
+            pass
+    provider.shutdown()
+    return otlp_json_record(list(exporter.get_finished_spans()))
+
+
+def test_otlp_spans_numbered_by_position_are_judged_and_page(
+    judge: FakeOpenAI, tmp_path: Path
+) -> None:
+    [record] = _check(judge, tmp_path, _otlp_record(), "--input-format", "otlp_json")
+    assert _claims(record) == [
+        (PRICE, ["kb-pricing-2"], "supported", None),
+        (UPGRADE_CLAIM, ["kb-upgrades-7"], "unsupported", "judged_unsupported"),
+    ]
     assert record["scores"]["critical_unsupported"] == 1
