@@ -315,7 +315,13 @@ def _resolve_ids(
     ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, None], unknown: dict[str, None]
 ) -> tuple[str, ...]:
     resolved = []
+    declared = resolver.declared
     for written in ids:
+        if written.isdigit() and written.isascii() and written not in declared:
+            # ASCII digits have no other case or normal form: unknown, without the tables.
+            unknown.setdefault(written, None)
+            resolved.append(written)
+            continue
         source_id, how = resolver.resolve(written)
         if how == "case":
             cased.setdefault(source_id, None)

@@ -71,7 +71,11 @@ def number(trace: Trace, parser: MarkerParser, numbering: Numbering) -> Numbered
     scan = parser.scan(trace.answer, resolver)
     if numbering == "by_id" or not sources:
         return Numbered(trace, resolver, scan)
-    cited = [i for claim in trace.claims for i in claim.citation_ids if i not in declared]
+    claims = trace.claims
+    if all(declared.issuperset(claim.citation_ids) for claim in claims):
+        cited: list[str] = []  # the common case, one C call per claim
+    else:
+        cited = [i for claim in claims for i in claim.citation_ids if i not in declared]
     if numbering == "auto":
         if not scan.unknown and not cited:
             return Numbered(trace, resolver, scan)  # the common case: every ID is declared
