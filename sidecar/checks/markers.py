@@ -211,6 +211,12 @@ class MarkerParser:
             spans = [(marker.start, marker.end) for marker in self.markers(text, resolver)]
         if not spans:
             return None
+        if len(spans) == 1:  # the common case: one marker, at the end or the start
+            start, end = spans[0]
+            head, tail = text[:start], text[end:]
+            if not tail.strip() or tail[0] in _PUNCT:
+                head = head.rstrip()
+            return " ".join((head + tail).split())
         # Whether the text after each marker's run of markers ends or is punctuation:
         # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
         closes = [False] * len(spans)
