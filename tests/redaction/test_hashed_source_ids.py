@@ -98,3 +98,20 @@ def test_a_hashed_source_is_one_key_in_the_record(source_id: str) -> None:
     assert record.claims[0].verdict == "supported"
     assert record.scores.marker_ids[0] == hashed
     assert "uncited_source" not in {f.code for f in record.findings}
+
+
+@pytest.mark.parametrize(
+    ("source_id", "hashed"),
+    [
+        *[pytest.param(i, True, id=i) for i in PERSONAL_IDS],
+        *[pytest.param(i, False, id=i) for i in PLAIN_IDS],
+        pytest.param("kb_refunds_v2", False, id="underscored-words"),
+        pytest.param("policy-2024-07", False, id="a-dated-key"),
+    ],
+)
+def test_values_glued_into_ids_are_found_and_plain_ids_kept(source_id: str, hashed: bool) -> None:
+    redactor = _pipeline().redactor
+    assert redactor is not None
+    written = redactor.redact_identifier(source_id)  # type: ignore[attr-defined]
+    assert written.startswith("<ID_") is hashed
+    assert (written == source_id) is not hashed
