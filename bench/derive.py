@@ -1,12 +1,18 @@
 """Claim derivation cost: against the marker parse it builds on, and across answer sizes.
 
     python -m bench.derive [--sentences 20] [--repeat 5]
+    python -m bench.derive --before REV [--repeat 5]
 
 Prints, for answers of N, 10 N and 100 N sentences (mixed styles: bracket lists, footnotes,
 abbreviations, decimals, list items), the time of (a) finding the markers alone (the
 baseline) and (b) deriving the claims (markers, sentences, claims), with the ratio b/a at
 each size. Derivation is one pass over the answer: the ratio stays flat as answers grow
 (a superlinear step would make it climb), and the per-sentence time stays the same.
+
+With ``--before REV``: the pass the pipeline runs before its checks (marker parse,
+numbering, derivation, analysis) per trace, for each answer shape (markers after or before
+their sentence, bullets, numbers naming sources by position, ranges, claims sent with their
+markers), on this tree and on revision REV's tree in one run (bench/_before_after.py).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import argparse
 import time
 from collections.abc import Callable
 
+from bench._before_after import BEFORE_REV, compare
 from schemas import Trace
 from sidecar.checks import MarkerParser
 from sidecar.checks.derive import derive_claims
@@ -59,7 +66,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="instead: the pass per answer shape on this tree against git revision REV "
+        f"(for example {BEFORE_REV})",
+    )
     args = parser.parse_args()
+    if args.before:
+        compare("derive", rev=args.before, traces=200, sentences=10, rounds=args.repeat, loops=3)
+        return
     marker_parser = MarkerParser()
     print(
         f"{'sentences':>10} {'chars':>9} {'markers ms':>11} {'derive ms':>10} "

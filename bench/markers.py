@@ -1,6 +1,7 @@
 """The marker pass against the marker pass before declared IDs, Unicode forms and code spans.
 
     python -m bench.markers [--traces 2000] [--repeat 7] [--baseline REV]
+    python -m bench.markers --before REV [--repeat 7]
 
 The marker pass is what the analysis does with the answer before any check runs: find the
 markers and resolve their IDs against the trace's sources. The baseline is the marker
@@ -11,6 +12,10 @@ bench traces (bench/_traces.py: ASCII answers with ``[S1]`` markers); the verdic
 median of the rounds' ratios new/old by CPU time (target: <= 1.0, the pass costs no more
 than before). Then, for information, the new pass alone on answers the old one could not
 read: CJK brackets, decomposed IDs, declared IDs of any shape, code and URLs.
+
+With ``--before REV``: the marker pass as the pipeline runs it now (the parse and the
+numbering) per answer shape, on this tree and on revision REV's tree (the parse alone) in
+one run (bench/_before_after.py).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench._before_after import BEFORE_REV, compare
 from bench._traces import make_trace
 from sidecar.checks.markers import IdResolver, MarkerParser
 
@@ -73,7 +79,16 @@ def main() -> None:
     parser.add_argument(
         "--baseline", default=BASELINE_REV, help="git revision whose marker module is the baseline"
     )
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="instead: the marker pass (with numbering) per answer shape on this tree "
+        f"against git revision REV (for example {BEFORE_REV})",
+    )
     args = parser.parse_args()
+    if args.before:
+        compare("markers", rev=args.before, traces=200, sentences=10, rounds=args.repeat, loops=5)
+        return
 
     traces = [make_trace(i) for i in range(args.traces)]
     work: list[tuple[str, frozenset[str]]] = [

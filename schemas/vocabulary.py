@@ -71,6 +71,7 @@ FindingCode = Literal[
     "claims_derived",
     "derived_claims_cut",
     "no_markers",
+    "citation_numbering",
     "unknown_citation_id",
     "uncited_claim",
     "invalid_citation_claim",

@@ -27,8 +27,9 @@ from schemas import (
 from schemas.vocabulary import SkipReason, Stage
 from sidecar import __version__
 from sidecar.checks import Analysis, Check, Finding, MarkerParser, analyse, default_checks
-from sidecar.checks.derive import DerivedClaims, derive
-from sidecar.config import LimitsSettings, Settings
+from sidecar.checks.derive import DerivedClaims, cut_findings, derive
+from sidecar.checks.numbering import Numbered, number
+from sidecar.config import Settings
 from sidecar.scoring import ClaimVerdict, ScoreResult, score
 
 __all__ = ["JudgeIdentity", "JudgeOutcome", "JudgeStage", "Pipeline", "TraceRedactor", "Withheld"]
@@ -131,12 +132,19 @@ class Pipeline:
     def __post_init__(self) -> None:
         self.parser = MarkerParser(self.settings.checks.marker_pattern)
 
+    def number(self, trace: Trace) -> Numbered:
+        """``trace`` with its markers parsed and its citations resolved by ID or by
+        position, as ``citations.numbering`` says (see :mod:`sidecar.checks.numbering`)."""
+        return number(trace, self.parser, self.settings.citations.numbering)
+
     def derive(self, trace: Trace) -> Trace:
         """``trace`` with claims derived from its markers when it carries none and
-        ``claims.derive`` asks for it (see :mod:`sidecar.checks.derive`)."""
-        return self._derive(trace).trace
+        ``claims.derive`` asks for it (see :mod:`sidecar.checks.derive`); its citations
+        resolved as :meth:`number` does."""
+        return self._derive(self.number(trace)).trace
 
-    def _derive(self, trace: Trace) -> DerivedClaims:
+    def _derive(self, numbered: Numbered) -> DerivedClaims:
+        trace = numbered.trace
         claims, limits = self.settings.claims, self.settings.limits
         if trace.claims or claims.derive == "off":
             return DerivedClaims(trace)
@@ -146,14 +154,23 @@ class Pipeline:
             importance=claims.importance,
             max_claims=limits.max_claims,
             max_citations=limits.max_citations_per_claim,
+            markers=numbered.scan.markers,
         )
 
-    def analyse(self, trace: Trace, *, derived: bool = False) -> tuple[Analysis, list[Finding]]:
+    def analyse(
+        self, trace: Trace, *, derived: bool = False, numbered: Numbered | None = None
+    ) -> tuple[Analysis, list[Finding]]:
         """The deterministic part: markers, citations and every check's findings.
 
-        ``derived`` says the claims of ``trace`` come from :meth:`derive`."""
-        analysis = analyse(trace, self.parser)
+        ``derived`` says the claims of ``trace`` come from :meth:`derive`; ``numbered``
+        is what :meth:`number` made of the trace (computed here when not given)."""
+        if numbered is None:
+            numbered = self.number(trace)
+            trace = numbered.trace
+        analysis = analyse(trace, self.parser, resolver=numbered.resolver, scan=numbered.scan)
         findings: list[Finding] = []
+        if numbered.finding is not None:
+            findings.append(numbered.finding)
         if derived:
             findings.append(Finding("claims_derived", "info", detail=f"claims={len(trace.claims)}"))
         for check in self.checks:
@@ -180,11 +197,12 @@ class Pipeline:
     async def evaluate(self, trace: Trace) -> EvaluationRecord:
         """Run the whole pipeline on one trace."""
         started = time.perf_counter()
-        derivation = self._derive(trace)
-        derived = derivation.trace is not trace
+        numbered = self.number(trace)
+        derivation = self._derive(numbered)
+        derived = derivation.trace is not numbered.trace
         trace = derivation.trace
-        analysis, findings = self.analyse(trace, derived=derived)
-        findings.extend(_derivation_cuts(derivation, self.settings.limits))
+        analysis, findings = self.analyse(trace, derived=derived, numbered=numbered)
+        findings.extend(cut_findings(derivation, self.settings.limits.max_citations_per_claim))
         started = self._timed("checks", started)
         redacted, redactions = self._redact(trace)
         started = self._timed("redaction", started)
@@ -368,30 +386,6 @@ def _influenced(outcome: JudgeOutcome) -> list[Finding]:
                 "warning",
                 claim_id=claim_id,
                 detail=f"first={first};without_flagged_text={second or 'none'}",
-            )
-        )
-    return findings
-
-
-def _derivation_cuts(derivation: DerivedClaims, limits: LimitsSettings) -> list[Finding]:
-    """``derived_claims_cut`` findings for what the limits cut from the derived claims."""
-    findings = []
-    if derivation.dropped_claims:
-        kept = len(derivation.trace.claims)
-        findings.append(
-            Finding(
-                "derived_claims_cut",
-                "warning",
-                detail=f"claims={kept} of {kept + derivation.dropped_claims} (limits.max_claims)",
-            )
-        )
-    if derivation.cut_claims:
-        findings.append(
-            Finding(
-                "derived_claims_cut",
-                "warning",
-                detail=f"citations cut to {limits.max_citations_per_claim} on "
-                f"{derivation.cut_claims} claims (limits.max_citations_per_claim)",
             )
         )
     return findings

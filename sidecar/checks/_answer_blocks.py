@@ -44,6 +44,9 @@ _WORD_CHARS = re.compile(r"\w")
 _FULL_WIDTH_STOP = re.compile("[\u3002\uff01\uff1f]")
 _ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]*_]*[ \t]*$")
 _MIN_SENTENCE_WORDS = 4
+_SENTENCE_PREFIX = 400
+"""Characters of a line read for its words: a verb comes early in a sentence, and a
+reference entry is short."""
 _VERBS = frozenset({
     # English
     "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does",
@@ -78,13 +81,13 @@ def holds_sentence(text: str) -> bool:
         return False
     if _FULL_WIDTH_STOP.search(text):
         return True
-    words = _WORD.findall(text)
+    words = _WORD.findall(text, 0, _SENTENCE_PREFIX)
     if not words:
         return False
     if any(word.lower() in _VERBS for word in words):
         return True
-    if len(words) < _MIN_SENTENCE_WORDS or words[-1].isdigit():
-        return False
+    if len(words) < _MIN_SENTENCE_WORDS or words[-1].isdigit() or len(text) > _SENTENCE_PREFIX:
+        return len(text) > _SENTENCE_PREFIX  # a long line is prose, never an entry
     if _ENDS_SENTENCE.search(text) is None:
         return False
     lower = sum(1 for word in words[1:] if word[0].islower())

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from schemas import Claim, ClaimStatus, Trace
-from sidecar.checks.markers import IdResolver, Marker, MarkerParser
+from sidecar.checks.markers import IdResolver, Marker, MarkerParser, Scan
 from sidecar.checks.prescreen import PassageFacts, has_negation, prescreen_flags
 
 __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
@@ -20,6 +20,15 @@ class ClaimAnalysis(NamedTuple):
     valid_ids: tuple[str, ...]
     invalid_ids: tuple[str, ...]
     prescreen: tuple[str, ...]
+    unmarked: str | None = None
+    """The claim's text without the citation markers it was sent with; None when it has
+    none."""
+
+    @property
+    def text(self) -> str:
+        """The claim's text as the screen and the quote checks read it: without citation
+        markers (the record keeps the text as sent)."""
+        return self.claim.text if self.unmarked is None else self.unmarked
 
     @property
     def needs_judge(self) -> bool:
@@ -43,14 +52,42 @@ class Analysis:
     """``(claim ID, source ID)`` for each citation that names a declared source only when
     case is ignored; the claim ID is None for a marker in the answer."""
 
+    parser: MarkerParser | None = None
+    """The parser the markers were read with (claims' own markers are read again in the
+    redacted text)."""
+
     def with_trace(self, trace: Trace) -> Analysis:
-        """The same analysis over another version of the trace (the redacted one), so that
-        stages after redaction never reach the raw claim texts through ``claims``."""
-        by_id = {claim.id: claim for claim in trace.claims}
-        claims = tuple(
-            item._replace(claim=by_id.get(item.claim.id, item.claim)) for item in self.claims
+        """The same analysis over another version of the trace (the redacted one, its
+        claims and sources in the same order), so that stages after redaction never reach
+        the raw claim texts through ``claims``, and every ID the redaction hashed is its
+        hashed form everywhere (citations, markers, source IDs): a hashed source is one
+        key, judged like any other."""
+        ids = _renamed_ids(self.trace, trace)
+        new_ids = frozenset(source.id for source in trace.sources)
+        resolver = IdResolver(new_ids)
+        claims = []
+        for item, claim in zip(self.claims, trace.claims, strict=True):
+            unmarked = item.unmarked
+            if unmarked is not None and claim is not item.claim and self.parser is not None:
+                unmarked = self.parser.unmarked(claim.text, resolver)
+            if ids:
+                item = item._replace(
+                    valid_ids=_renamed(item.valid_ids, ids),
+                    invalid_ids=_renamed(item.invalid_ids, ids),
+                )
+            claims.append(item._replace(claim=claim, unmarked=unmarked))
+        if not ids:
+            return replace(self, trace=trace, claims=tuple(claims))
+        return replace(
+            self,
+            trace=trace,
+            claims=tuple(claims),
+            markers=tuple(m._replace(ids=_renamed(m.ids, ids)) for m in self.markers),
+            marker_ids=_renamed(self.marker_ids, ids),
+            source_ids=new_ids,
+            invalid_marker_ids=_renamed(self.invalid_marker_ids, ids),
+            case_only=tuple((c and ids.get(c, c), ids.get(s, s)) for c, s in self.case_only),
         )
-        return replace(self, trace=trace, claims=claims)
 
     def claim(self, claim_id: str) -> ClaimAnalysis | None:
         """The analysis of one claim, or None for an unknown ID."""
@@ -60,21 +97,33 @@ class Analysis:
         return None
 
 
-def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
-    """Parse markers, resolve citations and pre-screen every claim of ``trace``."""
+def analyse(
+    trace: Trace,
+    parser: MarkerParser,
+    *,
+    resolver: IdResolver | None = None,
+    scan: Scan | None = None,
+) -> Analysis:
+    """Parse markers, resolve citations and pre-screen every claim of ``trace``; with
+    ``resolver`` and ``scan`` (:func:`sidecar.checks.numbering.number`), the answer's
+    markers as that step resolved them."""
     texts = {source.id: source.text for source in trace.sources}
     source_ids = frozenset(texts)
-    resolver = IdResolver(source_ids)
-    scan = parser.scan(trace.answer, resolver)
+    if resolver is None or scan is None:
+        resolver = IdResolver(source_ids)
+        scan = parser.scan(trace.answer, resolver)
     markers = tuple(scan.markers)
     seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
     case_only: list[tuple[str | None, str]] = [(None, source_id) for source_id in scan.case_only]
     facts: dict[str, PassageFacts] = {}
     # Most traces have no negation word in any claim: one scan of all claims (a word never
     # spans the line break) spares one per claim.
-    negated = None if has_negation("\n".join([claim.text for claim in trace.claims])) else False
+    joined = "\n".join([claim.text for claim in trace.claims])
+    negated = None if has_negation(joined) else False
+    marked = parser.may_hold_markers(joined)  # most claims are sent without markers
     claims = []
     for claim in trace.claims:
+        unmarked = parser.unmarked(claim.text, resolver) if marked else None
         cited = claim.citation_ids
         if len(cited) > 1:
             cited = list(dict.fromkeys(cited))
@@ -101,13 +150,41 @@ def analyse(trace: Trace, parser: MarkerParser) -> Analysis:
                     # Computed at most once per source and trace, and only when cited.
                     fact = facts[source_id] = PassageFacts(texts[source_id])
                 passages.append(fact)
-            flags = prescreen_flags(claim.text, passages, negated=negated)
-        claims.append(ClaimAnalysis(claim, status, valid, invalid, flags))
+            flags = prescreen_flags(
+                claim.text if unmarked is None else unmarked, passages, negated=negated
+            )
+        claims.append(ClaimAnalysis(claim, status, valid, invalid, flags, unmarked))
     unknown = scan.unknown
     invalid_markers = tuple([i for i in seen if i in unknown]) if unknown else ()
     return Analysis(
-        trace, markers, tuple(seen), source_ids, tuple(claims), invalid_markers, tuple(case_only)
+        trace,
+        markers,
+        tuple(seen),
+        source_ids,
+        tuple(claims),
+        invalid_markers,
+        tuple(case_only),
+        parser,
     )
+
+
+def _renamed_ids(raw: Trace, redacted: Trace) -> dict[str, str]:
+    """Each source, claim and citation ID of ``raw`` that ``redacted`` writes otherwise
+    (hashed by the redaction), mapped to its redacted form."""
+    ids = {a.id: b.id for a, b in zip(raw.sources, redacted.sources, strict=True) if a.id != b.id}
+    for old, new in zip(raw.claims, redacted.claims, strict=True):
+        if old is new:
+            continue
+        if old.id != new.id:
+            ids[old.id] = new.id
+        for a, b in zip(old.citation_ids, new.citation_ids, strict=True):
+            if a != b:
+                ids[a] = b
+    return ids
+
+
+def _renamed(values: tuple[str, ...], ids: dict[str, str]) -> tuple[str, ...]:
+    return tuple([ids.get(value, value) for value in values])
 
 
 def _resolve_cited(

@@ -29,9 +29,18 @@ from typing import NamedTuple
 
 from schemas import Claim, Trace
 from sidecar.checks._answer_blocks import blocks
+from sidecar.checks.base import Finding
 from sidecar.checks.markers import IdResolver, Marker, MarkerParser
 
-__all__ = ["DERIVED_ID_PREFIX", "DerivedClaims", "Sentence", "derive", "derive_claims", "sentences"]
+__all__ = [
+    "DERIVED_ID_PREFIX",
+    "DerivedClaims",
+    "Sentence",
+    "cut_findings",
+    "derive",
+    "derive_claims",
+    "sentences",
+]
 
 DERIVED_ID_PREFIX = "d"
 """Derived claims are numbered d1, d2, ... in answer order."""
@@ -129,12 +138,6 @@ def _ends_sentence(
     return not (len(word) == 1 and word.isupper())  # an initial: J. R. R. Tolkien
 
 
-def _skip_closers(answer: str, position: int, block_end: int) -> int:
-    while position < block_end and answer[position] in _CLOSERS:
-        position += 1
-    return position
-
-
 def _opens_with_marker(answer: str, start: int, end: int, by_start: dict[int, Marker]) -> bool:
     """Whether the sentence from ``start`` opens with a marker (after space and markup)."""
     while start < end and (answer[start].isspace() or answer[start] in "*_>"):
@@ -161,18 +164,24 @@ def _markers_open_next(
     return first < len(starts) and starts[first] < closed  # it has markers of its own
 
 
-def _take_markers(answer: str, position: int, block_end: int, by_start: dict[int, Marker]) -> int:
-    """The position after the run of markers (and closers) starting at ``position``."""
+def _take_markers(
+    answer: str, position: int, block_end: int, by_start: dict[int, Marker]
+) -> tuple[int, int]:
+    """The positions after the closers starting at ``position`` and after the run of
+    markers (and closers) that follows them."""
+    closed = -1
     while True:
         cursor = position
         while cursor < block_end and answer[cursor] in _CLOSERS:
             cursor += 1
+        if closed < 0:
+            closed = cursor
         probe = cursor
         while probe < block_end and answer[probe] in " \t":
             probe += 1
         marker = by_start.get(probe)
         if marker is None:
-            return cursor
+            return closed, cursor
         position = marker.end
 
 
@@ -188,11 +197,17 @@ def _clean(answer: str, start: int, end: int, markers: list[Marker]) -> str:
 
 
 def sentences(
-    answer: str, parser: MarkerParser, resolver: IdResolver | None = None
+    answer: str,
+    parser: MarkerParser,
+    resolver: IdResolver | None = None,
+    *,
+    markers: list[Marker] | None = None,
 ) -> list[Sentence]:
     """The answer's sentences in order, each with the IDs of the markers it holds (with
-    ``resolver``, the trace's declared IDs are markers too, and IDs are resolved to them)."""
-    markers = parser.markers(answer, resolver)
+    ``resolver``, the trace's declared IDs are markers too, and IDs are resolved to them;
+    ``markers``: the answer's markers as parsed and resolved already)."""
+    if markers is None:
+        markers = parser.markers(answer, resolver)
     by_start = {marker.start: marker for marker in markers}
     starts = [marker.start for marker in markers]
     found: list[Sentence] = []
@@ -203,8 +218,7 @@ def sentences(
         for match in _TERMINATOR.finditer(answer, block_start, block_end):
             if match.start() < cursor:
                 continue  # inside markers already taken by the previous sentence
-            after = _take_markers(answer, match.end(), block_end, by_start)
-            closed = _skip_closers(answer, match.end(), block_end)
+            closed, after = _take_markers(answer, match.end(), block_end, by_start)
             opens_next = after > closed and _markers_open_next(
                 answer, (cursor, closed, after), block_end, by_start, starts
             )
@@ -273,6 +287,7 @@ def derive(
     importance: int,
     max_claims: int | None = None,
     max_citations: int | None = None,
+    markers: list[Marker] | None = None,
 ) -> DerivedClaims:
     """``trace`` with claims derived from its answer; unchanged when it carries claims.
 
@@ -280,14 +295,15 @@ def derive(
     is only markers adds its IDs to the claim before it. At most ``max_claims`` claims are
     kept (the first ones) and each cites at most ``max_citations`` IDs (its first ones):
     the same bounds a trace's own claims must keep (``limits.*``), so that a derived trace
-    costs no more than one that would be accepted.
+    costs no more than one that would be accepted. ``markers``: the answer's markers as
+    parsed and resolved already (:func:`sidecar.checks.numbering.number`).
     """
     if trace.claims:
         return DerivedClaims(trace)
     claims: list[Claim] = []
-    resolver = IdResolver(frozenset([source.id for source in trace.sources]))
+    resolver = None if markers is not None else IdResolver(frozenset(s.id for s in trace.sources))
     dropped = 0
-    for sentence in sentences(trace.answer, parser, resolver):
+    for sentence in sentences(trace.answer, parser, resolver, markers=markers):
         text = sentence.text
         if _WORD_CHARS.search(text) is None:
             if sentence.ids and claims:
@@ -321,3 +337,27 @@ def derive(
                     update={"citation_ids": found.citation_ids[:max_citations]}
                 )
     return DerivedClaims(trace.model_copy(update={"claims": claims}), dropped, cut)
+
+
+def cut_findings(derivation: DerivedClaims, max_citations: int | None) -> list[Finding]:
+    """``derived_claims_cut`` findings for what the limits cut from the derived claims."""
+    findings = []
+    if derivation.dropped_claims:
+        kept = len(derivation.trace.claims)
+        findings.append(
+            Finding(
+                "derived_claims_cut",
+                "warning",
+                detail=f"claims={kept} of {kept + derivation.dropped_claims} (limits.max_claims)",
+            )
+        )
+    if derivation.cut_claims:
+        findings.append(
+            Finding(
+                "derived_claims_cut",
+                "warning",
+                detail=f"citations cut to {max_citations} on "
+                f"{derivation.cut_claims} claims (limits.max_citations_per_claim)",
+            )
+        )
+    return findings

@@ -13,7 +13,6 @@ markers (``a[0]``, ``x[k2]``).
 
 from __future__ import annotations
 
-import bisect
 import re
 import unicodedata
 from typing import Any, NamedTuple
@@ -22,12 +21,21 @@ from sidecar._regex import compile_linear
 from sidecar.checks._citation_ids import (
     _SHAPED_SETS,
     FORMAT_CHARS,
+    OPENERS,
     IdResolver,
     Match,
     canonical,
 )
+from sidecar.checks._marker_spans import code_and_urls, outside
 
-__all__ = ["DEFAULT_MARKER_PATTERN", "IdResolver", "Marker", "MarkerParser", "Scan", "canonical"]
+__all__ = [
+    "DEFAULT_MARKER_PATTERN",
+    "IdResolver",
+    "Marker",
+    "MarkerParser",
+    "Scan",
+    "canonical",
+]
 
 _FULL_LETTERS = "\uff21-\uff3a\uff41-\uff5a"  # Ａ-Ｚ ａ-ｚ
 _FULL_DIGITS = "\uff10-\uff19"  # ０-９
@@ -53,9 +61,10 @@ def _builtin_pattern(space: str, digit: str, word: str, *, ascii_only: bool = Fa
         words = word + _FULL_DIGITS + _FULL_LETTERS + "\uff3f\uff0d"  # ＿ －
         spaces = space + "\u3000"
         separators = ",;\uff0c\uff1b\u3001"  # ， ； 、
+    dashes = "-" if ascii_only else "\\-\u2013"  # a range: [1-3], [1–3]
     marker_id = (
         rf"(?:[{letters}][{letters}_-]{{0,15}}[{digits}][{words}-]{{0,15}}"
-        rf"|[{digits}]{{1,6}})"
+        rf"|[{digits}]{{1,6}}(?:[{dashes}][{digits}]{{1,6}})?)"
     )
     ids = rf"({marker_id}(?:[{spaces}]*[{separators}][{spaces}]*{marker_id})*)"
     if ascii_only:
@@ -80,12 +89,11 @@ _BUILTIN_ASCII = re.compile(_builtin_pattern("\t\n\f\r ", "0-9", "0-9A-Za-z_", a
 skips from bracket to bracket at memchr speed instead of testing a set at every character."""
 _SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
-_TICKS = re.compile(r"`+")
-_URL = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9+.-]{0,15}://|www\.)[^\s<>\"'`]+")
-_URL_TRAILER = ".,;:!?*_~'\""
-_PAIRS = {")": "(", "]": "["}
+_RANGE = re.compile("([0-9]{1,6})[-\u2013]([0-9]{1,6})")
+_DIGITS = frozenset("0123456789")
+_PUNCT = frozenset(".,;:!?\u2026\u3002")
+MAX_RANGE = 50
+"""The most numbers a range marker (``[1-3]``) stands for; a wider one is one ID."""
 
 
 class Marker(NamedTuple):
@@ -168,7 +176,7 @@ class MarkerParser:
             or (":" in text and "://" in text)
             or "www." in text
         ):
-            kept = _outside(found, _code_and_urls(text))
+            kept = outside(found, code_and_urls(text))
             if len(kept) != len(found) and unknown:
                 # A marker in code that named an unknown ID: that ID counts no more.
                 unknown = dict.fromkeys([i for m in kept for i in m.ids if i in unknown])
@@ -176,6 +184,59 @@ class MarkerParser:
         return _new_tuple(
             Scan, (found, tuple(cased) if cased else (), tuple(unknown) if unknown else ())
         )
+
+    def may_hold_markers(self, text: str) -> bool:
+        """False when ``text`` surely holds no marker (the built-in pattern needs an
+        opening bracket); one search."""
+        return self._regex is not _BUILTIN or OPENERS.search(text) is not None
+
+    def unmarked(self, text: str, resolver: IdResolver | None = None) -> str | None:
+        """``text`` without its markers (a claim sent with them: ``"The fee is 20 EUR
+        [2][3]."``), spaces before punctuation and runs of spaces closed up; None when it
+        holds none. With the built-in pattern, text without an opening bracket costs one
+        search."""
+        if not self.may_hold_markers(text):
+            return None
+        if (
+            self._regex is _BUILTIN
+            and text.isascii()
+            and (resolver is None or resolver.all_shaped())
+            and "`" not in text
+            and "://" not in text
+            and "www." not in text
+        ):
+            # Every marker is of the pattern's shape, and no code or URL hides one.
+            spans = [match.span() for match in _BUILTIN_ASCII.finditer(text)]
+        else:
+            spans = [(marker.start, marker.end) for marker in self.markers(text, resolver)]
+        if not spans:
+            return None
+        if len(spans) == 1:  # the common case: one marker, at the end or the start
+            start, end = spans[0]
+            head, tail = text[:start], text[end:]
+            if not tail.strip() or tail[0] in _PUNCT:
+                head = head.rstrip()
+            return " ".join((head + tail).split())
+        # Whether the text after each marker's run of markers ends or is punctuation:
+        # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
+        closes = [False] * len(spans)
+        following = True
+        for index in range(len(spans) - 1, -1, -1):
+            end = spans[index][1]
+            next_start = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+            if text[end:next_start].strip():
+                following = text[end] in _PUNCT
+            elif next_start == len(text):
+                following = True
+            closes[index] = following
+        pieces = []
+        cursor = 0
+        for (start, end), closing in zip(spans, closes, strict=True):
+            piece = text[cursor:start]
+            pieces.append(piece.rstrip() if closing else piece)
+            cursor = end
+        pieces.append(text[cursor:])
+        return " ".join("".join(pieces).split())
 
     def ids(self, text: str, resolver: IdResolver | None = None) -> list[str]:
         """Distinct cited IDs in first-seen order."""
@@ -200,8 +261,10 @@ def _ascii_markers(
         if declared is not None and inner in declared:
             # A declared ID (one with a separator in it too: the automaton would find it).
             ids = (inner,)
-        elif "," in inner or ";" in inner:
+        elif "," in inner or ";" in inner or ("-" in inner and inner[0] in _DIGITS):
             ids = tuple([part for part in _SPLIT.split(inner) if part])
+            if "-" in inner:
+                ids = _expanded(ids)
             if declared is not None and not declared.issuperset(ids):
                 ids = _resolve_ids(ids, resolver, cased, unknown)  # type: ignore[arg-type]
         elif declared is None:
@@ -223,10 +286,11 @@ def _markers(regex: Any, text: str) -> list[Marker]:
     found = []
     for match in regex.finditer(text):
         inner = (match[1] or "").strip()
-        if "," in inner or ";" in inner or not inner.isascii():
+        if "," in inner or ";" in inner or not inner.isascii() or "-" in inner:
             ids = tuple([part for part in map(canonical, _SPLIT.split(inner)) if part])
             if not ids:
                 continue
+            ids = _expanded(ids)
         elif inner:
             ids = (inner,)
         else:
@@ -236,11 +300,34 @@ def _markers(regex: Any, text: str) -> list[Marker]:
     return found
 
 
+def _expanded(ids: tuple[str, ...]) -> tuple[str, ...]:
+    """``ids`` with each range of numbers (``1-3``, ``1–3``) written out: 1, 2, 3. A range
+    wider than :data:`MAX_RANGE` numbers, or one that does not go up, stays one ID."""
+    if not any("-" in i or "\u2013" in i for i in ids):
+        return ids
+    out: list[str] = []
+    for written in ids:
+        found = _RANGE.fullmatch(written)
+        if found is not None:
+            low, high = int(found[1]), int(found[2])
+            if low < high and high - low < MAX_RANGE:
+                out.extend(str(number) for number in range(low, high + 1))
+                continue
+        out.append(written)
+    return tuple(out)
+
+
 def _resolve_ids(
     ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, None], unknown: dict[str, None]
 ) -> tuple[str, ...]:
     resolved = []
+    declared = resolver.declared
     for written in ids:
+        if written.isdigit() and written.isascii() and written not in declared:
+            # ASCII digits have no other case or normal form: unknown, without the tables.
+            unknown.setdefault(written, None)
+            resolved.append(written)
+            continue
         source_id, how = resolver.resolve(written)
         if how == "case":
             cased.setdefault(source_id, None)
@@ -288,107 +375,3 @@ def _merged(
         for marker_id in [i for i in unknown if i not in unknown_ids]:
             del unknown[marker_id]
     return out
-
-
-def _outside(found: list[Marker], spans: list[tuple[int, int]]) -> list[Marker]:
-    if not spans:
-        return found
-    starts = [start for start, _ in spans]
-    kept = []
-    for marker in found:
-        at = bisect.bisect_right(starts, marker.start) - 1
-        if at < 0 or spans[at][1] <= marker.start:
-            kept.append(marker)
-    return kept
-
-
-def _code_and_urls(text: str) -> list[tuple[int, int]]:
-    """Sorted, disjoint spans of fenced code blocks, inline code spans and URLs."""
-    spans = _fenced(text)
-    spans.extend(_inline_code(text, spans))
-    for match in _URL.finditer(text):
-        spans.append((match.start(), _url_end(text, match.start(), match.end())))
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            if end > merged[-1][1]:
-                merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _fenced(text: str) -> list[tuple[int, int]]:
-    """Fenced code blocks, from the opening fence to the end of the closing fence's line
-    (to the end of the text when it is never closed)."""
-    spans = []
-    opened: int | None = None
-    for fence in _FENCE.finditer(text):
-        if opened is None:
-            opened = fence.start()
-        else:
-            line_end = text.find("\n", fence.end())
-            spans.append((opened, len(text) if line_end < 0 else line_end))
-            opened = None
-    if opened is not None:
-        spans.append((opened, len(text)))
-    return spans
-
-
-def _inline_code(text: str, fenced: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Inline code spans outside fenced blocks: a run of backticks up to the next run of
-    the same length on the same line (a run without one is literal text)."""
-    spans: list[tuple[int, int]] = []
-    line: list[tuple[int, int]] = []
-    previous_end = 0
-    fences = iter(fenced)
-    block = next(fences, None)
-
-    def close_line() -> None:
-        following: dict[int, int] = {}
-        nexts = [0] * len(line)
-        for index in range(len(line) - 1, -1, -1):
-            size = line[index][1] - line[index][0]
-            nexts[index] = following.get(size, -1)
-            following[size] = index
-        index = 0
-        while index < len(line):
-            closer = nexts[index]
-            if closer < 0:
-                index += 1
-                continue
-            spans.append((line[index][0], line[closer][1]))
-            index = closer + 1
-        line.clear()
-
-    for run in _TICKS.finditer(text):
-        while block is not None and block[1] <= run.start():
-            block = next(fences, None)
-        if block is not None and block[0] <= run.start():
-            continue
-        if line and text.find("\n", previous_end, run.start()) >= 0:
-            close_line()
-        line.append(run.span())
-        previous_end = run.end()
-    close_line()
-    return spans
-
-
-def _url_end(text: str, start: int, end: int) -> int:
-    """Where a URL ends: before the first closing bracket it did not open (the link's own
-    closing parenthesis in Markdown) and before trailing punctuation."""
-    depth = {"(": 0, "[": 0}
-    for position in range(start, end):
-        char = text[position]
-        if char in depth:
-            depth[char] += 1
-        elif char in _PAIRS:
-            opener = _PAIRS[char]
-            if depth[opener] == 0:
-                end = position
-                break
-            depth[opener] -= 1
-    while end > start and text[end - 1] in _URL_TRAILER:
-        end -= 1
-    return end

@@ -57,6 +57,8 @@ class CitedTextCheck:
                 continue
             if fold(quoted) in document:
                 continue
+            if cited and analysis.parser is not None:
+                cited = analysis.parser.unmarked(cited) or cited
             for claim_id, importance in _claims_for(analysis, source_id, fold(cited or "")):
                 if (claim_id, source_id) in reported:
                     continue
@@ -82,15 +84,18 @@ def _fields(quote: Any) -> tuple[str | None, str | None, str | None]:
 
 
 def _claims_for(analysis: Analysis, source_id: str, cited: str) -> list[tuple[str | None, int]]:
-    """The claims a quote is given for: those citing ``source_id`` whose text overlaps the
-    answer text the quote came with (any citing claim if none does; the trace if none)."""
-    citing = [item.claim for item in analysis.claims if source_id in item.valid_ids]
+    """The claims a quote is given for: those citing ``source_id`` whose text (without
+    citation markers) overlaps the answer text the quote came with (any citing claim if
+    none does; the trace if none)."""
+    citing = [item for item in analysis.claims if source_id in item.valid_ids]
     overlapping = [
-        claim
-        for claim in citing
-        if cited and ((text := fold(claim.text)) in cited or cited in text)
+        item
+        for item in citing
+        # the claim's text without its markers: the answer text a quote comes with has
+        # them elsewhere, or not at all
+        if cited and ((text := fold(item.text)) in cited or cited in text)
     ]
     chosen = overlapping or citing
     if not chosen:
         return [(None, 0)]
-    return [(claim.id, claim.importance) for claim in chosen]
+    return [(item.claim.id, item.claim.importance) for item in chosen]

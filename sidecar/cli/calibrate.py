@@ -59,6 +59,9 @@ def echo_headline(reports: Sequence[CalibrationReport]) -> None:
         weighted = "n/a" if m.weighted_kappa is None else f"{m.weighted_kappa:.3f}"
         click.echo(f"  kappa {kappa}, weighted kappa (linear) {weighted}", err=True)
         click.echo(f"  abstained               {fmt_estimate(m.abstained)}", err=True)
+        if m.not_judged:
+            states = ", ".join(f"{state} {count}" for state, count in m.not_judged.items())
+            click.echo(f"  not judged              {states}", err=True)
         for label, est in m.precision.items():
             click.echo(f"  precision {label:<13} {fmt_estimate(est)}", err=True)
 

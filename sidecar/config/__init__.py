@@ -13,6 +13,7 @@ into :class:`Settings` and builds it (:func:`load_settings`).
 from __future__ import annotations
 
 from sidecar.config.checks import ChecksSettings
+from sidecar.config.citations import CitationsSettings, Numbering
 from sidecar.config.claims import ClaimsSettings, DeriveMode
 from sidecar.config.dead_letters import DeadLetterPayload, DeadLetterSettings
 from sidecar.config.gate import GateSettings
@@ -31,6 +32,7 @@ from sidecar.config.settings import Settings, load_settings
 
 __all__ = [
     "ChecksSettings",
+    "CitationsSettings",
     "ClaimsSettings",
     "CustomPattern",
     "DeadLetterPayload",
@@ -42,6 +44,7 @@ __all__ = [
     "KafkaSettings",
     "LimitsSettings",
     "MetricsSettings",
+    "Numbering",
     "ProducerSettings",
     "RedactionSettings",
     "ReviewSettings",

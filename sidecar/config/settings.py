@@ -18,6 +18,7 @@ from pydantic_settings import (
 
 from sidecar.config._renamed import Renames, RenamingSource
 from sidecar.config.checks import ChecksSettings
+from sidecar.config.citations import CitationsSettings
 from sidecar.config.claims import ClaimsSettings
 from sidecar.config.dead_letters import DeadLetterSettings
 from sidecar.config.gate import GateSettings
@@ -53,6 +54,7 @@ class Settings(BaseSettings):
     input: InputSettings = Field(default_factory=InputSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     checks: ChecksSettings = Field(default_factory=ChecksSettings)
+    citations: CitationsSettings = Field(default_factory=CitationsSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     claims: ClaimsSettings = Field(default_factory=ClaimsSettings)

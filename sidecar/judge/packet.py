@@ -159,7 +159,7 @@ def build_packet(
     requests = tuple(
         ClaimRequest(
             claim_id=item.claim.id,
-            text=item.claim.text,
+            text=item.text,  # without the markers a claim may be sent with
             passages=tuple(Passage(i, texts[i]) for i in item.valid_ids if i in texts),
         )
         for item in claims

@@ -93,6 +93,9 @@ def calibration_markdown(reports: Sequence[CalibrationReport]) -> str:
         lines += [f"## Rubric {report.rubric_version}, judge model {report.judge_model}", ""]
         if report.unmatched:
             lines += [f"{report.unmatched} labels had no judged claim to pair with.", ""]
+        if report.overall.not_judged:
+            states = ", ".join(f"{s} {n}" for s, n in report.overall.not_judged.items())
+            lines += [f"Labelled claims the judge gave no verdict, by state: {states}.", ""]
         lines += [
             "Rates are 95% Wilson intervals with the count behind each; "
             "unsupported->supported is the share of claims people found unsupported "

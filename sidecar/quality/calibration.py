@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sidecar.quality._stats import Estimate, cohen_kappa, wilson_interval
-from sidecar.quality.labels import LABELS, CalibrationError, LabelPair
+from sidecar.quality.labels import LABELS, NOT_JUDGED_STATES, CalibrationError, LabelPair
 
 __all__ = [
     "CalibrationReport",
@@ -56,6 +56,9 @@ class GroupMetrics:
     """Share of the labelled claims the judge left without a verdict (n counts them all)."""
     precision: dict[str, Estimate] = field(default_factory=dict)
     """Per verdict class, the share of the judge's verdicts people agree with."""
+    not_judged: dict[str, int] = field(default_factory=dict)
+    """Labelled claims without a verdict, by state (abstained, suspect, unverified,
+    judge_failed)."""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping; the riskier false-support rate comes first."""
@@ -64,6 +67,7 @@ class GroupMetrics:
             "unsupported_to_supported": self.unsupported_to_supported.as_dict(),
             "partial_to_supported": self.partial_to_supported.as_dict(),
             "abstained": self.abstained.as_dict(),
+            "not_judged": dict(self.not_judged),
             "precision": {label: est.as_dict() for label, est in self.precision.items()},
             "exact_agreement": self.agreement.as_dict(),
             "kappa": self.kappa,
@@ -118,9 +122,16 @@ def confusion_matrix(pairs: Iterable[LabelPair]) -> tuple[tuple[int, ...], ...]:
 def compute_metrics(pairs: Sequence[LabelPair], *, seed: int = 0) -> GroupMetrics:
     """Every agreement figure of ``pairs``; the kappa interval is a seeded bootstrap.
 
-    Agreement figures count the answered pairs; ``abstained`` counts all of them.
+    Agreement figures count the answered pairs; ``abstained`` the pairs the judge looked
+    at and gave no verdict (every state but judge_failed: a failed judge did not look);
+    ``not_judged`` counts every state.
     """
-    labelled = len(pairs)
+    states: dict[str, int] = {}
+    for pair in pairs:
+        if pair.judge is None:
+            state = pair.not_judged or "abstained"
+            states[state] = states.get(state, 0) + 1
+    labelled = len(pairs) - states.get("judge_failed", 0)
     pairs = [pair for pair in pairs if pair.judge is not None]
     matrix = confusion_matrix(pairs)
     n = len(pairs)
@@ -142,6 +153,7 @@ def compute_metrics(pairs: Sequence[LabelPair], *, seed: int = 0) -> GroupMetric
             label: wilson_interval(matrix[j][j], sum(row[j] for row in matrix))
             for j, label in enumerate(LABELS)
         },
+        not_judged={state: states[state] for state in NOT_JUDGED_STATES if state in states},
     )
 
 

@@ -65,6 +65,8 @@ _CORE_COLUMNS = frozenset(
     }
 )
 _ABSTAINED = frozenset({"abstained", "abstain", "none", "not_judged"})
+NOT_JUDGED_STATES = ("abstained", "suspect", "unverified", "judge_failed")
+"""Every state a claim the judge gave no verdict can be in (the record's ``not_judged``)."""
 
 
 class CalibrationError(CitewatchError):
@@ -81,12 +83,15 @@ class LabelPair:
     claim_id: str
     human: VerdictLabel
     judge: VerdictLabel | None
-    """None: the judge abstained on this claim."""
+    """None: the judge gave no verdict on this claim (``not_judged`` says why)."""
     importance: int | None = None
     failure_type: str | None = None
     rubric_version: str = UNKNOWN
     judge_model: str = UNKNOWN
     slices: tuple[tuple[str, str], ...] = ()
+    not_judged: str | None = None
+    """Why the judge gave no verdict: abstained, suspect, unverified or judge_failed (a
+    labels file's "abstained" is abstained); None when it gave one."""
 
     @property
     def series(self) -> tuple[str, str]:
@@ -178,7 +183,10 @@ class HumanLabel:
     slices: tuple[tuple[str, str], ...]
     row: Mapping[str, Any]
     abstained: bool = False
-    """The judge_label column says the judge abstained ("abstained")."""
+    """The judge_label column says the judge gave no verdict ("abstained", or one of the
+    other not-judged states)."""
+    not_judged: str | None = None
+    """That state: :data:`NOT_JUDGED_STATES`."""
 
 
 def load_labels(path: str | Path) -> list[HumanLabel]:
@@ -190,7 +198,12 @@ def load_labels(path: str | Path) -> list[HumanLabel]:
         if case_id is None or claim_id is None:
             raise CalibrationError(f"{where}: case_id (or trace_id) and claim_id are required")
         judge_raw = _text(row, "judge_label")
-        abstained = judge_raw is not None and judge_raw.lower() in _ABSTAINED
+        state = None
+        if judge_raw is not None and judge_raw.lower() in _ABSTAINED:
+            state = "abstained"
+        elif judge_raw is not None and judge_raw.lower() in NOT_JUDGED_STATES:
+            state = judge_raw.lower()
+        abstained = state is not None
         if abstained:
             judge_raw = None
         labels.append(
@@ -207,6 +220,7 @@ def load_labels(path: str | Path) -> list[HumanLabel]:
                 slices=_slices(row),
                 row=row,
                 abstained=abstained,
+                not_judged=state,
             )
         )
     return labels
@@ -235,6 +249,7 @@ def pairs_from_labels(labels: Iterable[HumanLabel]) -> list[LabelPair]:
                 rubric_version=label.rubric_version or UNKNOWN,
                 judge_model=label.judge_model or UNKNOWN,
                 slices=label.slices,
+                not_judged=label.not_judged,
             )
         )
     return pairs
@@ -248,13 +263,21 @@ def load_evaluations(path: str | Path) -> list[EvaluationRecord]:
         raise CalibrationError(str(exc)) from None
 
 
-def _abstained(record: EvaluationRecord, claim: ClaimResult) -> bool:
-    """The judge ran on the trace without an error and left this cited claim unjudged, or
-    said so in the claim's reason."""
+def _not_judged(record: EvaluationRecord, claim: ClaimResult) -> str | None:
+    """Why the judge left this cited claim without a verdict: the record's ``not_judged``
+    (abstained, suspect, unverified, judge_failed), else abstained when the judge ran on
+    the trace without an error or the claim's reason says so; None when it has a verdict
+    or the judge never looked at it."""
+    if claim.verdict is not None:
+        return None
+    if claim.not_judged is not None:
+        return claim.not_judged
     if (claim.verdict_reason or "").startswith("abstained"):
-        return True
+        return "abstained"
     ran = record.judged and (record.judge is None or record.judge.outcome == "ok")
-    return ran and bool(set(claim.citation_ids) - set(claim.invalid_citation_ids))
+    if ran and set(claim.citation_ids) - set(claim.invalid_citation_ids):
+        return "abstained"
+    return None
 
 
 def path_slice(claim: ClaimResult) -> str:
@@ -292,14 +315,16 @@ def join_evaluations(
     """Pair human labels with judged claims by (trace_id, claim_id).
 
     Returns the pairs and the number of labels with no judged claim to pair with. A cited
-    claim the judge looked at and left without a verdict pairs with judge None (abstained).
+    claim the judge looked at and left without a verdict pairs with judge None and its
+    not-judged state (abstained, suspect, unverified, judge_failed).
     The labels' case_id is taken as the trace_id; the app becomes a slice.
     """
-    judged: dict[tuple[str, str], tuple[EvaluationRecord, ClaimResult]] = {}
+    judged: dict[tuple[str, str], tuple[EvaluationRecord, ClaimResult, str | None]] = {}
     for record in records:
         for claim in record.claims:
-            if claim.verdict is not None or _abstained(record, claim):
-                judged[(record.trace_id, claim.claim_id)] = (record, claim)
+            state = _not_judged(record, claim)
+            if claim.verdict is not None or state is not None:
+                judged[(record.trace_id, claim.claim_id)] = (record, claim, state)
     pairs = []
     unmatched = 0
     for label in labels:
@@ -307,7 +332,7 @@ def join_evaluations(
         if found is None:
             unmatched += 1
             continue
-        record, claim = found
+        record, claim, state = found
         run = record.judge
         slices = dict(label.slices)
         slices.setdefault("app", record.app)
@@ -325,6 +350,7 @@ def join_evaluations(
                 or UNKNOWN,
                 judge_model=run.model if run else UNKNOWN,
                 slices=tuple(sorted(slices.items())),
+                not_judged=state,
             )
         )
     if unmatched:

@@ -1,10 +1,11 @@
 """Calibration pairs from the review store (`citewatch calibrate --from-review STORE`).
 
 Each settled item (agreed by its reviewers, or adjudicated) is one pair: the people's label
-against the verdict the judge gave, or None where the judge looked and gave none (the
-screen abstained, saw a conflict no LLM resolved, or the verdict was not trusted). Items the
-judge never answered because it failed (``judge_failed``) are left out: the judge did not
-look at them. The item's rubric version and judge model make the series; its app, the
+against the verdict the judge gave, or None where it gave none, with the state the item
+was in (abstained: the screen was not sure; suspect: it saw a conflict no LLM resolved;
+unverified: the verdict was not trusted; judge_failed: the judge did not answer). Every
+state is counted; judge_failed pairs are kept out of the abstention rate (the judge did not
+look at them). The item's rubric version and judge model make the series; its app, the
 reason it was routed, whether it is in the audit slice, and what resolved it are slices.
 """
 
@@ -38,7 +39,7 @@ def pairs_from_review(path: str | Path) -> list[LabelPair]:
 
 def _pair(label: FinalLabel) -> LabelPair | None:
     item = label.item
-    if item.verdict is None and item.not_judged in (None, "judge_failed"):
+    if item.verdict is None and item.not_judged is None:
         return None
     slices = {
         "app": item.app,
@@ -62,4 +63,5 @@ def _pair(label: FinalLabel) -> LabelPair | None:
         rubric_version=item.rubric_version or UNKNOWN,
         judge_model=item.judge_model or UNKNOWN,
         slices=tuple(sorted(slices.items())),
+        not_judged=item.not_judged if item.verdict is None else None,
     )

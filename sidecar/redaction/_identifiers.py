@@ -1,16 +1,43 @@
-"""Identifiers the checks read from the raw trace, rewritten as its redaction hashed them."""
+"""Identifiers: whether one holds a value to redact, and the identifiers the checks read
+from the raw trace rewritten as its redaction hashed them."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from schemas import Trace
 
-__all__ = ["rewrite_ids"]
+__all__ = ["holds_nothing", "rewrite_ids"]
 
 _Model = TypeVar("_Model", bound=BaseModel)
+
+_GLUE_AFTER_WORD = re.compile(r"(?<=[^\W\d_])[-_]|_")
+"""A hyphen after a letter, or any underscore: where an ID glues a word to a value
+(``cust-0151-555-0142``, ``user_jane@example.com``, ``doc_+49 30 1234567``)."""
+_SEPARATORS = re.compile(r"[-_]")
+
+
+def holds_nothing(value: str, detect: Callable[[str], Sequence[object] | None]) -> bool:
+    """Whether ``detect`` finds nothing in the identifier ``value``, nor in it with the
+    hyphens and underscores that glue it together read as spaces (a detector sees a
+    value glued to a word as part of that word). None from ``detect`` (a detector
+    failed) is not nothing."""
+    if detect(value) != []:
+        return False
+    if "-" not in value and "_" not in value:
+        return True
+    loosened = _GLUE_AFTER_WORD.sub(" ", value)
+    if loosened != value and detect(loosened) != []:
+        return False
+    glue = _GLUE_AFTER_WORD.search(value)
+    if glue is not None and glue.end() < len(value) and detect(value[glue.end() :]) != []:
+        return False  # the value alone, without the word a detector reads as its context
+    spaced = _SEPARATORS.sub(" ", value)
+    return spaced == loosened or detect(spaced) == []
 
 
 def rewrite_ids(record: _Model, raw: Trace, redacted: Trace) -> _Model:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from schemas import Trace
 from sidecar.redaction._base import Detector, Entity
-from sidecar.redaction._identifiers import rewrite_ids
+from sidecar.redaction._identifiers import holds_nothing, rewrite_ids
 from sidecar.redaction._texts import (
     PLACEHOLDER,
     Mode,
@@ -104,15 +104,19 @@ class Redactor:
         """An identifier or label (a source or claim ID, the app, a tenant, a title's key)
         as it is when it holds nothing to redact, else ``<ID_`` and 16 hex digits of an
         HMAC-SHA256 of it under the deployment's key: the same value always gives the same
-        hash, so a claim still cites its source. A detector failure hashes it too."""
+        hash, so a claim still cites its source. A value glued to a word by hyphens or
+        underscores (``cust-0151-555-0142``) is found too. A detector failure hashes it."""
         known = self._ids.get(value)
         if known is not None:
             return known
         if not value or PLACEHOLDER.fullmatch(value):
             result = value
         else:
-            found = self.detect(value)
-            result = value if found == [] else hmac_token(self._id_key, "ID", value)
+            result = (
+                value
+                if holds_nothing(value, self.detect)
+                else hmac_token(self._id_key, "ID", value)
+            )
         if len(self._ids) >= _MAX_IDS:
             self._ids.clear()
         self._ids[value] = result

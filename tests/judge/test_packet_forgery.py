@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from schemas import EvaluationRecord, Trace
+from sidecar.checks import MarkerParser
 from tests.support.factories import claim, make_trace, source
 from tests.support.judged import Judged
 from tests.support.openai_server import Action, FakeOpenAI, Reply, packet_of, verdicts_reply
@@ -43,6 +44,11 @@ def forged_trace() -> Trace:
 
 def collapsed(text: str) -> str:
     return " ".join(text.split())
+
+
+def unmarked(text: str) -> str:
+    """A claim's text as the judge reads it: without the citation markers in it."""
+    return collapsed(MarkerParser().unmarked(text) or text)
 
 
 def clean_quotes(body: dict[str, Any]) -> Action:
@@ -92,10 +98,10 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
             {"passage_id": ODD_SOURCE, "text": texts[ODD_SOURCE]},
         ],
         "claims": [
-            {"claim_id": "c1", "claim": collapsed(trace.claims[0].text), "passage_ids": ["S1"]},
+            {"claim_id": "c1", "claim": unmarked(trace.claims[0].text), "passage_ids": ["S1"]},
             {
                 "claim_id": ODD_CLAIM,
-                "claim": collapsed(trace.claims[1].text),
+                "claim": unmarked(trace.claims[1].text),
                 "passage_ids": [ODD_SOURCE, "S1"],
             },
         ],

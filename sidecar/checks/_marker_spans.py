@@ -1,0 +1,129 @@
+"""Where brackets are no markers: fenced code blocks, inline code spans and URLs
+(``a[0]``, ``x[k2]``, ``https://example.com/a?ref=[S9]``)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Protocol, TypeVar
+
+__all__ = ["code_and_urls", "outside"]
+
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_TICKS = re.compile(r"`+")
+_URL = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9+.-]{0,15}://|www\.)[^\s<>\"'`]+")
+_URL_TRAILER = ".,;:!?*_~'\""
+_PAIRS = {")": "(", "]": "["}
+
+
+class _Spanned(Protocol):
+    @property
+    def start(self) -> int: ...
+
+
+_Found = TypeVar("_Found", bound=_Spanned)
+
+
+def outside(found: list[_Found], spans: list[tuple[int, int]]) -> list[_Found]:
+    """The items of ``found`` that start outside every span (sorted, disjoint)."""
+    if not spans:
+        return found
+    starts = [start for start, _ in spans]
+    kept = []
+    for marker in found:
+        at = bisect.bisect_right(starts, marker.start) - 1
+        if at < 0 or spans[at][1] <= marker.start:
+            kept.append(marker)
+    return kept
+
+
+def code_and_urls(text: str) -> list[tuple[int, int]]:
+    """Sorted, disjoint spans of fenced code blocks, inline code spans and URLs."""
+    spans = _fenced(text)
+    spans.extend(_inline_code(text, spans))
+    for match in _URL.finditer(text):
+        spans.append((match.start(), _url_end(text, match.start(), match.end())))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """Fenced code blocks, from the opening fence to the end of the closing fence's line
+    (to the end of the text when it is never closed)."""
+    spans = []
+    opened: int | None = None
+    for fence in _FENCE.finditer(text):
+        if opened is None:
+            opened = fence.start()
+        else:
+            line_end = text.find("\n", fence.end())
+            spans.append((opened, len(text) if line_end < 0 else line_end))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _inline_code(text: str, fenced: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inline code spans outside fenced blocks: a run of backticks up to the next run of
+    the same length on the same line (a run without one is literal text)."""
+    spans: list[tuple[int, int]] = []
+    line: list[tuple[int, int]] = []
+    previous_end = 0
+    fences = iter(fenced)
+    block = next(fences, None)
+
+    def close_line() -> None:
+        following: dict[int, int] = {}
+        nexts = [0] * len(line)
+        for index in range(len(line) - 1, -1, -1):
+            size = line[index][1] - line[index][0]
+            nexts[index] = following.get(size, -1)
+            following[size] = index
+        index = 0
+        while index < len(line):
+            closer = nexts[index]
+            if closer < 0:
+                index += 1
+                continue
+            spans.append((line[index][0], line[closer][1]))
+            index = closer + 1
+        line.clear()
+
+    for run in _TICKS.finditer(text):
+        while block is not None and block[1] <= run.start():
+            block = next(fences, None)
+        if block is not None and block[0] <= run.start():
+            continue
+        if line and text.find("\n", previous_end, run.start()) >= 0:
+            close_line()
+        line.append(run.span())
+        previous_end = run.end()
+    close_line()
+    return spans
+
+
+def _url_end(text: str, start: int, end: int) -> int:
+    """Where a URL ends: before the first closing bracket it did not open (the link's own
+    closing parenthesis in Markdown) and before trailing punctuation."""
+    depth = {"(": 0, "[": 0}
+    for position in range(start, end):
+        char = text[position]
+        if char in depth:
+            depth[char] += 1
+        elif char in _PAIRS:
+            opener = _PAIRS[char]
+            if depth[opener] == 0:
+                end = position
+                break
+            depth[opener] -= 1
+    while end > start and text[end - 1] in _URL_TRAILER:
+        end -= 1
+    return end
