@@ -28,9 +28,11 @@ from sidecar.cli._common import (
     one_line_errors,
     settings_from,
 )
+from sidecar.cli._no_traces import formats_reading, no_traces_message
 from sidecar.cli._quality import QualityTally, print_summary
 from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
+from sidecar.decode import DecodeLimits
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
@@ -133,8 +135,11 @@ def _file_outcome(
     *,
     left_behind: bool,
     interrupted: bool,
+    ended: bool,
 ) -> int:
-    """Print the summary table of a file run (and why it stopped short); its exit code."""
+    """Print the summary table of a file run (and why it stopped short); its exit code.
+    ``ended``: the input ended (rather than a signal stopping the run); with no trace in
+    it, that is exit 2, and an earlier output was left as it was."""
     s = summary
     abandoned = (
         max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
@@ -169,6 +174,17 @@ def _file_outcome(
             err=True,
         )
         return EXIT_INTERRUPTED
+    if ended and s.evaluated == 0 and s.duplicates == 0:
+        path = settings.input.path or "-"
+        output = settings.input.output
+        message = no_traces_message(
+            "standard input" if path == "-" else path,
+            bad=s.bad,
+            readers=formats_reading(s.samples, DecodeLimits.from_settings(settings)),
+            kept=None if output in (None, "-") else output,
+        )
+        click.echo(f"Error: {mask_userinfo(message)}", err=True)
+        return EXIT_USAGE
     return EXIT_JUDGE_FAILED if tally.all_failed else EXIT_OK
 
 
@@ -203,6 +219,7 @@ def _run(
             tally,
             left_behind=result.left_behind,
             interrupted=signals.interrupted,
+            ended=signals.received is None,
         ), result.left_behind
     if result.gave_up is not None:
         click.echo(f"Error: {mask_userinfo(result.gave_up)}", err=True)
@@ -305,10 +322,11 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
 
     Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
-    input, or Kafka unreachable for kafka.startup_wait_seconds (30 s; --wait-for-kafka waits
-    without end); 3 (with --input) the judge failed on every trace it was
-    asked about; 130 stopped by Ctrl-C (SIGINT), like SIGTERM after finishing and writing
-    what was in flight.
+    input, an input that ended with no trace in it (an earlier --output is then left as it
+    was, and a format that reads the lines is named), or Kafka unreachable for
+    kafka.startup_wait_seconds (30 s; --wait-for-kafka waits without end); 3 (with --input)
+    the judge failed on every trace it was asked about; 130 stopped by Ctrl-C (SIGINT), like
+    SIGTERM after finishing and writing what was in flight.
 
     \b
     Examples:
