@@ -240,7 +240,7 @@ def check_command(
             f"{settings.input.format} records are read from Kafka only (a file of "
             "lines cannot hold protobuf); use otlp_json for files"
         )
-    tally = JudgeTally()
+    tally = JudgeTally.for_settings(settings)
     pipeline = build_pipeline(settings, on_record=tally.add)
     err = Console(stderr=True)
     summary = CheckSummary()
@@ -338,7 +338,9 @@ def check_command(
                 kept=None if out_path == "-" else out_path,
             )
         )
-    print_summary(err, "citewatch check", summary.totals(), summary.quality, tally)
+    print_summary(
+        err, "citewatch check", summary.totals(), summary.quality, tally, records_in=out_path
+    )
     cause = tally.cause(settings)
     if cause is not None:
         err.print(cause, markup=False, highlight=False, soft_wrap=True)

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 from prometheus_client import CollectorRegistry
-from rich.console import Console
 
 from exporters.http import Limits, MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
@@ -16,9 +15,7 @@ from sidecar import __version__
 from sidecar._userinfo import mask_userinfo
 from sidecar.assembly import build_pipeline
 from sidecar.cli._common import (
-    EXIT_FAILED,
     EXIT_INTERRUPTED,
-    EXIT_JUDGE_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     CliError,
@@ -28,16 +25,15 @@ from sidecar.cli._common import (
     one_line_errors,
     settings_from,
 )
-from sidecar.cli._no_traces import formats_reading, no_traces_message
-from sidecar.cli._quality import QualityTally, print_summary
+from sidecar.cli._file_outcome import file_outcome
+from sidecar.cli._quality import QualityTally
 from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
-from sidecar.decode import DecodeLimits
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
-from sidecar.runtime import FileSummary, Runtime, build_runtime
-from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals
+from sidecar.runtime import Runtime, build_runtime
+from sidecar.runtime.shutdown import ShutdownSignals
 
 __all__ = ["run_command"]
 
@@ -109,9 +105,12 @@ def _metrics_url(settings: Settings, server: MetricsServer) -> str:
 
 
 def _first_line(settings: Settings, server: MetricsServer) -> str:
-    """What is read, where metrics are served and which judge runs."""
-    tail = f"metrics on {_metrics_url(settings, server)}, judge {judge_choice(settings)}"
+    """What is read, where metrics are served (and, for an input that ends, that they are
+    served only until then) and which judge runs."""
     path = settings.input.path
+    ends = path is not None and (path == "-" or settings.input.once)
+    served = " while the run lasts (the endpoint closes with it)" if ends else ""
+    tail = f"metrics on {_metrics_url(settings, server)}{served}, judge {judge_choice(settings)}"
     if path is None:
         kafka = settings.kafka
         return (
@@ -125,67 +124,6 @@ def _first_line(settings: Settings, server: MetricsServer) -> str:
         f", records to {settings.input.output or 'standard output'}, {tail}"
         + ("; Ctrl-C stops" if follow else "")
     )
-
-
-def _file_outcome(
-    settings: Settings,
-    summary: FileSummary,
-    quality: QualityTally,
-    tally: JudgeTally,
-    *,
-    left_behind: bool,
-    interrupted: bool,
-    ended: bool,
-) -> int:
-    """Print the summary table of a file run (and why it stopped short); its exit code.
-    ``ended``: the input ended (rather than a signal stopping the run); with no trace in
-    it, that is exit 2, and an earlier output was left as it was."""
-    s = summary
-    abandoned = (
-        max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
-        if left_behind
-        else s.abandoned
-    )
-    totals = [
-        ("lines read", str(s.lines)),
-        ("traces evaluated", str(s.evaluated)),
-        ("dead-lettered", str(s.dead_lettered)),
-        ("duplicates", str(s.duplicates)),
-    ]
-    if abandoned:
-        totals.append(("abandoned", str(abandoned)))
-    print_summary(Console(stderr=True), "citewatch run", totals, quality, tally)
-    cause = tally.cause(settings)
-    if cause is not None:
-        click.echo(cause, err=True)
-    if abandoned:
-        budget = ShutdownBudget(settings.runtime.shutdown_deadline_seconds)
-        click.echo(
-            f"Error: stopped by a signal: {abandoned} line(s) read but not written "
-            f"(still in evaluation {budget.in_flight_seconds:g}s after the signal, or "
-            f"waiting behind one that was; shutdown deadline "
-            f"{budget.deadline_seconds:g}s)",
-            err=True,
-        )
-        return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
-    if interrupted:
-        click.echo(
-            f"citewatch run: stopped by Ctrl-C after line {s.lines}; every record read was written",
-            err=True,
-        )
-        return EXIT_INTERRUPTED
-    if ended and s.evaluated == 0 and s.duplicates == 0:
-        path = settings.input.path or "-"
-        output = settings.input.output
-        message = no_traces_message(
-            "standard input" if path == "-" else path,
-            bad=s.bad,
-            readers=formats_reading(s.samples, DecodeLimits.from_settings(settings)),
-            kept=None if output in (None, "-") else output,
-        )
-        click.echo(f"Error: {mask_userinfo(message)}", err=True)
-        return EXIT_USAGE
-    return EXIT_JUDGE_FAILED if tally.all_failed else EXIT_OK
 
 
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
@@ -212,7 +150,7 @@ def _run(
     finally:
         server.close()
     if result.summary is not None:
-        return _file_outcome(
+        return file_outcome(
             settings,
             result.summary,
             quality,
@@ -351,7 +289,7 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
             "input.output, input.dead_letters and input.once only apply with "
             "input.path (--input); without it citewatch run reads Kafka"
         )
-    tally = JudgeTally()
+    tally = JudgeTally.for_settings(settings)
     quality = QualityTally()
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
