@@ -26,6 +26,7 @@ from sidecar.cli._common import (
     settings_from,
 )
 from sidecar.cli._file_outcome import file_outcome
+from sidecar.cli._progress import PROGRESS_MIN_LINES, LineProgress, count_lines
 from sidecar.cli._quality import QualityTally
 from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
@@ -126,6 +127,21 @@ def _first_line(settings: Settings, server: MetricsServer) -> str:
     )
 
 
+def _progress(settings: Settings, asked: bool | None) -> LineProgress:
+    """The progress bar of a file run: the file's lines as its total when it is read to its
+    end (--once); on when asked, else for files over PROGRESS_MIN_LINES lines."""
+    path = settings.input.path
+    if path is None or path == "-" or asked is False:
+        return LineProgress(total=None, enabled=bool(asked) and path is not None)
+    try:
+        total = count_lines(path) if settings.input.once else None
+    except OSError:  # the runtime's start says why it cannot be read
+        total = None
+    return LineProgress(
+        total=total, enabled=bool(asked) or (total is not None and total > PROGRESS_MIN_LINES)
+    )
+
+
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
     for line in tally.lines(settings):
         click.echo(line, err=True)
@@ -138,6 +154,7 @@ def _run(
     signals: ShutdownSignals,
     quality: QualityTally,
     tally: JudgeTally,
+    progress: LineProgress,
 ) -> tuple[int, bool]:
     """Serve health and metrics (answering during start-up), say what runs, run it.
     Returns the exit code and whether to leave at once: a thread is still busy with an
@@ -146,7 +163,8 @@ def _run(
     server = _serve(registry, settings, runtime.ready, runtime.live)
     click.echo(mask_userinfo(_first_line(settings, server)), err=True)
     try:
-        result = runtime.run(signals.event)
+        with progress.shown():
+            result = runtime.run(signals.event)
     finally:
         server.close()
     if result.summary is not None:
@@ -240,6 +258,12 @@ def _run(
 )
 @input_format_option
 @click.option(
+    "--progress/--no-progress",
+    default=None,
+    help=f"With --input: a progress bar on stderr; on by default for a file of over "
+    f"{PROGRESS_MIN_LINES} lines read to its end (--once).",
+)
+@click.option(
     "--wait-for-kafka",
     is_flag=True,
     default=None,
@@ -247,7 +271,9 @@ def _run(
     "kafka.startup_wait_seconds (default 30).",
 )
 @one_line_errors
-def run_command(config_file: str | None, append: bool | None, **flags: Any) -> None:
+def run_command(
+    config_file: str | None, append: bool | None, progress: bool | None, **flags: Any
+) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
 
     From Kafka by default (at least once: offsets are committed only after each evaluation
@@ -277,6 +303,8 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
         for name in _INPUT_ONLY
         if (append if name == "append" else flags.get(name)) is not None
     ]
+    if progress is not None:
+        given.append("progress")
     if flags.get("input_path") is None and given:
         spelled = ", ".join("--" + name.replace("_", "-") for name in given)
         raise click.UsageError(
@@ -291,6 +319,7 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
         )
     tally = JudgeTally.for_settings(settings)
     quality = QualityTally()
+    bar = _progress(settings, progress)
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
     provider: Any = None
@@ -317,8 +346,9 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
             registry=registry,
             append=bool(append),
             on_written=quality.add,
+            on_line=bar,
         )
-        code, at_once = _run(settings, runtime, registry, signals, quality, tally)
+        code, at_once = _run(settings, runtime, registry, signals, quality, tally, bar)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)

@@ -281,12 +281,14 @@ def build_runtime(
     source: TraceSource | None = None,
     sink: LineSink | None = None,
     on_written: Callable[[EvaluationRecord], None] | None = None,
+    on_line: Callable[[int], None] | None = None,
 ) -> Runtime:
     """The runtime the settings ask for. ``source`` and ``sink``, when given, are used
     instead of the configured ones (``sink`` defaults to ``input.output`` and
     ``input.dead_letters``, replaced unless ``append``); the review sink, when
     ``review.*`` asks for one, counts on ``registry``; ``on_written`` receives each record
-    a trace source's run wrote (the CLI's summary). Raises :class:`ConfigError` for an
+    a trace source's run wrote (the CLI's summary), ``on_line`` the number of each line it
+    finished, in order (the CLI's progress). Raises :class:`ConfigError` for an
     input that cannot be read or an output that cannot be written."""
     from sidecar.review.sink import review_sink
 
@@ -311,5 +313,6 @@ def build_runtime(
         sink=sink,
         review=review,
         on_written=on_written,
+        on_line=on_line,
     )
     return FileRuntime(runner, streams=streams)

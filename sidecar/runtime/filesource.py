@@ -136,6 +136,7 @@ class FileRunner:
         sink: LineSink,
         review: ReviewSink | None = None,
         on_written: Callable[[EvaluationRecord], None] | None = None,
+        on_line: Callable[[int], None] | None = None,
     ) -> None:
         self.settings = settings
         self.pipeline = pipeline
@@ -144,6 +145,7 @@ class FileRunner:
         self.sink = sink
         self.review = review  # routed claims go to the review store beside the output
         self.on_written = on_written  # every record written (not duplicates): the summary
+        self.on_line = on_line  # the number of each line finished, in order: progress
         self.summary = FileSummary()
         self.slow = SlowRecords(
             threshold_seconds=settings.runtime.slow_record_seconds,
@@ -223,6 +225,8 @@ class FileRunner:
         """Write one line's outcome; any failure here dead-letters the line instead."""
         try:
             self._write_unguarded(position, outcome)
+            if self.on_line is not None:
+                self.on_line(position)
         except Exception as exc:
             logger.error(
                 "writing the outcome of line %d raised %s at %s",
