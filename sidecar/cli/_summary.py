@@ -60,6 +60,8 @@ class JudgeTally:
     verdicts are not (it makes none)."""
 
     name: str = ""
+    backend: str = ""
+    """The configured backend's name (``lexical``, ``none``, an LLM's); empty when unknown."""
     ok: int = 0
     settled: int = 0
     screened: int = 0
@@ -70,7 +72,13 @@ class JudgeTally:
     @classmethod
     def for_settings(cls, settings: Settings) -> JudgeTally:
         """An empty tally naming the judge ``settings`` configure."""
-        return cls(name=judge_description(settings))
+        tally = cls()
+        tally.describe(settings)
+        return tally
+
+    def describe(self, settings: Settings) -> None:
+        """Name the judge ``settings`` configure (:attr:`name`, :attr:`backend`)."""
+        self.name, self.backend = judge_description(settings), resolve_backend_name(settings)
 
     def add(self, record: EvaluationRecord) -> None:
         """Count the judge outcome of one evaluation record."""
@@ -104,14 +112,14 @@ class JudgeTally:
     @property
     def llm(self) -> bool:
         """An LLM judge is configured (its calls are requests), or one was asked."""
-        offline = self.name in ("none", "lexical (offline)")
+        offline = self.backend in ("none", "lexical")
         return not offline or self.ok > 0 or bool(self.failed)
 
     def rows(self) -> list[tuple[str, str]]:
         """(measure, value) rows for a summary table: which judge ran, then what it did;
         each failure kind right under the failed requests."""
         rows = [("judge", self.name)] if self.name else []
-        if self.screened or self.name == "lexical (offline)":
+        if self.screened or self.backend == "lexical":
             rows.append(("traces judged by the offline screen", str(self.screened)))
         if self.llm:
             rows.append(("judge requests ok", str(self.ok)))

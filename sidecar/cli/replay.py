@@ -9,7 +9,7 @@ import click
 
 from sidecar.cli._common import config_option, one_line_errors, output_option
 from sidecar.cli._rejudge import close_pipeline, echo_judge, judge_options, judging_pipeline
-from sidecar.cli._summary import JudgeTally, judge_description
+from sidecar.cli._summary import JudgeTally
 from sidecar.cli.calibrate import echo_headline, write_calibration
 from sidecar.decode import DecodeLimits
 from sidecar.quality.calibration import calibrate
@@ -74,7 +74,7 @@ def replay_command(
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
-    tally.name = judge_description(settings)
+    tally.describe(settings)
     traces = (
         load_traces(traces_path, limits=DecodeLimits.from_settings(settings))
         if traces_path is not None

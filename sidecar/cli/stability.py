@@ -10,7 +10,7 @@ import click
 
 from sidecar.cli._common import CliError, config_option, one_line_errors
 from sidecar.cli._rejudge import close_pipeline, echo_judge, judge_options, judging_pipeline
-from sidecar.cli._summary import JudgeTally, judge_description
+from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
 from sidecar.quality.replay import load_traces
 from sidecar.quality.stability import measure_stability
@@ -61,7 +61,7 @@ def stability_command(
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
-    tally.name = judge_description(settings)
+    tally.describe(settings)
     limits = DecodeLimits.from_settings(settings)
     traces: Sequence[Any] = load_traces(traces_path, limits=limits)[:limit]
     if not traces:
