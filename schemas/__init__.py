@@ -6,6 +6,7 @@ This package imports nothing else of the project.
 from __future__ import annotations
 
 from schemas.evaluation import (
+    DATAMARK,
     EVALUATION_SCHEMA_VERSION,
     CitedSource,
     ClaimPath,
@@ -13,6 +14,7 @@ from schemas.evaluation import (
     ClaimStatus,
     CriticalReason,
     EvaluationRecord,
+    EvidenceQuote,
     FindingRecord,
     JudgeRun,
     NotJudgedReason,
@@ -26,6 +28,7 @@ from schemas.evaluation import (
     SuspectReason,
     UnverifiedReason,
     Versions,
+    unmarked_quote,
 )
 from schemas.judge import JudgeBackendName, JudgeChoice, JudgeResult, JudgeVerdict, VerdictLabel
 from schemas.review import (
@@ -56,6 +59,9 @@ from schemas.vocabulary import (
 )
 
 __all__ = [
+    "DATAMARK",
+    "EvidenceQuote",
+    "unmarked_quote",
     "Stage",
     "SkipReason",
     "SampledSkipReason",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from schemas.judge import VerdictLabel
 from schemas.trace import ClaimKind, Generator
 
 __all__ = [
+    "DATAMARK",
     "CitedSource",
     "ClaimPath",
     "ClaimResult",
@@ -31,9 +32,28 @@ __all__ = [
     "UnverifiedReason",
     "Versions",
     "EVALUATION_SCHEMA_VERSION",
+    "EvidenceQuote",
+    "unmarked_quote",
 ]
 
 EVALUATION_SCHEMA_VERSION = "1"
+
+DATAMARK = "\u02c6"
+"""The character that joins the words of document text in a judge request ("datamarking",
+U+02C6): the rubric lets the judge copy an evidence quote with or without it."""
+
+
+def unmarked_quote(quote: str | None) -> str | None:
+    """An evidence quote as people read it: each datamark a space, as the quote check reads
+    it, and the runs of spaces that makes one. A quote without a datamark is unchanged."""
+    if quote is None or DATAMARK not in quote:
+        return quote
+    return " ".join(quote.replace(DATAMARK, " ").split())
+
+
+EvidenceQuote = Annotated[str | None, AfterValidator(unmarked_quote)]
+"""An evidence quote in a record or review item: never carries datamarks, whatever the
+judge copied (the quote check read them as spaces already)."""
 
 CriticalReason = Literal[
     "uncited", "invalid_citation", "judged_unsupported", "quote_not_found", "quote_in_injection"
@@ -128,7 +148,7 @@ class ClaimResult(BaseModel):
     prescreen_flags: list[str] = Field(default_factory=list)
     verdict: VerdictLabel | None = Field(default=None, description="None when not judged.")
     verdict_reason: str | None = None
-    evidence_quote: str | None = None
+    evidence_quote: EvidenceQuote = None
     critical_reason: CriticalReason | None = None
     resolved_by: ResolvedBy | None = Field(
         default=None, description="What gave the verdict: screen, llm or cache; None without one."

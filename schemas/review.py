@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.evaluation import (
+    EvidenceQuote,
     NotJudgedReason,
     ResolvedBy,
     SampledBy,
@@ -112,7 +113,7 @@ class ReviewItem(BaseModel):
     passages: list[ReviewPassage]
     verdict: VerdictLabel | None = None
     verdict_reason: str | None = None
-    evidence_quote: str | None = None
+    evidence_quote: EvidenceQuote = None
     resolved_by: ResolvedBy | None = None
     not_judged: NotJudgedReason | None = None
     not_judged_detail: SuspectReason | UnverifiedReason | None = None

@@ -147,13 +147,17 @@ def test_a_wheel_built_once_installs_where_there_is_no_rust_at_all(tmp_path: Pat
     [wheel] = dist.glob("citewatch-*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    # No Rust anywhere on PATH, no ~/.cargo: the wheel carries the compiled engine.
+    # No Rust anywhere on PATH, no ~/.cargo: the wheel carries the compiled engine. PATH is
+    # the venv and an empty directory, not the machine's /usr/bin, which holds a cargo once
+    # scripts/install-system-deps --build installed the distribution's.
+    nothing = tmp_path / "empty-bin"
+    nothing.mkdir()
     env = {
-        "PATH": os.pathsep.join([str(venv / "bin"), "/usr/bin", "/bin"]),
+        "PATH": os.pathsep.join([str(venv / "bin"), str(nothing)]),
         "HOME": str(tmp_path / "home"),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
-    assert shutil.which("cargo", path=env["PATH"]) is None
+    assert [shutil.which(tool, path=env["PATH"]) for tool in ("cargo", "rustc")] == [None, None]
     install = subprocess.run(
         [
             str(venv / "bin" / "python"),
@@ -238,11 +242,19 @@ def _fake_apt(bin_dir: Path, policy: dict[str, str | None], log: Path) -> None:
         (bin_dir / tool).chmod(0o755)
 
 
-def _link_basics(bin_dir: Path) -> None:
-    for tool in ("bash", "sed", "awk", "sort", "head", "printf", "dirname", "cat", "chmod"):
+_BASICS = ("bash", "sed", "awk", "sort", "head", "printf", "dirname", "cat", "chmod", "id", "env")
+
+
+def _link_basics(bin_dir: Path, sudo_log: Path | None = None) -> None:
+    """The tools the script runs, and a sudo that logs what it is asked to run and runs it
+    (as the same user: apt is faked, so root is not needed)."""
+    for tool in _BASICS:
         found = shutil.which(tool)
         if found is not None and not (bin_dir / tool).exists():
             (bin_dir / tool).symlink_to(found)
+    log = sudo_log or bin_dir.parent / "sudo.log"
+    (bin_dir / "sudo").write_text(f'#!/bin/bash\necho "$*" >> "{log}"\nexec "$@"\n')
+    (bin_dir / "sudo").chmod(0o755)
 
 
 @pytest.mark.parametrize(

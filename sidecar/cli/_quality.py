@@ -21,13 +21,23 @@ from rich.table import Table
 from schemas import CriticalReason, EvaluationRecord, NotJudgedReason
 from sidecar.cli._summary import JudgeTally
 
-__all__ = ["MEASURES", "NOT_JUDGED", "QualityTally", "print_summary", "summary_table"]
+__all__ = [
+    "FIRST_CRITICAL",
+    "MEASURES",
+    "NOT_JUDGED",
+    "QualityTally",
+    "critical_note",
+    "print_summary",
+    "summary_table",
+]
 
 MEASURES = ("validity", "correctness", "completeness", "overall")
 """The scores averaged, in the table's order."""
 NOT_JUDGED: tuple[str, ...] = get_args(NotJudgedReason)
 _CRITICAL: tuple[str, ...] = get_args(CriticalReason)
 _LABELS = {"validity": "citation validity"}
+FIRST_CRITICAL = 3
+"""Trace IDs of critical unsupported claims the summary names."""
 
 
 def _mean(total: float, n: int) -> str:
@@ -47,6 +57,10 @@ class QualityTally:
     critical: Counter[str] = field(default_factory=Counter)
     critical_unjudged: int = 0
     findings: Counter[str] = field(default_factory=Counter)
+    critical_traces: int = 0
+    """Traces with at least one critical unsupported claim."""
+    first_critical: list[str] = field(default_factory=list)
+    """The IDs of the first :data:`FIRST_CRITICAL` of them, in the order written."""
 
     def add(self, record: EvaluationRecord) -> None:
         """Count one evaluation record that was written."""
@@ -65,6 +79,10 @@ class QualityTally:
             if claim.critical_reason is not None:
                 self.critical[claim.critical_reason] += 1
         self.critical_unjudged += record.scores.critical_unjudged
+        if any(claim.critical_reason is not None for claim in record.claims):
+            self.critical_traces += 1
+            if len(self.first_critical) < FIRST_CRITICAL:
+                self.first_critical.append(record.trace_id)
         for finding in record.findings:
             self.findings[finding.code] += 1
 
@@ -107,12 +125,38 @@ def summary_table(
     return table
 
 
+def critical_note(quality: QualityTally, records_in: str) -> str | None:
+    """Where to look for the critical unsupported claims: the first trace IDs, and the
+    records that hold them (``records_in``: a file, or "-" for standard output)."""
+    if not quality.critical_traces:
+        return None
+    ids = ", ".join(quality.first_critical)
+    shown = (
+        f"first {len(quality.first_critical)}: {ids}"
+        if quality.critical_traces > len(quality.first_critical)
+        else ids
+    )
+    where = "standard output" if records_in == "-" else records_in
+    select = "jq -c 'select(.scores.critical_unsupported > 0)'"
+    tail = "" if records_in == "-" else f" {records_in}"
+    return (
+        f"critical unsupported claims in {quality.critical_traces} trace(s) ({shown}); their "
+        f"records are in {where}: {select}{tail}"
+    )
+
+
 def print_summary(
     console: Console,
     title: str,
     totals: Sequence[tuple[str, str]],
     quality: QualityTally,
     judge: JudgeTally,
+    *,
+    records_in: str | None = None,
 ) -> None:
-    """Print :func:`summary_table` on ``console`` (the command's stderr)."""
+    """Print :func:`summary_table` on ``console`` (the command's stderr), then, when
+    ``records_in`` (where the records went) is given, where the critical claims are."""
     console.print(summary_table(title, totals, quality, judge))
+    note = critical_note(quality, records_in) if records_in is not None else None
+    if note is not None:
+        console.print(note, markup=False, highlight=False, soft_wrap=True)

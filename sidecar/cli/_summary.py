@@ -55,18 +55,37 @@ def judge_choice(settings: Settings) -> str:
 
 @dataclass
 class JudgeTally:
-    """Judge outcomes of the traces of one run."""
+    """Judge outcomes of the traces of one run. ``name`` says which judge ran (see
+    :func:`judge_description`); an LLM judge's calls are requests, the offline screen's
+    verdicts are not (it makes none)."""
 
+    name: str = ""
+    backend: str = ""
+    """The configured backend's name (``lexical``, ``none``, an LLM's); empty when unknown."""
     ok: int = 0
     settled: int = 0
+    screened: int = 0
     failed: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     first_failure: str | None = None
 
+    @classmethod
+    def for_settings(cls, settings: Settings) -> JudgeTally:
+        """An empty tally naming the judge ``settings`` configure."""
+        tally = cls()
+        tally.describe(settings)
+        return tally
+
+    def describe(self, settings: Settings) -> None:
+        """Name the judge ``settings`` configure (:attr:`name`, :attr:`backend`)."""
+        self.name, self.backend = judge_description(settings), resolve_backend_name(settings)
+
     def add(self, record: EvaluationRecord) -> None:
         """Count the judge outcome of one evaluation record."""
         run = record.judge
-        if run is not None and run.outcome == "ok":
+        if run is not None and run.outcome == "ok" and run.judge == "lexical":
+            self.screened += 1  # the offline screen alone: no request was made
+        elif run is not None and run.outcome == "ok":
             # An LLM judge's trace that the screen and the cache settled made no request: it
             # says nothing about whether the LLM answers.
             if run.judge != "lexical" and not any(c.resolved_by == "llm" for c in record.claims):
@@ -90,25 +109,37 @@ class JudgeTally:
         """The judge was asked at least once and never answered (exit code 3)."""
         return self.asked > 0 and self.ok == 0
 
+    @property
+    def llm(self) -> bool:
+        """An LLM judge is configured (its calls are requests), or one was asked."""
+        offline = self.backend in ("none", "lexical")
+        return not offline or self.ok > 0 or bool(self.failed)
+
     def rows(self) -> list[tuple[str, str]]:
-        """(measure, value) rows for a summary table."""
-        rows = [
-            ("judge requests ok", str(self.ok)),
-            ("judge requests failed", str(sum(self.failed.values()))),
-        ]
+        """(measure, value) rows for a summary table: which judge ran, then what it did;
+        each failure kind right under the failed requests."""
+        rows = [("judge", self.name)] if self.name else []
+        if self.screened or self.backend == "lexical":
+            rows.append(("traces judged by the offline screen", str(self.screened)))
+        if self.llm:
+            rows.append(("judge requests ok", str(self.ok)))
+            rows.append(("judge requests failed", str(sum(self.failed.values()))))
+            rows += [(f"  judge failed: {kind}", str(n)) for kind, n in sorted(self.failed.items())]
         if self.settled:
             rows.append(("judged without a request (screen, cache)", str(self.settled)))
-        rows += [(f"  judge failed: {kind}", str(n)) for kind, n in sorted(self.failed.items())]
         rows += [(f"judge skipped: {reason}", str(n)) for reason, n in sorted(self.skipped.items())]
         return rows
 
     def lines(self, settings: Settings) -> list[str]:
         """The rows on one line, then the first failure's cause if there was one."""
         rows = ", ".join(
-            f"{measure.strip().removeprefix('judge ')} {value}" for measure, value in self.rows()
+            f"{measure.strip().removeprefix('judge ')} {value}"
+            for measure, value in self.rows()
+            if measure != "judge"
         )
         cause = self.cause(settings)
-        return [f"judge: {rows}"] + ([cause] if cause is not None else [])
+        name = f" {self.name}" if self.name else ""
+        return [f"judge{name}: {rows}"] + ([cause] if cause is not None else [])
 
     def cause(self, settings: Settings) -> str | None:
         """One line naming how often the judge failed and the first failure's cause."""

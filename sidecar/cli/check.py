@@ -29,6 +29,12 @@ from sidecar.cli._common import (
     output_option,
     settings_from,
 )
+from sidecar.cli._no_traces import (
+    SAMPLE_LINES,
+    SAMPLED_REASONS,
+    formats_reading,
+    no_traces_message,
+)
 from sidecar.cli._quality import QualityTally, print_summary
 from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
@@ -64,6 +70,10 @@ class CheckSummary:
     evaluated: int = 0
     bad: Counter[str] = field(default_factory=Counter)
     quality: QualityTally = field(default_factory=QualityTally)
+    first_lines: dict[int, bytes] = field(default_factory=dict)
+    """The first few lines read, by number: another input format is tried on those that
+    turn out bad when no line is a trace."""
+    samples: list[bytes] = field(default_factory=list)
 
     def add(self, record: EvaluationRecord) -> None:
         self.evaluated += 1
@@ -81,11 +91,11 @@ class CheckSummary:
 
 
 class _Output:
-    """Where records go: stdout, or a file opened at the first line read (replaced unless
-    ``append``), so an empty input leaves an earlier output as it was. Records are written
-    in batches of whole lines, at most :data:`_FLUSH_SECONDS` apart (a flush per record
-    cost about a sixth of a record's evaluation): whatever stops the command, the file holds
-    complete lines, and :meth:`flush` writes out what is pending."""
+    """Where records go: stdout, or a file opened at the first record written (replaced
+    unless ``append``), so an input without a trace leaves an earlier output as it was.
+    Records are written in batches of whole lines, at most :data:`_FLUSH_SECONDS` apart (a
+    flush per record cost about a sixth of a record's evaluation): whatever stops the
+    command, the file holds complete lines, and :meth:`flush` writes out what is pending."""
 
     def __init__(self, path: str, *, append: bool) -> None:
         self.path = path
@@ -145,8 +155,11 @@ class _CheckSink:
         self.progress = progress
 
     def write(self, position: int, outcome: Outcome) -> None:
+        first = self.summary.first_lines.pop(position, None)
         if isinstance(outcome, Failure):
             self.summary.bad[outcome.reason] += 1
+            if first is not None and outcome.reason in SAMPLED_REASONS:
+                self.summary.samples.append(first)
             self.err.print(
                 f"line {position}: {outcome.reason}: {outcome.message}",
                 markup=False,
@@ -245,7 +258,7 @@ def check_command(
             f"{settings.input.format} records are read from Kafka only (a file of "
             "lines cannot hold protobuf); use otlp_json for files"
         )
-    tally = JudgeTally()
+    tally = JudgeTally.for_settings(settings)
     pipeline = build_pipeline(settings, on_record=tally.add)
     err = Console(stderr=True)
     summary = CheckSummary()
@@ -272,7 +285,8 @@ def check_command(
                     continue
                 summary.lines = number
                 summary.records += 1
-                out.open()  # the input has a trace: this run's output replaces the last
+                if summary.records <= SAMPLE_LINES:
+                    summary.first_lines[number] = line
                 yield number, line
 
         def progress(number: int) -> None:
@@ -331,12 +345,20 @@ def check_command(
             out.close()
         else:
             out.flush()
-    if signals.received is None and summary.records == 0:
+    if signals.received is None and summary.evaluated == 0:
+        if summary.records:
+            print_summary(err, "citewatch check", summary.totals(), summary.quality, tally)
         raise CliError(
-            f"no traces in {'standard input' if source == '-' else source}: the "
-            "input is empty" + ("" if out_path == "-" else f" ({out_path} left as it was)")
+            no_traces_message(
+                "standard input" if source == "-" else source,
+                bad=summary.bad,
+                readers=formats_reading(summary.samples, limits),
+                kept=None if out_path == "-" else out_path,
+            )
         )
-    print_summary(err, "citewatch check", summary.totals(), summary.quality, tally)
+    print_summary(
+        err, "citewatch check", summary.totals(), summary.quality, tally, records_in=out_path
+    )
     cause = tally.cause(settings)
     if cause is not None:
         err.print(cause, markup=False, highlight=False, soft_wrap=True)

@@ -74,6 +74,7 @@ def replay_command(
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
+    tally.describe(settings)
     traces = (
         load_traces(traces_path, limits=DecodeLimits.from_settings(settings))
         if traces_path is not None

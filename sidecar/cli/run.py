@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 from prometheus_client import CollectorRegistry
-from rich.console import Console
 
 from exporters.http import Limits, MetricsServer, serve
 from exporters.prometheus import CitewatchMetrics
@@ -16,9 +15,7 @@ from sidecar import __version__
 from sidecar._userinfo import mask_userinfo
 from sidecar.assembly import build_pipeline
 from sidecar.cli._common import (
-    EXIT_FAILED,
     EXIT_INTERRUPTED,
-    EXIT_JUDGE_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     CliError,
@@ -28,14 +25,16 @@ from sidecar.cli._common import (
     one_line_errors,
     settings_from,
 )
-from sidecar.cli._quality import QualityTally, print_summary
+from sidecar.cli._file_outcome import file_outcome
+from sidecar.cli._progress import PROGRESS_MIN_LINES, LineProgress, count_lines
+from sidecar.cli._quality import QualityTally
 from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
 from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
-from sidecar.runtime import FileSummary, Runtime, build_runtime
-from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals
+from sidecar.runtime import Runtime, build_runtime
+from sidecar.runtime.shutdown import ShutdownSignals
 
 __all__ = ["run_command"]
 
@@ -107,9 +106,12 @@ def _metrics_url(settings: Settings, server: MetricsServer) -> str:
 
 
 def _first_line(settings: Settings, server: MetricsServer) -> str:
-    """What is read, where metrics are served and which judge runs."""
-    tail = f"metrics on {_metrics_url(settings, server)}, judge {judge_choice(settings)}"
+    """What is read, where metrics are served (and, for an input that ends, that they are
+    served only until then) and which judge runs."""
     path = settings.input.path
+    ends = path is not None and (path == "-" or settings.input.once)
+    served = " while the run lasts (the endpoint closes with it)" if ends else ""
+    tail = f"metrics on {_metrics_url(settings, server)}{served}, judge {judge_choice(settings)}"
     if path is None:
         kafka = settings.kafka
         return (
@@ -125,51 +127,19 @@ def _first_line(settings: Settings, server: MetricsServer) -> str:
     )
 
 
-def _file_outcome(
-    settings: Settings,
-    summary: FileSummary,
-    quality: QualityTally,
-    tally: JudgeTally,
-    *,
-    left_behind: bool,
-    interrupted: bool,
-) -> int:
-    """Print the summary table of a file run (and why it stopped short); its exit code."""
-    s = summary
-    abandoned = (
-        max(1, s.lines - s.evaluated - s.dead_lettered - s.duplicates)
-        if left_behind
-        else s.abandoned
+def _progress(settings: Settings, asked: bool | None) -> LineProgress:
+    """The progress bar of a file run: the file's lines as its total when it is read to its
+    end (--once); on when asked, else for files over PROGRESS_MIN_LINES lines."""
+    path = settings.input.path
+    if path is None or path == "-" or asked is False:
+        return LineProgress(total=None, enabled=bool(asked) and path is not None)
+    try:
+        total = count_lines(path) if settings.input.once else None
+    except OSError:  # the runtime's start says why it cannot be read
+        total = None
+    return LineProgress(
+        total=total, enabled=bool(asked) or (total is not None and total > PROGRESS_MIN_LINES)
     )
-    totals = [
-        ("lines read", str(s.lines)),
-        ("traces evaluated", str(s.evaluated)),
-        ("dead-lettered", str(s.dead_lettered)),
-        ("duplicates", str(s.duplicates)),
-    ]
-    if abandoned:
-        totals.append(("abandoned", str(abandoned)))
-    print_summary(Console(stderr=True), "citewatch run", totals, quality, tally)
-    cause = tally.cause(settings)
-    if cause is not None:
-        click.echo(cause, err=True)
-    if abandoned:
-        budget = ShutdownBudget(settings.runtime.shutdown_deadline_seconds)
-        click.echo(
-            f"Error: stopped by a signal: {abandoned} line(s) read but not written "
-            f"(still in evaluation {budget.in_flight_seconds:g}s after the signal, or "
-            f"waiting behind one that was; shutdown deadline "
-            f"{budget.deadline_seconds:g}s)",
-            err=True,
-        )
-        return EXIT_INTERRUPTED if interrupted else EXIT_FAILED
-    if interrupted:
-        click.echo(
-            f"citewatch run: stopped by Ctrl-C after line {s.lines}; every record read was written",
-            err=True,
-        )
-        return EXIT_INTERRUPTED
-    return EXIT_JUDGE_FAILED if tally.all_failed else EXIT_OK
 
 
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
@@ -184,6 +154,7 @@ def _run(
     signals: ShutdownSignals,
     quality: QualityTally,
     tally: JudgeTally,
+    progress: LineProgress,
 ) -> tuple[int, bool]:
     """Serve health and metrics (answering during start-up), say what runs, run it.
     Returns the exit code and whether to leave at once: a thread is still busy with an
@@ -192,17 +163,19 @@ def _run(
     server = _serve(registry, settings, runtime.ready, runtime.live)
     click.echo(mask_userinfo(_first_line(settings, server)), err=True)
     try:
-        result = runtime.run(signals.event)
+        with progress.shown():
+            result = runtime.run(signals.event)
     finally:
         server.close()
     if result.summary is not None:
-        return _file_outcome(
+        return file_outcome(
             settings,
             result.summary,
             quality,
             tally,
             left_behind=result.left_behind,
             interrupted=signals.interrupted,
+            ended=signals.received is None,
         ), result.left_behind
     if result.gave_up is not None:
         click.echo(f"Error: {mask_userinfo(result.gave_up)}", err=True)
@@ -285,6 +258,12 @@ def _run(
 )
 @input_format_option
 @click.option(
+    "--progress/--no-progress",
+    default=None,
+    help=f"With --input: a progress bar on stderr; on by default for a file of over "
+    f"{PROGRESS_MIN_LINES} lines read to its end (--once).",
+)
+@click.option(
     "--wait-for-kafka",
     is_flag=True,
     default=None,
@@ -292,7 +271,9 @@ def _run(
     "kafka.startup_wait_seconds (default 30).",
 )
 @one_line_errors
-def run_command(config_file: str | None, append: bool | None, **flags: Any) -> None:
+def run_command(
+    config_file: str | None, append: bool | None, progress: bool | None, **flags: Any
+) -> None:
     """Run the service: consume traces, evaluate, export metrics, until SIGTERM.
 
     From Kafka by default (at least once: offsets are committed only after each evaluation
@@ -305,10 +286,11 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
 
     Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
-    input, or Kafka unreachable for kafka.startup_wait_seconds (30 s; --wait-for-kafka waits
-    without end); 3 (with --input) the judge failed on every trace it was
-    asked about; 130 stopped by Ctrl-C (SIGINT), like SIGTERM after finishing and writing
-    what was in flight.
+    input, an input that ended with no trace in it (an earlier --output is then left as it
+    was, and a format that reads the lines is named), or Kafka unreachable for
+    kafka.startup_wait_seconds (30 s; --wait-for-kafka waits without end); 3 (with --input)
+    the judge failed on every trace it was asked about; 130 stopped by Ctrl-C (SIGINT), like
+    SIGTERM after finishing and writing what was in flight.
 
     \b
     Examples:
@@ -321,6 +303,8 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
         for name in _INPUT_ONLY
         if (append if name == "append" else flags.get(name)) is not None
     ]
+    if progress is not None:
+        given.append("progress")
     if flags.get("input_path") is None and given:
         spelled = ", ".join("--" + name.replace("_", "-") for name in given)
         raise click.UsageError(
@@ -333,8 +317,9 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
             "input.output, input.dead_letters and input.once only apply with "
             "input.path (--input); without it citewatch run reads Kafka"
         )
-    tally = JudgeTally()
+    tally = JudgeTally.for_settings(settings)
     quality = QualityTally()
+    bar = _progress(settings, progress)
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
     signals = ShutdownSignals().install()
     provider: Any = None
@@ -361,8 +346,9 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
             registry=registry,
             append=bool(append),
             on_written=quality.add,
+            on_line=bar,
         )
-        code, at_once = _run(settings, runtime, registry, signals, quality, tally)
+        code, at_once = _run(settings, runtime, registry, signals, quality, tally, bar)
     finally:
         signals.restore()
         shutdown = getattr(provider, "shutdown", None)

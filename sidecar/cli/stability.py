@@ -61,6 +61,7 @@ def stability_command(
     """
     tally = JudgeTally()
     settings, pipeline = judging_pipeline(config_file, judge, model, tally)
+    tally.describe(settings)
     limits = DecodeLimits.from_settings(settings)
     traces: Sequence[Any] = load_traces(traces_path, limits=limits)[:limit]
     if not traces:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from schemas import Trace
+from schemas import DATAMARK, Trace
 from sidecar.checks.analysis import ClaimAnalysis
 
 __all__ = [
@@ -29,11 +29,11 @@ __all__ = [
     "unmark",
 ]
 
-DATAMARK = "\u02c6"
-"""The character that joins the words of document text in the packet (the "datamarking"
-form of spotlighting): the question and every passage reach the judge as one marked run,
-which the rubric tells it is data from documents, never instructions, so an instruction
-inside a passage reads as part of the document it sits in."""
+# DATAMARK (schemas.DATAMARK, where the records that drop it from evidence quotes find it)
+# joins the words of document text in the packet (the "datamarking" form of spotlighting):
+# the question and every passage reach the judge as one marked run, which the rubric tells
+# it is data from documents, never instructions, so an instruction inside a passage reads
+# as part of the document it sits in.
 
 
 @dataclass(frozen=True, slots=True)

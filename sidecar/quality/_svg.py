@@ -21,7 +21,8 @@ max-width:1100px}
 h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;
 margin-top:2rem}h3{font-size:1.1rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem}th,td{border:1px solid #ccc;
-padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
+padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:.9rem;
+overflow-wrap:anywhere}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .risk{color:#b00020;font-weight:600}.muted{color:#666;font-size:.85rem}
 .charts{display:flex;flex-wrap:wrap;gap:1rem}code{background:#f5f5f5;padding:0 .2rem}

@@ -28,6 +28,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from schemas import FailureType, ReviewPassage
 from sidecar.review.errors import LabelError
 from sidecar.review.metrics import StoreCollector
+from sidecar.review.routing import locate_quote
 from sidecar.review.store import ReviewStore
 
 __all__ = ["create_app"]
@@ -39,9 +40,14 @@ _KEYS = {"s": "supported", "p": "partial", "u": "unsupported", "k": "skip"}
 _OPEN = frozenset({"login", "healthz", "static"})
 
 
-def _segments(passage: ReviewPassage) -> tuple[str, str, str]:
-    """The passage as (before, quote, after); quote empty when it is not in this passage."""
+def _segments(passage: ReviewPassage, quote: str | None = None) -> tuple[str, str, str]:
+    """The passage as (before, quote, after); quote empty when it is not in this passage.
+    An item routed without the quote's place (its quote then carried datamarks, which the
+    item no longer shows) has the place found again from ``quote``."""
     text, start, end = passage.text, passage.quote_start, passage.quote_end
+    if (start is None or end is None) and quote:
+        span = locate_quote(quote, text)
+        start, end = span if span is not None else (None, None)
     if start is None or end is None or not 0 <= start < end <= len(text):
         return text, "", ""
     return text[:start], text[start:end], text[end:]
@@ -154,7 +160,7 @@ def create_app(
             reviewer=reviewer,
             adjudicate=adjudicate,
             others=others,
-            passages=[(p, _segments(p)) for p in found.passages],
+            passages=[(p, _segments(p, found.evidence_quote)) for p in found.passages],
             failure_types=FAILURE_TYPES,
             keys=_KEYS,
             form_token=store.issue_form(item_id, reviewer),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -41,7 +42,7 @@ class _Streams:
 
     def __init__(self) -> None:
         self.source: IO[bytes] | None = None
-        self.written: list[IO[str]] = []
+        self.written: list[_LateFile] = []
 
     def lines(self, settings: Settings) -> LineSource:
         path = settings.input.path or "-"
@@ -68,11 +69,8 @@ class _Streams:
         )
         return JsonLinesSink(output, dead)
 
-    def _open(self, path: str, *, append: bool) -> IO[str]:
-        try:
-            stream = open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
-        except OSError as exc:
-            raise ConfigError(f"cannot write {path}: {exc.strerror}") from None
+    def _open(self, path: str, *, append: bool) -> _LateFile:
+        stream = _LateFile(path, append=append)
         self.written.append(stream)
         return stream
 
@@ -89,6 +87,37 @@ class _Streams:
         for stream in self.written:
             stream.close()
         sys.stdout.flush()
+
+
+class _LateFile:
+    """A file written only once something is written to it (replaced unless ``append``),
+    so a run that writes nothing leaves an earlier file as it was. Whether it can be
+    written is checked at once. Raises :class:`ConfigError` when it cannot."""
+
+    def __init__(self, path: str, *, append: bool) -> None:
+        self.path = path
+        self.append = append
+        self.stream: IO[str] | None = None
+        existed = os.path.exists(path)
+        try:
+            open(path, "a", encoding="utf-8").close()  # fail now, not after the evaluation
+        except OSError as exc:
+            raise ConfigError(f"cannot write {path}: {exc.strerror}") from None
+        if not existed:
+            os.remove(path)
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            self.stream = open(self.path, "a" if self.append else "w", encoding="utf-8")  # noqa: SIM115
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        if self.stream is not None:
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
 
 
 class FileRuntime:
@@ -252,12 +281,14 @@ def build_runtime(
     source: TraceSource | None = None,
     sink: LineSink | None = None,
     on_written: Callable[[EvaluationRecord], None] | None = None,
+    on_line: Callable[[int], None] | None = None,
 ) -> Runtime:
     """The runtime the settings ask for. ``source`` and ``sink``, when given, are used
     instead of the configured ones (``sink`` defaults to ``input.output`` and
     ``input.dead_letters``, replaced unless ``append``); the review sink, when
     ``review.*`` asks for one, counts on ``registry``; ``on_written`` receives each record
-    a trace source's run wrote (the CLI's summary). Raises :class:`ConfigError` for an
+    a trace source's run wrote (the CLI's summary), ``on_line`` the number of each line it
+    finished, in order (the CLI's progress). Raises :class:`ConfigError` for an
     input that cannot be read or an output that cannot be written."""
     from sidecar.review.sink import review_sink
 
@@ -282,5 +313,6 @@ def build_runtime(
         sink=sink,
         review=review,
         on_written=on_written,
+        on_line=on_line,
     )
     return FileRuntime(runner, streams=streams)

@@ -14,9 +14,10 @@ import json
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from exporters.prometheus import UNKNOWN_APP, CitewatchMetrics
 from schemas import EvaluationRecord
@@ -35,9 +36,14 @@ from sidecar.runtime.worker import Heartbeat
 if TYPE_CHECKING:
     from sidecar.review.sink import ReviewSink
 
-__all__ = ["FileRunner", "FileSummary", "JsonLinesSink", "LineSink"]
+__all__ = ["FileRunner", "FileSummary", "JsonLinesSink", "LineSink", "TextOut"]
 
 logger = logging.getLogger(__name__)
+
+SAMPLE_LINES = 5
+"""Bad lines a file run keeps (the first ones) to try other input formats on."""
+SAMPLED_REASONS = frozenset({"invalid_trace", "unreadable_input"})
+"""Failures another input format may read: the line is JSON, only not this format."""
 
 
 @dataclass
@@ -49,6 +55,11 @@ class FileSummary:
     dead_lettered: int = 0
     duplicates: int = 0
     abandoned: int = 0
+    bad: Counter[str] = field(default_factory=Counter)
+    """Dead-lettered lines by reason."""
+    samples: list[bytes] = field(default_factory=list)
+    """The first few dead-lettered lines that were JSON but not a trace of the configured
+    input format (at most :data:`SAMPLE_LINES`): what another format is tried on."""
 
 
 class LineSink(Protocol):
@@ -68,13 +79,25 @@ class LineSink(Protocol):
         ...
 
 
+class TextOut(Protocol):
+    """A text stream written line by line: a file, stdout, or one opened at its first write."""
+
+    def write(self, text: str, /) -> int:
+        """Write ``text``; the number of characters written."""
+        ...
+
+    def flush(self) -> None:
+        """Make what was written visible."""
+        ...
+
+
 @dataclass
 class JsonLinesSink:
     """Records to ``output`` and dead letters to ``dead_letters`` (dropped when None), one
     JSON object a line."""
 
-    output: IO[str]
-    dead_letters: IO[str] | None = None
+    output: TextOut
+    dead_letters: TextOut | None = None
 
     def record(self, payload: bytes) -> None:
         """Write one evaluation record line."""
@@ -113,6 +136,7 @@ class FileRunner:
         sink: LineSink,
         review: ReviewSink | None = None,
         on_written: Callable[[EvaluationRecord], None] | None = None,
+        on_line: Callable[[int], None] | None = None,
     ) -> None:
         self.settings = settings
         self.pipeline = pipeline
@@ -121,6 +145,7 @@ class FileRunner:
         self.sink = sink
         self.review = review  # routed claims go to the review store beside the output
         self.on_written = on_written  # every record written (not duplicates): the summary
+        self.on_line = on_line  # the number of each line finished, in order: progress
         self.summary = FileSummary()
         self.slow = SlowRecords(
             threshold_seconds=settings.runtime.slow_record_seconds,
@@ -200,6 +225,8 @@ class FileRunner:
         """Write one line's outcome; any failure here dead-letters the line instead."""
         try:
             self._write_unguarded(position, outcome)
+            if self.on_line is not None:
+                self.on_line(position)
         except Exception as exc:
             logger.error(
                 "writing the outcome of line %d raised %s at %s",
@@ -242,6 +269,9 @@ class FileRunner:
 
     def _dead_letter(self, bad: _Bad) -> None:
         self.summary.dead_lettered += 1
+        self.summary.bad[bad.failure.reason] += 1
+        if bad.failure.reason in SAMPLED_REASONS and len(self.summary.samples) < SAMPLE_LINES:
+            self.summary.samples.append(bad.value)
         self.records.dead_lettered(bad.failure, bad.app)
         logger.info("line %d dead-lettered: %s", bad.number, bad.failure.reason)
         try:

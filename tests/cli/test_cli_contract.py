@@ -63,7 +63,7 @@ def test_running_the_quick_start_twice_leaves_one_record_per_trace(tmp_path: Pat
         result = invoke(*args)
         assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == example_count()
-    assert "│ judge requests ok " in result.stderr  # a row of the summary table
+    assert "│ traces judged by the offline screen " in result.stderr  # a summary table row
 
 
 def test_append_is_explicit(tmp_path: Path) -> None:
@@ -233,7 +233,8 @@ def test_a_working_judge_is_a_row_of_the_summary_and_exit_0(tmp_path: Path) -> N
         str(tmp_path / "o.jsonl"),
     )
     assert result.exit_code == 0, result.output
-    assert "judge requests ok" in result.stderr
+    assert "traces judged by the offline screen" in result.stderr
+    assert "judge requests" not in result.stderr  # the screen makes none
     assert "judge failed on" not in result.stderr
 
 

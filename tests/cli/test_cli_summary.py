@@ -144,7 +144,7 @@ def test_run_once_prints_the_same_quality_table_as_check(tmp_path: Path) -> None
             "traces evaluated",
             "dead-lettered",
             "duplicates",
-            "judge requests ok",
+            "traces judged by the offline screen",
         )
     ] == [("35", ""), ("35", ""), ("0", ""), ("0", ""), ("31", "")]
     assert quality_rows(result.stderr) == LEXICAL_QUALITY

@@ -7,6 +7,7 @@ import io
 import json
 import threading
 import warnings
+from collections import Counter
 from collections.abc import AsyncGenerator
 from pathlib import Path
 
@@ -69,7 +70,9 @@ def test_a_new_trace_source_is_one_class_given_to_build_runtime() -> None:
     assert isinstance(runtime, FileRuntime)
     result = runtime.run(threading.Event())
     assert (result.started, result.left_behind) == (True, False)
-    assert result.summary == FileSummary(lines=3, evaluated=2, dead_lettered=1)
+    assert result.summary == FileSummary(
+        lines=3, evaluated=2, dead_lettered=1, bad=Counter({"not_json": 1})
+    )
     assert [json.loads(line)["trace_id"] for line in out.getvalue().splitlines()] == [
         f"{1:032x}",
         f"{2:032x}",
@@ -89,7 +92,9 @@ def test_input_path_runs_the_file_and_closes_what_it_opened(tmp_path: Path) -> N
     assert isinstance(runtime, FileRuntime)
     assert runtime.ready() is False  # not before the input is open
     result = runtime.run(threading.Event())
-    assert result.summary == FileSummary(lines=3, evaluated=2, dead_lettered=1)
+    assert result.summary == FileSummary(
+        lines=3, evaluated=2, dead_lettered=1, bad=Counter({"not_json": 1})
+    )
     assert len(output.read_text().splitlines()) == 2  # replaced, not appended
     assert json.loads(dead.read_text())["reason"] == "not_json"
     assert runtime.ready() is False  # the input is closed again

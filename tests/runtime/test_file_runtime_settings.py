@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,9 @@ def test_the_file_runtime_runs_without_reading_a_kafka_setting(tmp_path: Path) -
     assert isinstance(runtime, FileRuntime)
     result = runtime.run(threading.Event())
     assert tripwire.read == []
-    assert result.summary == FileSummary(lines=5, evaluated=3, dead_lettered=1, duplicates=1)
+    assert result.summary == FileSummary(
+        lines=5, evaluated=3, dead_lettered=1, duplicates=1, bad=Counter({"not_json": 1})
+    )
     assert (runtime.ready(), runtime.live()) == (False, True)
 
 

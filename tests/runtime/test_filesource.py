@@ -6,6 +6,7 @@ import asyncio
 import io
 import json
 import threading
+from collections import Counter
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry
@@ -55,7 +56,13 @@ def test_records_in_input_order_and_bad_lines_with_numbers() -> None:
     )
     runner, out, dead, registry = _runner(io.BytesIO(data))
     summary = asyncio.run(runner.run(threading.Event()))
-    assert summary == FileSummary(lines=7, evaluated=3, dead_lettered=2, duplicates=1)
+    assert summary == FileSummary(
+        lines=7,
+        evaluated=3,
+        dead_lettered=2,
+        duplicates=1,
+        bad=Counter({"not_json": 1, "not_utf8": 1}),
+    )
     assert [json.loads(line)["trace_id"] for line in out.getvalue().splitlines()] == [
         f"{i + 1:032x}" for i in range(3)
     ]
