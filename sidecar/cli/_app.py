@@ -19,6 +19,7 @@ from sidecar.cli.replay import replay_command
 from sidecar.cli.report import report_command
 from sidecar.cli.review import review_group
 from sidecar.cli.run import run_command
+from sidecar.cli.selftest import selftest_command
 from sidecar.cli.stability import stability_command
 
 __all__ = ["cli", "main"]
@@ -65,6 +66,7 @@ cli.add_command(stability_command)
 cli.add_command(run_command)
 cli.add_command(redact_command)
 cli.add_command(review_group)
+cli.add_command(selftest_command)
 
 
 def main(argv: list[str] | None = None) -> Any:

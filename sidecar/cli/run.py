@@ -35,6 +35,7 @@ from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
 from sidecar.runtime import FileSummary, Runtime, build_runtime
+from sidecar.runtime.selftest import failures_message, run_selftest, seams_in_use
 from sidecar.runtime.shutdown import ShutdownBudget, ShutdownSignals
 
 __all__ = ["run_command"]
@@ -305,7 +306,8 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
 
     Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
-    input, or Kafka unreachable for kafka.startup_wait_seconds (30 s; --wait-for-kafka waits
+    input, an installed dependency that fails the start-up self-test (citewatch selftest),
+    or Kafka unreachable for kafka.startup_wait_seconds (30 s; --wait-for-kafka waits
     without end); 3 (with --input) the judge failed on every trace it was
     asked about; 130 stopped by Ctrl-C (SIGINT), like SIGTERM after finishing and writing
     what was in flight.
@@ -333,6 +335,10 @@ def run_command(config_file: str | None, append: bool | None, **flags: Any) -> N
             "input.output, input.dead_letters and input.once only apply with "
             "input.path (--input); without it citewatch run reads Kafka"
         )
+    # A dependency whose interface changed fails every record alike: found once, here.
+    refused = failures_message(run_selftest(settings, only=seams_in_use(settings)))
+    if refused is not None:
+        raise CliError(refused)
     tally = JudgeTally()
     quality = QualityTally()
     # From here on a SIGTERM is a request to stop, honoured in every state that follows.
