@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from sidecar.cli import cli
 from sidecar.config import Settings
+from sidecar.judge import _openai_http
 from sidecar.runtime import kafka_clients
 from sidecar.runtime.selftest import SEAMS, failures_message, run_selftest, seams_in_use
 
@@ -46,6 +47,8 @@ def test_every_seam_works_here_and_names_its_version() -> None:
 def test_a_client_whose_post_changed_fails_the_judge_seam_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The seam as written for a 2.x or later client, meeting a 1.x-shaped one.
+    monkeypatch.setattr(_openai_http, "POST_TAKES_CONTENT", True)
     monkeypatch.setattr(openai.AsyncOpenAI, "post", _post_of_openai_1)
     results = {r.distribution: r for r in run_selftest(Settings())}
     failed = results["openai"]
@@ -102,6 +105,7 @@ def _run(*judge: str, tmp_path: Path) -> Any:
 def test_run_refuses_to_start_when_a_seam_it_uses_fails(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setattr(_openai_http, "POST_TAKES_CONTENT", True)
     monkeypatch.setattr(openai.AsyncOpenAI, "post", _post_of_openai_1)
     result = _run("--judge", "openai-chat", tmp_path=tmp_path)
     assert result.exit_code == 2, result.output
