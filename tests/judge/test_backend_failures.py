@@ -262,3 +262,20 @@ def test_run_with_input_exits_3_too(
     lines = [line for line in EXAMPLES.read_text().splitlines() if line.strip()]
     assert len(_records(out)) == len(lines)
     assert "judge backend raised AttributeError" in result.stderr
+
+
+class _UnclosableBackend(_BrokenBackend):
+    async def aclose(self) -> None:
+        raise TypeError("close() takes 0 positional arguments")
+
+
+def test_a_backend_that_cannot_close_does_not_fail_the_shutdown(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _install(monkeypatch, _UnclosableBackend)
+    with FakeOpenAI() as server:
+        judged = Judged(server)
+        [record] = judged.evaluate(trace())  # closes the stage afterwards
+    assert record.judge is not None and record.judge.outcome == "backend_error"
+    assert "closing the judge backend raised TypeError" in caplog.text
+    assert "positional" not in caplog.text
