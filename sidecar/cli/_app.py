@@ -29,6 +29,7 @@ _COMMANDS: dict[str, str] = {
     "run": "sidecar.cli.run:run_command",
     "redact": "sidecar.cli.redact:redact_command",
     "review": "sidecar.cli.review:review_group",
+    "selftest": "sidecar.cli.selftest:selftest_command",
 }
 
 

@@ -34,6 +34,7 @@ from sidecar.errors import CitewatchError
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.pipeline import Pipeline
 from sidecar.runtime import Runtime, build_runtime
+from sidecar.runtime.selftest import failures_message, run_selftest, seams_in_use
 from sidecar.runtime.shutdown import ShutdownSignals
 
 __all__ = ["run_command"]
@@ -287,7 +288,8 @@ def run_command(
     Exit codes: 0 done (or stopped by SIGTERM); 1 (with --input) a signal's shutdown deadline
     abandoned lines that were read but not written; 2 usage error, bad settings, unreadable
     input, an input that ended with no trace in it (an earlier --output is then left as it
-    was, and a format that reads the lines is named), or Kafka unreachable for
+    was, and a format that reads the lines is named), an installed dependency that fails
+    the start-up self-test (citewatch selftest), or Kafka unreachable for
     kafka.startup_wait_seconds (30 s; --wait-for-kafka waits without end); 3 (with --input)
     the judge failed on every trace it was asked about; 130 stopped by Ctrl-C (SIGINT), like
     SIGTERM after finishing and writing what was in flight.
@@ -317,6 +319,10 @@ def run_command(
             "input.output, input.dead_letters and input.once only apply with "
             "input.path (--input); without it citewatch run reads Kafka"
         )
+    # A dependency whose interface changed fails every record alike: found once, here.
+    refused = failures_message(run_selftest(settings, only=seams_in_use(settings)))
+    if refused is not None:
+        raise CliError(refused)
     tally = JudgeTally.for_settings(settings)
     quality = QualityTally()
     bar = _progress(settings, progress)

@@ -31,6 +31,7 @@ from sidecar.judge._api_key import api_key_configured
 from sidecar.judge.backend import JudgeCallError
 
 __all__ = [
+    "HTTP_LIBRARY",
     "HTTP_RESPONSE",
     "BoundedTransport",
     "ReplyTooLargeError",
@@ -72,6 +73,8 @@ def _http_library() -> Any:
 _HTTP: Final = _http_library()
 HTTP_RESPONSE: Final = _HTTP.Response
 """The client's raw response class: ``client.post`` hands one back when cast to it."""
+HTTP_LIBRARY: Final = _HTTP
+"""The HTTP library under the openai client (its transports, requests and responses)."""
 _ByteStream: Any = _HTTP.AsyncByteStream
 _BaseTransport: Any = _HTTP.AsyncBaseTransport
 
@@ -155,18 +158,18 @@ async def post_json(client: openai.AsyncOpenAI, path: str, body: bytes, *, timeo
     )
 
 
-def make_client(settings: JudgeSettings) -> openai.AsyncOpenAI:
+def make_client(settings: JudgeSettings, *, transport: Any = None) -> openai.AsyncOpenAI:
     """An async client for the configured endpoint, without the client's own retries, with
     one connection pool that keeps ``settings.concurrency`` connections alive, replies
-    bounded to ``settings.max_reply_bytes`` and no redirects followed."""
+    bounded to ``settings.max_reply_bytes`` and no redirects followed. ``transport``
+    replaces the pool (the start-up self-test answers in process)."""
     key = settings.api_key.get_secret_value() if settings.api_key is not None else None
     kwargs: dict[str, Any] = {}
     if settings.base_url is not None:
         kwargs["base_url"] = settings.base_url
-    transport = BoundedTransport(
-        _HTTP.AsyncHTTPTransport(limits=_pool_limits(settings.concurrency)),
-        settings.max_reply_bytes,
-    )
+    if transport is None:
+        transport = _HTTP.AsyncHTTPTransport(limits=_pool_limits(settings.concurrency))
+    transport = BoundedTransport(transport, settings.max_reply_bytes)
     return openai.AsyncOpenAI(
         api_key=key,
         timeout=settings.timeout_seconds,

@@ -89,6 +89,10 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, build: Any) -> None:
+    if build is _backend_on_client_of_openai_1:
+        # The backend posts as it does for a 2.x or later client (whichever client is
+        # installed here), so the 1.x-shaped client refuses the call.
+        monkeypatch.setattr(_openai_http, "POST_TAKES_CONTENT", True)
     spec = registry.BACKENDS["openai-chat"]
     monkeypatch.setitem(
         registry.BACKENDS,  # type: ignore[arg-type]
@@ -233,7 +237,9 @@ def test_check_writes_every_trace_counts_the_failure_and_exits_3(
 def test_run_with_input_exits_3_too(
     server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    _install(monkeypatch, _backend_on_client_of_openai_1)
+    # A backend the start-up self-test does not see (it tests the installed client): the
+    # failure policy is what catches it.
+    _install(monkeypatch, _BrokenBackend)
     out = tmp_path / "evaluations.jsonl"
     result = _invoke(
         "run",
@@ -255,4 +261,21 @@ def test_run_with_input_exits_3_too(
     assert result.exit_code == 3, result.output
     lines = [line for line in EXAMPLES.read_text().splitlines() if line.strip()]
     assert len(_records(out)) == len(lines)
-    assert "judge backend raised TypeError" in result.stderr
+    assert "judge backend raised AttributeError" in result.stderr
+
+
+class _UnclosableBackend(_BrokenBackend):
+    async def aclose(self) -> None:
+        raise TypeError("close() takes 0 positional arguments")
+
+
+def test_a_backend_that_cannot_close_does_not_fail_the_shutdown(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _install(monkeypatch, _UnclosableBackend)
+    with FakeOpenAI() as server:
+        judged = Judged(server)
+        [record] = judged.evaluate(trace())  # closes the stage afterwards
+    assert record.judge is not None and record.judge.outcome == "backend_error"
+    assert "closing the judge backend raised TypeError" in caplog.text
+    assert "positional" not in caplog.text

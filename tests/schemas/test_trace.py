@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,6 +117,12 @@ def test_traces_round_trip_through_json(trace: Trace) -> None:
     assert Trace.model_validate(json.loads(trace.model_dump_json())) == trace
 
 
+@pytest.mark.skipif(
+    tuple(int(part) for part in pydantic.VERSION.split(".")[:2]) < (2, 11),
+    reason="the checked-in schemas are written by pydantic 2.11 or later; earlier releases "
+    "(inside the declared range) write the same schema in other words: an enum beside a "
+    "const, no additionalProperties: true on open objects",
+)
 @pytest.mark.parametrize("name", sorted(SCHEMA_FILES))
 def test_checked_in_json_schema_matches_the_model(name: str) -> None:
     from pathlib import Path
