@@ -86,7 +86,9 @@ def test_serve_refuses_an_exposed_address_without_a_token(tmp_path: Path) -> Non
         cli, ["review", "serve", "--host", "0.0.0.0", "--store", str(tmp_path / "review.sqlite")]
     )
     assert result.exit_code == 2
-    assert "not a loopback address: set review.token" in result.output
+    assert "reachable beyond loopback (review.host 0.0.0.0): set review.reviewer_tokens" in (
+        result.output
+    )
     assert not (tmp_path / "review.sqlite").exists()
 
 

@@ -26,10 +26,10 @@ def _store(tmp_path: Path, **kwargs: object) -> ReviewStore:
 
 def test_a_new_store_is_wal_and_at_the_latest_schema_version(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
-        assert store.version == SCHEMA_VERSION == 2
+        assert store.version == SCHEMA_VERSION == 3
     db = sqlite3.connect(tmp_path / "review.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
 
 
 def test_an_older_store_is_migrated_keeping_its_rows(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_an_older_store_is_migrated_keeping_its_rows(tmp_path: Path) -> None:
     )
     db.close()
     with ReviewStore(path) as store:
-        assert store.version == 2
+        assert store.version == 3
         assert store.item(item.item_id) == item
         assert [(r.reviewer, r.label) for r in store.labels()] == [("ann", "supported")]
         token = store.issue_form(item.item_id, "bob")  # the table migration 2 added
@@ -63,7 +63,7 @@ def test_a_store_from_a_newer_citewatch_is_refused(tmp_path: Path) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("UPDATE schema_version SET version = 99")
     db.close()
-    with pytest.raises(StoreError, match="schema version 99; this citewatch knows up to 2"):
+    with pytest.raises(StoreError, match="schema version 99; this citewatch knows up to 3"):
         ReviewStore(path)
 
 
