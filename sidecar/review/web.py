@@ -96,7 +96,7 @@ def create_app(
             g.refusal = (403, "this page is reached through its sign-in proxy only")
             return None
         reviewer = sessions.reviewer(session.get("sid"))
-        if reviewer is not None and access.mode == "tokens":
+        if reviewer is not None and access.mode != "open":
             if reviewer not in access.reviewer_tokens:
                 return None  # removed from the settings since signing in
         return reviewer

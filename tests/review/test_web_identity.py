@@ -210,3 +210,17 @@ def test_viewing_pages_writes_nothing(store: ReviewStore, tmp_path: Path) -> Non
 
 def test_the_store_overwrites_what_it_deletes(store: ReviewStore) -> None:
     assert store._query("PRAGMA secure_delete") == [(1,)]
+
+
+def test_a_reviewer_removed_from_the_settings_is_signed_out(store: ReviewStore) -> None:
+    key = b"k" * 32
+    with serve_page(store, access=_access(), secret_key=key) as url, _client(url) as client:
+        sign_in(client, "ann", TOKENS["ann"])
+        cookies = dict(client.cookies)
+    without_ann = access_from_settings(
+        ReviewSettings(reviewer_tokens={"bob": hash_token(TOKENS["bob"])})
+    )
+    for access, status in ((_access(), 200), (without_ann, 302)):
+        with serve_page(store, access=access, secret_key=key) as url, _client(url) as client:
+            client.cookies.update(cookies)
+            assert client.get("/").status_code == status
