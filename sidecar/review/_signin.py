@@ -48,7 +48,8 @@ class SignInLimiter:
             waits.append(until - now)
             return max(waits)
 
-    def failed(self, address: str) -> None:
+    def failed(self, address: str) -> int:
+        """Count a failed sign-in from ``address``; returns its failures in a row."""
         now = self.clock()
         with self._lock:
             count, _ = self._failures.pop(address, (0, 0.0))
@@ -59,6 +60,7 @@ class SignInLimiter:
             while len(self._failures) > 10_000:
                 self._failures.popitem(last=False)
             self._recent.append(now)
+        return count
 
     def succeeded(self, address: str) -> None:
         with self._lock:

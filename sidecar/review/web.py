@@ -162,7 +162,7 @@ def create_app(
         address = request.remote_addr or "?"
         wait = limiter.wait(address)
         if wait > 0:
-            logger.warning("review page: sign-in refused while backing off")
+            logger.debug("review page: sign-in refused while backing off")
             seconds = max(1, round(wait))
             return login_page(
                 429,
@@ -182,8 +182,14 @@ def create_app(
         else:
             accepted = True
         if not accepted:
-            limiter.failed(address)
-            logger.warning("review page: sign-in refused (wrong name or token)")
+            failures = limiter.failed(address)
+            # Logged once per doubling, so a guessing client cannot flood the log.
+            if failures & (failures - 1) == 0:
+                logger.warning(
+                    "review page: sign-in refused (wrong name or token), %d in a row from "
+                    "one address",
+                    failures,
+                )
             return login_page(403, "wrong name or token")
         limiter.succeeded(address)
         session.clear()
