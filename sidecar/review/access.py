@@ -22,12 +22,14 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from sidecar.config.review import ReviewSettings
 
 __all__ = [
     "Access",
     "AccessError",
+    "IdentityMode",
     "access_from_settings",
     "hash_token",
     "is_loopback",
@@ -37,6 +39,10 @@ __all__ = [
 MIN_TOKEN_LENGTH = 20
 MIN_TOKEN_BITS = 80.0
 """A token's floor: its length times the Shannon entropy of its characters, in bits."""
+
+
+IdentityMode = Literal["proxy", "tokens", "open"]
+"""How the page knows who a request comes from (see the module docstring)."""
 
 
 class AccessError(ValueError):
@@ -83,7 +89,7 @@ def _host_name(host: str) -> str:
 class Access:
     """The page's access policy (see the module docstring)."""
 
-    mode: str = "open"
+    mode: IdentityMode = "open"
     hosts: frozenset[str] = frozenset({"127.0.0.1", "localhost", "[::1]"})
     shared_token: str | None = None
     reviewer_tokens: Mapping[str, str] = field(default_factory=dict)
@@ -140,6 +146,7 @@ def access_from_settings(review: ReviewSettings) -> Access:
                 f"review.token is too weak ({reason}): use citewatch review token to make one"
             )
     exposed = not is_loopback(review.host) or bool(review.public_names)
+    mode: IdentityMode
     if review.proxy_user_header is not None:
         mode = "proxy"
     elif review.reviewer_tokens:
@@ -158,6 +165,12 @@ def access_from_settings(review: ReviewSettings) -> Access:
                 "review.reviewers_per_item is 2: set review.reviewer_tokens or "
                 "review.proxy_user_header, so that one person cannot label as two reviewers"
             )
+    unknown = sorted(set(review.adjudicators) - set(review.reviewer_tokens))
+    if mode == "tokens" and unknown:
+        raise AccessError(
+            f"review.adjudicators: {', '.join(unknown)} not in review.reviewer_tokens, so "
+            "they could never sign in"
+        )
     return Access(
         mode=mode,
         hosts=_hosts(review, review.host),

@@ -53,6 +53,11 @@ def test_a_strong_token_is_accepted() -> None:
             "one person cannot label as two reviewers",
             id="two-reviewers-by-free-form-name",
         ),
+        pytest.param(
+            {"reviewer_tokens": {"ann": hash_token(STRONG)}, "adjudicators": ["ann", "lee"]},
+            "review.adjudicators: lee not in review.reviewer_tokens",
+            id="adjudicator-without-a-token",
+        ),
     ],
 )
 def test_pages_without_per_reviewer_identity_are_refused(
