@@ -33,16 +33,25 @@ def _shot(driver: Any, folder: Path, name: str) -> None:
 
 
 def _sign_in(driver: Any, url: str, name: str, token: str) -> None:
+    """Submit the sign-in form and wait for the page it leads to."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as until
+    from selenium.webdriver.support.wait import WebDriverWait
 
     driver.get(f"{url}/login")
     driver.find_element(By.ID, "reviewer").send_keys(name)
     driver.find_element(By.ID, "token").send_keys(token)
+    form = driver.find_element(By.TAG_NAME, "form")
     driver.find_element(By.ID, "sign-in").click()
+    wait = WebDriverWait(driver, 20)
+    wait.until(until.staleness_of(form))
+    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def test_every_page_state(tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as until
+    from selenium.webdriver.support.wait import WebDriverWait
 
     folder = Path(os.environ.get("CITEWATCH_SCREENSHOTS") or tmp_path / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
@@ -94,7 +103,11 @@ def test_every_page_state(tmp_path: Path) -> None:
             badge = driver.find_element(By.CSS_SELECTOR, "td .badge")
             assert badge.get_attribute("title") == BADGES[badge.text]
             _shot(driver, folder, "03-queue")
-            driver.find_element(By.ID, "older").click()
+            older = driver.find_element(By.ID, "older")
+            older.click()
+            WebDriverWait(driver, 20).until(until.staleness_of(older))
+            # The legend comes after the table: once it is there, every row is.
+            WebDriverWait(driver, 20).until(until.presence_of_element_located((By.ID, "legend")))
             assert len(driver.find_elements(By.CSS_SELECTOR, "#my-labels tbody tr")) == 5
             _shot(driver, folder, "04-my-labels-page-2")
             driver.get(f"{url}/?label=skip")
@@ -120,11 +133,14 @@ def test_every_page_state(tmp_path: Path) -> None:
             driver.get(f"{url}/disagreements")
             _shot(driver, folder, "10-disagreements-as-reviewer")
             driver.find_element(By.ID, "sign-out").click()
-            assert driver.find_elements(By.ID, "sign-in") != []
+            WebDriverWait(driver, 20).until(until.presence_of_element_located((By.ID, "sign-in")))
 
             _sign_in(driver, url, "cat", CAT)
             driver.get(f"{url}/disagreements")
             driver.find_element(By.LINK_TEXT, "adjudicate").click()
+            WebDriverWait(driver, 20).until(
+                until.presence_of_element_located((By.ID, "adjudicating"))
+            )
             main = driver.find_element(By.TAG_NAME, "main").text
             assert "ann: supported" in main and "bob: unsupported" in main
             _shot(driver, folder, "11-adjudication")
