@@ -354,7 +354,8 @@ class ReviewStore:
 
     def purge(self, *, older_than_days: float, now: datetime | None = None) -> int:
         """Delete items received more than ``older_than_days`` ago that carry no label, and
-        form tokens as old; labelled items and labels are kept. Returns items deleted."""
+        form tokens and sessions as old; labelled items and labels are kept. The deleted
+        text is overwritten in the file and the write-ahead log. Returns items deleted."""
         cutoff = ((now or _now()) - timedelta(days=older_than_days)).isoformat()
         with self._transaction() as db:
             stale = (
@@ -368,6 +369,14 @@ class ReviewStore:
             db.execute("DELETE FROM form_tokens WHERE issued_at < ?", (cutoff,))
             db.execute("DELETE FROM sessions WHERE expires_at < ?", (cutoff,))
             db.execute("DELETE FROM capped_items WHERE day < ?", (cutoff[:10],))
+        # The write-ahead log still holds the pages as they were before the delete: copy
+        # it into the file (whose freed pages secure_delete zeroed) and empty it.
+        busy = self._query("PRAGMA wal_checkpoint(TRUNCATE)")[0][0]
+        if busy:
+            logger.warning(
+                "review purge: another connection was reading; the write-ahead log may keep "
+                "the deleted text until its next checkpoint"
+            )
         return int(deleted)
 
 

@@ -279,3 +279,20 @@ def test_purge_deletes_old_unlabelled_items_only(tmp_path: Path) -> None:
         assert store.purge(older_than_days=30) == 1
         assert sorted(i.item_id for i in store.items()) == sorted([labelled, make_item(3).item_id])
         assert len(store.labels()) == 1
+
+
+@pytest.mark.parametrize("secure_delete", [True, False], ids=["secure-delete", "sqlite-default"])
+def test_purged_text_is_gone_from_the_files(tmp_path: Path, secure_delete: bool) -> None:
+    marker = "Purgeable-passage-" + "q" * 40
+    item = make_item(7, passages=[{"source_id": "S1", "text": marker * 20}])
+    with _store(tmp_path) as store:
+        store.add([item], now=datetime(2026, 1, 1, tzinfo=UTC))
+        if not secure_delete:
+            # What SQLite does when built without SQLITE_SECURE_DELETE: freed pages keep
+            # their bytes.
+            store._query("PRAGMA secure_delete=OFF")
+        assert store.purge(older_than_days=30) == 1
+        # Read while the store is open: the write-ahead log is there too.
+        files = [p for p in tmp_path.iterdir() if p.name.startswith("review.sqlite")]
+        found = any(marker.encode() in p.read_bytes() for p in files)
+    assert found is not secure_delete
