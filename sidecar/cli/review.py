@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import threading
 from pathlib import Path
@@ -34,13 +33,11 @@ _new_store_option = click.option(
 )
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+_MODES = {
+    "proxy": "the proxy's user header",
+    "tokens": "their own tokens",
+    "open": "name, on loopback",
+}
 
 
 def _open(settings: Settings, *, create: bool = False) -> ReviewStore:
@@ -113,8 +110,8 @@ def review_group() -> None:
 @click.option(
     "--host",
     default=None,
-    help="Bind address [default: review.host, 127.0.0.1]; "
-    "any other than loopback requires review.token.",
+    help="Bind address [default: review.host, 127.0.0.1]; any other than loopback "
+    "needs review.reviewer_tokens or review.proxy_user_header.",
 )
 @click.option(
     "--port",
@@ -144,17 +141,20 @@ def serve_command(
     One claim at a time by priority, its cited passages with the evidence quote marked;
     keys s / p / u / k label it supported / partial / unsupported / skip, 1-9 choose a
     failure type, n types a note. /metrics serves the queue's metrics (queue depth by
-    reason, labels, reviewer agreement). The reviewer token comes from review.token
-    (CITEWATCH_REVIEW_TOKEN), never from a flag.
+    reason, labels, reviewer agreement). Reviewers are known by their own tokens
+    (review.reviewer_tokens, kept hashed), by an authenticating proxy's user header
+    (review.proxy_user_header from review.trusted_proxies), or, for one reviewer per item
+    on loopback only, by the name they type. Tokens never come from a flag.
 
-    Exit codes: 0 stopped; 2 bad settings, no store, a non-loopback address without a
-    token, or the port taken.
+    Exit codes: 0 stopped; 2 bad settings, no store, a page reachable beyond loopback
+    without per-reviewer identity, a weak review.token, or the port taken.
 
     \b
     Examples:
       citewatch review serve --store review.sqlite
-      CITEWATCH_REVIEW_TOKEN=... citewatch review serve --host 0.0.0.0 --store /data/review.sqlite
+      citewatch review serve --config review.yaml   # reviewer_tokens, public_names
     """
+    from sidecar.review.access import AccessError, access_from_settings
     from sidecar.review.server import create_review_server
     from sidecar.review.web import create_app
 
@@ -162,14 +162,12 @@ def serve_command(
         config_file, {"review.store": store, "review.host": host, "review.port": port}
     )
     review = settings.review
-    token = review.token.get_secret_value() if review.token is not None else None
-    if not _is_loopback(review.host) and not token:
-        raise CliError(
-            f"review.host {review.host} is not a loopback address: set "
-            "review.token (CITEWATCH_REVIEW_TOKEN) so that reviewers sign in with it"
-        )
+    try:
+        access = access_from_settings(review)
+    except AccessError as exc:
+        raise CliError(str(exc)) from None
     opened = _open(settings, create=consume)
-    app = create_app(opened, token=token)
+    app = create_app(opened, access=access)
     try:
         server = create_review_server(app, host=review.host, port=review.port)
     except OSError as exc:
@@ -187,7 +185,7 @@ def serve_command(
     bound = server.port
     click.echo(
         f"citewatch review: serving {opened.path} on http://{review.host}:{bound}/"
-        + (" (token required)" if token else "")
+        + f" (reviewers known by {_MODES[access.mode]})"
         + "; Ctrl-C stops",
         err=True,
     )
@@ -199,6 +197,31 @@ def serve_command(
         stop.set()
         server.close()
         opened.close()
+
+
+@review_group.command("token")
+@click.argument("name")
+def token_command(name: str) -> None:
+    """Make a new token for reviewer NAME: prints the token (give it to them) and the
+    settings line that keeps only its SHA-256 (add it to review.reviewer_tokens).
+
+    Exit codes: 0 printed; 2 a name that is empty, longer than 64 characters or not
+    printable.
+
+    \b
+    Examples:
+      citewatch review token ann
+    """
+    import secrets
+
+    from sidecar.review.access import hash_token
+
+    if not name or len(name) > 64 or not name.isprintable():
+        raise click.UsageError("NAME must be 1 to 64 printable characters")
+    token = secrets.token_urlsafe(32)
+    click.echo(f"token for {name} (give it to them, it is not kept): {token}")
+    click.echo("add to the settings:")
+    click.echo("review:\n  reviewer_tokens:\n" + f'    "{name}": "{hash_token(token)}"')
 
 
 @review_group.command("import")

@@ -9,14 +9,30 @@ from datetime import datetime, timedelta
 
 from sidecar.review.errors import FormTokenError, ReplayedFormError
 
-__all__ = ["FORM_TOKEN_SECONDS", "issue", "spend"]
+__all__ = ["FORM_TOKEN_SECONDS", "issue", "reusable", "spend"]
 
 FORM_TOKEN_SECONDS = 12 * 3600.0
 """How long a form of the page stays valid."""
 
 
+def reusable(db: sqlite3.Connection, *, item_id: str, reviewer: str, now: datetime) -> str | None:
+    """The unspent token already issued for ``reviewer`` on ``item_id``, when it is valid
+    for at least another hour: viewing an item again writes nothing."""
+    fresh = now - timedelta(seconds=FORM_TOKEN_SECONDS - 3600.0)
+    row = db.execute(
+        "SELECT token FROM form_tokens WHERE item_id = ? AND reviewer = ? AND used_at IS NULL "
+        "AND issued_at > ? ORDER BY issued_at DESC LIMIT 1",
+        (item_id, reviewer, fresh.isoformat()),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def issue(db: sqlite3.Connection, *, item_id: str, reviewer: str, now: datetime) -> str:
-    """A new token for one label form of ``reviewer`` on ``item_id``, stored in ``db``."""
+    """A token for one label form of ``reviewer`` on ``item_id``: the unspent one, or a new
+    one stored in ``db``."""
+    found = reusable(db, item_id=item_id, reviewer=reviewer, now=now)
+    if found is not None:
+        return found
     token = secrets.token_urlsafe(24)
     db.execute(
         "INSERT INTO form_tokens (token, item_id, reviewer, issued_at) VALUES (?, ?, ?, ?)",

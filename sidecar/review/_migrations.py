@@ -112,9 +112,28 @@ def _v2_form_tokens(db: sqlite3.Connection) -> None:
     )
 
 
+def _v3_sessions(db: sqlite3.Connection) -> None:
+    """Sign-ins of the reviewers' page, kept server-side so that signing out ends one for
+    good (the cookie holds a random ID; only its hash is stored)."""
+    _run(
+        db,
+        """
+        CREATE TABLE sessions (
+            session_hash TEXT PRIMARY KEY,
+            reviewer     TEXT NOT NULL,
+            created_at   TEXT NOT NULL,
+            expires_at   TEXT NOT NULL,
+            revoked_at   TEXT
+        );
+        CREATE INDEX form_tokens_open ON form_tokens (item_id, reviewer, used_at);
+    """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _v1_items_and_labels,
     _v2_form_tokens,
+    _v3_sessions,
 )
 """Every migration, in order; the schema version is how many have been applied."""
 

@@ -7,6 +7,8 @@
           ├── FormTokenError   a form the page did not issue to this reviewer for this
           │                    item, or an expired one (403)
           ├── ReplayedFormError a form already submitted (409)
+          ├── AdjudicationError an adjudication of an item that is not disputed, or by
+          │                    one of its reviewers, or by someone not an adjudicator (403)
           └── UnknownItemError no item with that ID (404)
 
 Messages name IDs and fields, never trace text.
@@ -17,6 +19,7 @@ from __future__ import annotations
 from sidecar.errors import CitewatchError
 
 __all__ = [
+    "AdjudicationError",
     "FormTokenError",
     "LabelError",
     "LabelValueError",
@@ -67,3 +70,9 @@ class UnknownItemError(LabelError):
     """No review item has that ID."""
 
     status = 404
+
+
+class AdjudicationError(LabelError):
+    """An adjudication the item or the reviewer does not allow."""
+
+    status = 403

@@ -124,3 +124,19 @@ def agreement(items: Iterable[Latest]) -> tuple[int, int]:
             total += 1
             agree += len(set(given)) == 1
     return agree, total
+
+
+def adjudication_refusal(latest: Latest | None, adjudicator: str) -> str | None:
+    """Why ``adjudicator`` may not decide an item whose labels are ``latest`` (None: none
+    yet), or None when they may: the item is disputed (its reviewers' latest labels differ),
+    they did not label it themselves, and no one else has decided it."""
+    reviewers, decided = latest or ({}, None)
+    if adjudicator in reviewers:
+        return "you labelled this item yourself: another adjudicator decides it"
+    if decided is not None:
+        if decided.reviewer == adjudicator:
+            return None  # a correction of their own decision
+        return f"this item was already decided by {decided.reviewer}"
+    if len({row.label for row in answered(reviewers).values()}) < 2:
+        return "this item is not disputed: only items whose reviewers disagree are adjudicated"
+    return None

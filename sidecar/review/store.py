@@ -27,10 +27,12 @@ from typing import Any, get_args
 from schemas import ReviewItem, ReviewReason
 from sidecar.review import _forms
 from sidecar.review._migrations import NewerStoreError, migrate
-from sidecar.review.errors import StoreError, UnknownItemError
+from sidecar.review._rows import insert_item
+from sidecar.review.errors import AdjudicationError, StoreError, UnknownItemError
 from sidecar.review.labels import (
     FinalLabel,
     LabelRow,
+    adjudication_refusal,
     agreement,
     answered,
     checked_label,
@@ -83,6 +85,8 @@ class ReviewStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
+            # Purged items and sessions are overwritten, whatever SQLite was built with.
+            self._db.execute("PRAGMA secure_delete=ON")
             self.version = migrate(self._db)
         except NewerStoreError as exc:
             self._db.close()
@@ -164,7 +168,7 @@ class ReviewStore:
                     item = item.model_copy(
                         update={"reasons": kept, "priority": PRIORITY[kept[0]] + item.importance}
                     )
-                self._insert(db, item, received)
+                insert_item(db, item, received)
                 for reason in kept:
                     db.execute(
                         "INSERT INTO day_counts (day, reason, stored) VALUES (?, ?, 1) "
@@ -173,34 +177,6 @@ class ReviewStore:
                     )
                 result.stored += 1
         return result
-
-    @staticmethod
-    def _insert(db: sqlite3.Connection, item: ReviewItem, received: str) -> None:
-        db.execute(
-            "INSERT INTO items (item_id, trace_id, claim_id, app, day, priority, audit, "
-            "importance, verdict, resolved_by, judge_model, rubric_version, packet, "
-            "received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                item.item_id,
-                item.trace_id,
-                item.claim_id,
-                item.app,
-                item.day.isoformat(),
-                item.priority,
-                int(item.audit),
-                item.importance,
-                item.verdict,
-                item.resolved_by,
-                item.judge_model,
-                item.rubric_version,
-                item.model_dump_json(),
-                received,
-            ),
-        )
-        db.executemany(
-            "INSERT INTO item_reasons (item_id, reason) VALUES (?, ?)",
-            [(item.item_id, reason) for reason in item.reasons],
-        )
 
     def item(self, item_id: str) -> ReviewItem | None:
         """The stored item, or None."""
@@ -251,9 +227,15 @@ class ReviewStore:
     # -- labels ----------------------------------------------------------------------------
 
     def issue_form(self, item_id: str, reviewer: str, *, now: datetime | None = None) -> str:
-        """A one-time token for one label form of ``reviewer`` on ``item_id``."""
+        """A one-time token for one label form of ``reviewer`` on ``item_id`` (the one issued
+        before while it is unspent, so a page view does not write)."""
+        when = now or _now()
+        with self._lock:
+            found = _forms.reusable(self._db, item_id=item_id, reviewer=reviewer, now=when)
+        if found is not None:
+            return found
         with self._transaction() as db:
-            return _forms.issue(db, item_id=item_id, reviewer=reviewer, now=now or _now())
+            return _forms.issue(db, item_id=item_id, reviewer=reviewer, now=when)
 
     def add_label(
         self,
@@ -271,8 +253,9 @@ class ReviewStore:
 
         Raises :class:`LabelValueError` (a label, reviewer, failure type or note that is not
         acceptable), :class:`UnknownItemError`, :class:`FormTokenError` (no such token, or
-        one issued for another item or reviewer, or expired) or :class:`ReplayedFormError`
-        (the token was already spent); nothing is written then.
+        one issued for another item or reviewer, or expired), :class:`ReplayedFormError`
+        (the token was already spent) or :class:`AdjudicationError` (an adjudication of an
+        item not disputed, or by one of its reviewers); nothing is written then.
         """
         label, reviewer, failure_type, note = checked_label(
             label=label, reviewer=reviewer, failure_type=failure_type, note=note
@@ -281,6 +264,11 @@ class ReviewStore:
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM items WHERE item_id = ?", (item_id,)).fetchone() is None:
                 raise UnknownItemError(f"no review item {item_id!r}")
+            if adjudication:
+                latest = latest_labels(self.labels(item_id)).get(item_id)
+                refusal = adjudication_refusal(latest, reviewer)
+                if refusal is not None:
+                    raise AdjudicationError(refusal)
             if form_token is not None:
                 _forms.spend(db, form_token, item_id=item_id, reviewer=reviewer, now=when)
             cursor = db.execute(
@@ -366,7 +354,8 @@ class ReviewStore:
 
     def purge(self, *, older_than_days: float, now: datetime | None = None) -> int:
         """Delete items received more than ``older_than_days`` ago that carry no label, and
-        form tokens as old; labelled items and labels are kept. Returns items deleted."""
+        form tokens and sessions as old; labelled items and labels are kept. The deleted
+        text is overwritten in the file and the write-ahead log. Returns items deleted."""
         cutoff = ((now or _now()) - timedelta(days=older_than_days)).isoformat()
         with self._transaction() as db:
             stale = (
@@ -378,7 +367,16 @@ class ReviewStore:
                 f"DELETE FROM items WHERE item_id IN ({stale})", (cutoff,)
             ).rowcount
             db.execute("DELETE FROM form_tokens WHERE issued_at < ?", (cutoff,))
+            db.execute("DELETE FROM sessions WHERE expires_at < ?", (cutoff,))
             db.execute("DELETE FROM capped_items WHERE day < ?", (cutoff[:10],))
+        # The write-ahead log still holds the pages as they were before the delete: copy
+        # it into the file (whose freed pages secure_delete zeroed) and empty it.
+        busy = self._query("PRAGMA wal_checkpoint(TRUNCATE)")[0][0]
+        if busy:
+            logger.warning(
+                "review purge: another connection was reading; the write-ahead log may keep "
+                "the deleted text until its next checkpoint"
+            )
         return int(deleted)
 
 

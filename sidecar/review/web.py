@@ -2,91 +2,146 @@
 
 One claim at a time, by priority, with its cited passages and the evidence quote marked;
 keys s / p / u / k answer supported / partial / unsupported / skip, 1-9 pick a failure type,
-n focuses the note. Reviewers sign in with a name (and the token, when one is configured);
-with two reviewers per item, neither sees the other's label until the item is listed for
-adjudication.
+n focuses the note. Who a reviewer is comes from :mod:`sidecar.review.access` (their own
+token, an authenticating proxy's user header, or a free-form name on loopback); with two
+reviewers per item, neither sees the other's label until the item is disputed, and only an
+adjudicator who labelled neither side may then see both and decide it.
 
-Every label form carries a one-time token the store issued for that reviewer and item; it
-is spent in the label's own transaction, so a replayed, forged or cross-site post is refused
-with a clear error and writes nothing. Posts must also come from the page's own origin.
-The session cookie is HttpOnly and SameSite=Strict.
+Every post carries a one-time form token: a label form's is issued by the store for that
+reviewer and item and spent in the label's own transaction; the sign-in form's is kept in
+memory; the sign-out form's belongs to the session it ends. Requests for another host name
+are refused before anything runs (:mod:`sidecar.review._guard`); every response forbids
+framing, caching and referrers. Sessions live in the store, so signing out ends them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
 import secrets
-from typing import Any, get_args
-from urllib.parse import urlsplit
+from typing import Any
 
-from flask import Flask, Response, redirect, render_template, request, session, url_for
+from flask import Flask, Response, g, redirect, render_template, request, session, url_for
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from werkzeug.wrappers import Response as BaseResponse
 
-from schemas import FailureType, ReviewPassage
+from sidecar.review._guard import HostAllowList, cross_site_post, csp_nonce, secure_headers
+from sidecar.review._pages import register_pages
+from sidecar.review._signin import FormNonces, SignInLimiter
+from sidecar.review.access import Access
 from sidecar.review.errors import LabelError
+from sidecar.review.labels import adjudication_refusal, latest_labels
 from sidecar.review.metrics import StoreCollector
-from sidecar.review.routing import locate_quote
+from sidecar.review.sessions import Sessions
 from sidecar.review.store import ReviewStore
 
 __all__ = ["create_app"]
 
 logger = logging.getLogger(__name__)
 
-FAILURE_TYPES: tuple[str, ...] = get_args(FailureType)
-_KEYS = {"s": "supported", "p": "partial", "u": "unsupported", "k": "skip"}
 _OPEN = frozenset({"login", "healthz", "static"})
 
 
-def _segments(passage: ReviewPassage, quote: str | None = None) -> tuple[str, str, str]:
-    """The passage as (before, quote, after); quote empty when it is not in this passage.
-    An item routed without the quote's place (its quote then carried datamarks, which the
-    item no longer shows) has the place found again from ``quote``."""
-    text, start, end = passage.text, passage.quote_start, passage.quote_end
-    if (start is None or end is None) and quote:
-        span = locate_quote(quote, text)
-        start, end = span if span is not None else (None, None)
-    if start is None or end is None or not 0 <= start < end <= len(text):
-        return text, "", ""
-    return text[:start], text[start:end], text[end:]
+def _valid_name(name: str) -> bool:
+    return bool(name) and len(name) <= 64 and name.isprintable()
 
 
 def create_app(
-    store: ReviewStore, *, token: str | None = None, secret_key: bytes | None = None
+    store: ReviewStore,
+    *,
+    access: Access | None = None,
+    secret_key: bytes | None = None,
+    limiter: SignInLimiter | None = None,
 ) -> Flask:
-    """The page over ``store``. With ``token``, signing in asks for it."""
+    """The page over ``store`` under ``access`` (default: one reviewer on loopback, by name)."""
+    access = access or Access()
+    limiter = limiter or SignInLimiter()
+    nonces = FormNonces()
+    sessions = Sessions(store)
     app = Flask(__name__)
+    key = secret_key or secrets.token_bytes(32)
     app.config.update(
-        SECRET_KEY=secret_key or secrets.token_bytes(32),
+        SECRET_KEY=key,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         MAX_CONTENT_LENGTH=64 * 1024,
     )
+    app.wsgi_app = HostAllowList(app.wsgi_app, access)  # type: ignore[method-assign]
     registry = CollectorRegistry()
     registry.register(StoreCollector(store))
+    app.jinja_env.globals["csp_nonce"] = csp_nonce
 
     def error(status: int, message: str) -> tuple[str, int]:
         return render_template("error.html", status=status, message=message), status
 
+    def logout_token() -> str:
+        sid = str(session.get("sid", ""))
+        return hmac.new(key, b"logout:" + sid.encode(), hashlib.sha256).hexdigest()
+
+    app.jinja_env.globals["logout_token"] = logout_token
+
+    def identify() -> str | None:
+        """The reviewer this request comes from, or None (then ``g.refusal`` may say why)."""
+        if access.from_proxy(request.remote_addr):
+            assert access.proxy_user_header is not None
+            user = (request.headers.get(access.proxy_user_header) or "").strip()
+            if _valid_name(user):
+                g.via_proxy = True
+                return user
+            g.refusal = (401, "the proxy did not name a user; nothing was shown or written")
+            return None
+        if access.mode == "proxy" and not access.reviewer_tokens:
+            g.refusal = (403, "this page is reached through its sign-in proxy only")
+            return None
+        reviewer = sessions.reviewer(session.get("sid"))
+        if reviewer is not None and access.mode != "open":
+            if reviewer not in access.reviewer_tokens:
+                return None  # removed from the settings since signing in
+        return reviewer
+
     @app.before_request
     def guard() -> Any:
-        if request.method == "POST":
-            origin = request.headers.get("Origin") or request.headers.get("Referer")
-            if origin is not None and urlsplit(origin).netloc != request.host:
-                return error(403, "this form was posted from another site; nothing was written")
+        if request.method == "POST" and cross_site_post(access):
+            return error(403, "this form was posted from another site; nothing was written")
+        if request.endpoint in ("healthz", "static"):
+            return None  # no one to know: a probe reads no session
+        g.reviewer = identify()
         if request.endpoint in _OPEN or request.endpoint is None:
             return None
-        if request.endpoint == "metrics" and token is not None:
+        if request.endpoint == "metrics" and access.shared_token is not None:
             given = request.headers.get("Authorization", "")
-            if hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            if hmac.compare_digest(given.encode(), f"Bearer {access.shared_token}".encode()):
                 return None
-        if "reviewer" not in session:
+        if g.reviewer is None:
+            refusal = g.get("refusal")
+            if refusal is not None:
+                return error(*refusal)
             if request.method == "POST":
-                return error(401, "sign in first (the token is required); nothing was written")
+                return error(401, "sign in first; nothing was written")
             return redirect(url_for("login", next=request.path))
         return None
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        secure_headers(response.headers, g.get("csp_nonce"))
+        return response
+
+    def login_page(
+        status: int = 200, message: str | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[str, int, dict[str, str]]:
+        return (
+            render_template(
+                "login.html",
+                needs_token=access.mode != "open" or access.shared_token is not None,
+                own_token=access.mode != "open",
+                login_token=nonces.issue(),
+                message=message,
+            ),
+            status,
+            headers or {},
+        )
 
     @app.get("/healthz")
     def healthz() -> str:
@@ -98,100 +153,88 @@ def create_app(
 
     @app.route("/login", methods=["GET", "POST"])
     def login() -> Any:
+        if g.get("via_proxy"):
+            return redirect(url_for("queue"), code=303)
+        if access.mode == "proxy" and not access.reviewer_tokens:
+            return error(*g.get("refusal", (403, "sign in through the proxy")))
         if request.method == "GET":
-            return render_template("login.html", needs_token=token is not None)
+            return login_page()
+        address = request.remote_addr or "?"
+        wait = limiter.wait(address)
+        if wait > 0:
+            logger.debug("review page: sign-in refused while backing off")
+            seconds = max(1, round(wait))
+            return login_page(
+                429,
+                f"too many failed sign-ins: try again in {seconds} s",
+                {"Retry-After": str(seconds)},
+            )
+        if not nonces.spend(request.form.get("login_token")):
+            return login_page(403, "this sign-in form expired or was already used (try again)")
         name = (request.form.get("reviewer") or "").strip()
-        if not name or len(name) > 64 or not name.isprintable():
-            return render_template(
-                "login.html",
-                needs_token=token is not None,
-                message="a reviewer name (1 to 64 characters) is required",
-            ), 400
-        if token is not None:
-            given = request.form.get("token") or ""
-            if not hmac.compare_digest(given.encode(), token.encode()):
-                logger.warning("review page: sign-in refused (wrong or missing token)")
-                return render_template(
-                    "login.html", needs_token=True, message="wrong or missing token"
-                ), 403
+        given = request.form.get("token") or ""
+        if not _valid_name(name):
+            return login_page(400, "a reviewer name (1 to 64 characters) is required")
+        if access.mode != "open":
+            accepted = access.reviewer_of_token(name, given)
+        elif access.shared_token is not None:
+            accepted = hmac.compare_digest(given.encode(), access.shared_token.encode())
+        else:
+            accepted = True
+        if not accepted:
+            failures = limiter.failed(address)
+            # Logged once per doubling, so a guessing client cannot flood the log.
+            if failures & (failures - 1) == 0:
+                logger.warning(
+                    "review page: sign-in refused (wrong name or token), %d in a row from "
+                    "one address",
+                    failures,
+                )
+            return login_page(403, "wrong name or token")
+        limiter.succeeded(address)
         session.clear()
-        session["reviewer"] = name
+        session["sid"] = sessions.start(name)
         return redirect(url_for("queue"), code=303)
 
     @app.post("/logout")
-    def logout() -> BaseResponse:
+    def logout() -> BaseResponse | tuple[str, int]:
+        given = request.form.get("logout_token") or ""
+        if not hmac.compare_digest(given.encode(), logout_token().encode()):
+            return error(403, "this sign-out form was not issued for your session")
+        sessions.revoke(session.get("sid"))
         session.clear()
         return redirect(url_for("login"), code=303)
 
-    @app.get("/")
-    def queue() -> str:
-        reviewer = session["reviewer"]
-        return render_template(
-            "queue.html",
-            reviewer=reviewer,
-            items=store.queue(reviewer, limit=50),
-            depth=store.queue_depth(),
-            disputes=len(store.disagreements()),
-            mine=[row for row in store.labels() if row.reviewer == reviewer][-10:],
+    def may_adjudicate(item_id: str) -> bool:
+        latest = latest_labels(store.labels(item_id)).get(item_id)
+        return access.is_adjudicator(g.reviewer) and (
+            adjudication_refusal(latest, g.reviewer) is None
         )
 
-    @app.get("/next")
-    def next_item() -> Any:
-        items = store.queue(session["reviewer"], limit=1)
-        if not items:
-            return render_template("done.html", reviewer=session["reviewer"])
-        return redirect(url_for("item", item_id=items[0].item_id))
-
-    @app.get("/item/<item_id>")
-    def item(item_id: str) -> Any:
-        found = store.item(item_id)
-        if found is None:
-            return error(404, f"no review item {item_id[:64]!r}")
-        reviewer = session["reviewer"]
-        adjudicate = request.args.get("adjudicate") == "1"
-        others = (
-            {row.reviewer: row for row in store.labels(item_id) if not row.adjudication}
-            if adjudicate
-            else {}
-        )
-        return render_template(
-            "item.html",
-            item=found,
-            reviewer=reviewer,
-            adjudicate=adjudicate,
-            others=others,
-            passages=[(p, _segments(p, found.evidence_quote)) for p in found.passages],
-            failure_types=FAILURE_TYPES,
-            keys=_KEYS,
-            form_token=store.issue_form(item_id, reviewer),
-            history=[row for row in store.labels(item_id) if row.reviewer == reviewer],
-        )
+    register_pages(app, store, error=error, may_adjudicate=may_adjudicate)
 
     @app.post("/label")
     def label() -> Any:
         form = request.form
         item_id = form.get("item_id") or ""
+        adjudication = form.get("adjudication") == "1"
+        if adjudication and not access.is_adjudicator(g.reviewer):
+            return error(403, "only an adjudicator decides disputed items; nothing was written")
         try:
             store.add_label(
                 item_id=item_id,
-                reviewer=session["reviewer"],
+                reviewer=g.reviewer,
                 label=form.get("label") or "",
-                form_token=form.get("form_token"),
+                form_token=form.get("form_token") or "",
                 failure_type=form.get("failure_type"),
                 note=form.get("note"),
-                adjudication=form.get("adjudication") == "1",
+                adjudication=adjudication,
             )
         except LabelError as exc:
             return error(exc.status, str(exc))
-        if form.get("adjudication") == "1":
+        if adjudication:
             return redirect(url_for("disagreements"), code=303)
         return redirect(url_for("next_item"), code=303)
-
-    @app.get("/disagreements")
-    def disagreements() -> str:
-        return render_template(
-            "disagreements.html", reviewer=session["reviewer"], disputes=store.disagreements()
-        )
 
     @app.errorhandler(413)
     def too_large(_: Exception) -> tuple[str, int]:

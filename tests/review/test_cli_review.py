@@ -86,8 +86,37 @@ def test_serve_refuses_an_exposed_address_without_a_token(tmp_path: Path) -> Non
         cli, ["review", "serve", "--host", "0.0.0.0", "--store", str(tmp_path / "review.sqlite")]
     )
     assert result.exit_code == 2
-    assert "not a loopback address: set review.token" in result.output
+    assert "reachable beyond loopback (review.host 0.0.0.0): set review.reviewer_tokens" in (
+        result.output
+    )
     assert not (tmp_path / "review.sqlite").exists()
+
+
+def test_serve_refuses_a_weak_token(tmp_path: Path) -> None:
+    ReviewStore(tmp_path / "review.sqlite").close()
+    result = CliRunner().invoke(
+        cli,
+        ["review", "serve", "--store", str(tmp_path / "review.sqlite")],
+        env={"CITEWATCH_REVIEW_TOKEN": "letmein"},
+    )
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: review.token is too weak (shorter than 20 characters): use citewatch "
+        "review token to make one\n"
+    )
+
+
+def test_review_token_prints_a_token_and_the_hash_to_keep() -> None:
+    from sidecar.review.access import hash_token, weak_token
+
+    result = CliRunner().invoke(cli, ["review", "token", "ann"])
+    assert result.exit_code == 0, result.output
+    first, second, *settings = result.output.splitlines()
+    token = first.rsplit(": ", 1)[1]
+    assert weak_token(token) is None
+    assert second == "add to the settings:"
+    assert settings == ["review:", "  reviewer_tokens:", f'    "ann": "{hash_token(token)}"']
+    assert token not in "\n".join(settings)
 
 
 def test_commands_need_a_store() -> None:

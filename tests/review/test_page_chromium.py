@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,37 +13,17 @@ from click.testing import CliRunner
 from sidecar.cli import cli
 from sidecar.quality.review_labels import pairs_from_review
 from sidecar.review.store import ReviewStore
+from tests.review._chromium import chromium
 from tests.review._items import make_item
 from tests.review._server import serve_page
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
-
 
 @pytest.fixture
 def browser() -> Iterator[object]:
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip("needs Debian's chromium and chromium-driver (scripts/install-system-deps)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--window-size=1200,900",
-    ):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _items() -> list:  # type: ignore[type-arg]

@@ -88,7 +88,7 @@ def _closed_by_server(sock: socket.socket, *, drip: bytes, within: float) -> boo
 def test_a_request_dripped_a_byte_at_a_time_is_dropped_at_the_read_deadline(
     store: ReviewStore, read_deadline: float, dropped: bool
 ) -> None:
-    limits = ServerLimits(read_deadline=read_deadline, idle_timeout=1.0)
+    limits = ServerLimits(read_deadline=read_deadline, idle_timeout=3.0)
     drip = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"a" * 200
     with serve_app(create_app(store), limits=limits) as url, ExitStack() as stack:
         [slow] = _idle_sockets(stack, url, 1)

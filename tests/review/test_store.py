@@ -26,10 +26,10 @@ def _store(tmp_path: Path, **kwargs: object) -> ReviewStore:
 
 def test_a_new_store_is_wal_and_at_the_latest_schema_version(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
-        assert store.version == SCHEMA_VERSION == 2
+        assert store.version == SCHEMA_VERSION == 3
     db = sqlite3.connect(tmp_path / "review.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
 
 
 def test_an_older_store_is_migrated_keeping_its_rows(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_an_older_store_is_migrated_keeping_its_rows(tmp_path: Path) -> None:
     )
     db.close()
     with ReviewStore(path) as store:
-        assert store.version == 2
+        assert store.version == 3
         assert store.item(item.item_id) == item
         assert [(r.reviewer, r.label) for r in store.labels()] == [("ann", "supported")]
         token = store.issue_form(item.item_id, "bob")  # the table migration 2 added
@@ -63,7 +63,7 @@ def test_a_store_from_a_newer_citewatch_is_refused(tmp_path: Path) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("UPDATE schema_version SET version = 99")
     db.close()
-    with pytest.raises(StoreError, match="schema version 99; this citewatch knows up to 2"):
+    with pytest.raises(StoreError, match="schema version 99; this citewatch knows up to 3"):
         ReviewStore(path)
 
 
@@ -279,3 +279,20 @@ def test_purge_deletes_old_unlabelled_items_only(tmp_path: Path) -> None:
         assert store.purge(older_than_days=30) == 1
         assert sorted(i.item_id for i in store.items()) == sorted([labelled, make_item(3).item_id])
         assert len(store.labels()) == 1
+
+
+@pytest.mark.parametrize("secure_delete", [True, False], ids=["secure-delete", "sqlite-default"])
+def test_purged_text_is_gone_from_the_files(tmp_path: Path, secure_delete: bool) -> None:
+    marker = "Purgeable-passage-" + "q" * 40
+    item = make_item(7, passages=[{"source_id": "S1", "text": marker * 20}])
+    with _store(tmp_path) as store:
+        store.add([item], now=datetime(2026, 1, 1, tzinfo=UTC))
+        if not secure_delete:
+            # What SQLite does when built without SQLITE_SECURE_DELETE: freed pages keep
+            # their bytes.
+            store._query("PRAGMA secure_delete=OFF")
+        assert store.purge(older_than_days=30) == 1
+        # Read while the store is open: the write-ahead log is there too.
+        files = [p for p in tmp_path.iterdir() if p.name.startswith("review.sqlite")]
+        found = any(marker.encode() in p.read_bytes() for p in files)
+    assert found is not secure_delete

@@ -9,11 +9,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sidecar.review.access import Access
 from sidecar.review.store import ReviewStore
 from tests.review._items import make_item
 from tests.review._server import serve_page
 
-TOKEN = "s3cret-token"
+TOKEN = "Zq8-vT3kLw9xRb2mNc7dYf4h"
 
 
 @pytest.fixture
@@ -27,13 +28,23 @@ def _client(url: str) -> httpx.Client:
     return httpx.Client(base_url=url, follow_redirects=False, timeout=10)
 
 
-def _sign_in(client: httpx.Client, name: str = "ann", token: str | None = None) -> None:
-    data = {"reviewer": name, **({"token": token} if token is not None else {})}
+def login_form(client: httpx.Client) -> dict[str, str]:
+    page = client.get("/login")
+    assert page.status_code == 200
+    found = re.search(r'name="login_token" value="([^"]+)"', page.text)
+    assert found is not None
+    return {"login_token": found.group(1)}
+
+
+def sign_in(client: httpx.Client, name: str = "ann", token: str | None = None) -> None:
+    data = {**login_form(client), "reviewer": name}
+    if token is not None:
+        data["token"] = token
     response = client.post("/login", data=data)
     assert response.status_code == 303, response.text
 
 
-def _form(client: httpx.Client, item_id: str) -> dict[str, str]:
+def label_form(client: httpx.Client, item_id: str) -> dict[str, str]:
     page = client.get(f"/item/{item_id}")
     assert page.status_code == 200
     token = re.search(r'name="form_token" value="([^"]+)"', page.text)
@@ -45,21 +56,24 @@ def test_the_item_page_shows_the_claim_and_marks_the_quote(store: ReviewStore) -
     item = make_item(1, reasons=["suspect"])
     with serve_page(store) as url, _client(url) as client:
         assert client.get("/").headers["location"].startswith("/login")
-        _sign_in(client)
+        sign_in(client)
         page = client.get("/next")
         assert page.headers["location"] == f"/item/{item.item_id}"  # suspect before audit
         html = client.get(page.headers["location"]).text
         assert item.claim_text in html
         assert '<mark id="quote">within 1 days</mark>' in html
-        assert 'class="badge">suspect</span>' in html
+        assert (
+            '<span class="badge" title="the offline screen saw a conflict (another number, '
+            'a negation...) that no LLM resolved">suspect</span>'
+        ) in html
 
 
 def test_a_label_posted_once_is_written_once(store: ReviewStore) -> None:
     item = make_item(1, reasons=["suspect"])
     with serve_page(store) as url, _client(url) as client:
-        _sign_in(client)
+        sign_in(client)
         form = {
-            **_form(client, item.item_id),
+            **label_form(client, item.item_id),
             "label": "partial",
             "failure_type": "half_supported",
             "note": "second half missing",
@@ -84,7 +98,8 @@ def test_a_label_posted_once_is_written_once(store: ReviewStore) -> None:
     [
         pytest.param({"item_id": "f" * 32}, 404, "no review item", id="unknown-item"),
         pytest.param({"form_token": "forged"}, 403, "not issued by this page", id="forged-form"),
-        pytest.param({"form_token": ""}, 403, "not issued by this page", id="no-form-token"),
+        pytest.param({"form_token": ""}, 403, "not issued by this page", id="empty-form-token"),
+        pytest.param({"form_token": None}, 403, "not issued by this page", id="no-form-token"),
         pytest.param({"label": "probably"}, 400, "is not one of", id="bad-label"),
         pytest.param({"failure_type": "bad_vibes"}, 400, "failure type", id="bad-failure-type"),
     ],
@@ -94,9 +109,9 @@ def test_bad_label_posts_get_a_clear_error_and_change_nothing(
 ) -> None:
     item = make_item(1, reasons=["suspect"])
     with serve_page(store) as url, _client(url) as client:
-        _sign_in(client)
-        form = {**_form(client, item.item_id), "label": "supported", **change}
-        response = client.post("/label", data=form)
+        sign_in(client)
+        form = {**label_form(client, item.item_id), "label": "supported", **change}
+        response = client.post("/label", data={k: v for k, v in form.items() if v is not None})
         assert response.status_code == status
         assert message in response.text
         assert 'role="alert"' in response.text
@@ -106,9 +121,9 @@ def test_bad_label_posts_get_a_clear_error_and_change_nothing(
 def test_a_form_of_another_reviewer_is_refused(store: ReviewStore) -> None:
     item = make_item(1, reasons=["suspect"])
     with serve_page(store) as url, _client(url) as ann, _client(url) as bob:
-        _sign_in(ann, "ann")
-        _sign_in(bob, "bob")
-        form = {**_form(ann, item.item_id), "label": "supported"}
+        sign_in(ann, "ann")
+        sign_in(bob, "bob")
+        form = {**label_form(ann, item.item_id), "label": "supported"}
         response = bob.post("/label", data=form)
         assert response.status_code == 403
         assert "another item or reviewer" in response.text
@@ -118,8 +133,8 @@ def test_a_form_of_another_reviewer_is_refused(store: ReviewStore) -> None:
 def test_a_post_from_another_site_is_refused(store: ReviewStore) -> None:
     item = make_item(1, reasons=["suspect"])
     with serve_page(store) as url, _client(url) as client:
-        _sign_in(client)
-        form = {**_form(client, item.item_id), "label": "supported"}
+        sign_in(client)
+        form = {**label_form(client, item.item_id), "label": "supported"}
         response = client.post("/label", data=form, headers={"Origin": "http://evil.example"})
         assert response.status_code == 403
         assert "another site" in response.text
@@ -147,11 +162,13 @@ def test_without_signing_in_nothing_is_written(store: ReviewStore) -> None:
 )
 def test_a_missing_or_wrong_token_is_refused(store: ReviewStore, given: str | None) -> None:
     item = make_item(1, reasons=["suspect"])
-    with serve_page(store, token=TOKEN) as url, _client(url) as client:
-        data = {"reviewer": "ann", **({"token": given} if given is not None else {})}
+    with serve_page(store, access=Access(shared_token=TOKEN)) as url, _client(url) as client:
+        data = {**login_form(client), "reviewer": "ann"}
+        if given is not None:
+            data["token"] = given
         response = client.post("/login", data=data)
         assert response.status_code == 403
-        assert "wrong or missing token" in response.text
+        assert "wrong name or token" in response.text
         assert client.get(f"/item/{item.item_id}").status_code == 302
         refused = client.post(
             "/label", data={"item_id": item.item_id, "label": "supported", "form_token": "x"}
@@ -163,9 +180,9 @@ def test_a_missing_or_wrong_token_is_refused(store: ReviewStore, given: str | No
 
 def test_with_the_token_reviewers_label_and_metrics_are_served(store: ReviewStore) -> None:
     item = make_item(2)
-    with serve_page(store, token=TOKEN) as url, _client(url) as client:
-        _sign_in(client, token=TOKEN)
-        form = {**_form(client, item.item_id), "label": "unsupported"}
+    with serve_page(store, access=Access(shared_token=TOKEN)) as url, _client(url) as client:
+        sign_in(client, token=TOKEN)
+        form = {**label_form(client, item.item_id), "label": "unsupported"}
         assert client.post("/label", data=form).status_code == 303
         metrics = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
     assert metrics.status_code == 200
@@ -178,7 +195,7 @@ def test_with_the_token_reviewers_label_and_metrics_are_served(store: ReviewStor
 
 def test_an_unknown_item_page_is_a_clear_404(store: ReviewStore) -> None:
     with serve_page(store) as url, _client(url) as client:
-        _sign_in(client)
+        sign_in(client)
         response = client.get("/item/nope")
         assert response.status_code == 404
         assert "no review item" in response.text
