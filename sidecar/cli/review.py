@@ -52,23 +52,18 @@ def _consumer(settings: Settings, group: str) -> Any:
     from kafka import KafkaConsumer
     from kafka.errors import KafkaError
 
-    from sidecar.runtime.kafka_clients import security_config
+    from sidecar.runtime.kafka_clients import check_client_files, review_consumer_config
+    from sidecar.runtime.kafka_diagnosis import KafkaErrorWatch
 
     if settings.review.topic is None:
         raise CliError("no review topic: pass --topic or set review.topic (CITEWATCH_REVIEW_TOPIC)")
-    try:
-        consumer = KafkaConsumer(
-            bootstrap_servers=settings.kafka.bootstrap_servers.split(","),
-            group_id=group,
-            client_id="citewatch-review",
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            **security_config(settings),
-        )
-    except KafkaError as exc:
-        raise CliError(
-            f"cannot use Kafka at {settings.kafka.bootstrap_servers}: {type(exc).__name__}"
-        ) from None
+    check_client_files(settings, ("review",))
+    config = review_consumer_config(settings, group)
+    with KafkaErrorWatch(settings, "review") as watch:
+        try:
+            consumer = KafkaConsumer(**config)
+        except KafkaError as exc:
+            raise CliError(watch.explain(type(exc).__name__)) from None
     consumer.subscribe([settings.review.topic])
     return consumer
 

@@ -1,0 +1,224 @@
+"""Why Kafka clients could not start, told apart: credentials refused, TLS refused, or a
+broker that does not answer.
+
+kafka-python's constructors retry every failed connection until their bootstrap timeout
+and then raise ``KafkaTimeoutError`` whatever the cause; the cause itself is only in the
+warnings and errors they log about each attempt. :class:`KafkaErrorWatch` reads those
+lines while the clients start, keeps the first one that waiting cannot cure (an
+authentication failure, a certificate the client does not trust or the broker refuses, a
+SASL mechanism the listener does not offer) so start-up can stop at once, and the last one
+of any kind, so a timeout can say what the attempts ran into. Each diagnosis is one line
+naming the setting to look at; it quotes the broker's and the TLS library's reasons, never
+a setting's value.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Literal, NamedTuple
+
+from sidecar._userinfo import mask_secrets
+from sidecar.config import Settings
+from sidecar.config.kafka import KafkaClient, KafkaSecurity
+
+__all__ = ["Diagnosis", "KafkaErrorWatch", "diagnose"]
+
+_LOGGER = "kafka"
+
+Kind = Literal["authentication", "tls", "protocol", "connection"]
+"""What failed: the credentials, TLS, the protocol the listener speaks (the line names the
+setting), or the connection itself (the line is the short cause: connection refused)."""
+
+
+class Diagnosis(NamedTuple):
+    """One failed connection attempt, explained."""
+
+    kind: Kind
+    line: str
+    """What happened and which setting to look at, in one line."""
+    final: bool
+    """Waiting will not cure it: start-up stops at once."""
+
+
+_SSL_REASON = re.compile(r"\[SSL: (?P<code>[A-Z0-9_]+)\] (?P<text>[^(]*?)\s*(?:\(_ssl\.c:\d+\))?$")
+_VERIFY = re.compile(r"certificate verify failed: (?P<reason>[^(]*?)\s*(?:\(_ssl\.c:\d+\)|$)")
+_REFUSED_CERTIFICATE = (
+    "ALERT_UNKNOWN_CA",
+    "ALERT_BAD_CERTIFICATE",
+    "ALERT_CERTIFICATE_UNKNOWN",
+    "ALERT_CERTIFICATE_REQUIRED",
+    "CERTIFICATE_REQUIRED",
+    "ALERT_ACCESS_DENIED",
+)
+_NOT_TLS = ("WRONG_VERSION_NUMBER", "UNEXPECTED_EOF_WHILE_READING", "EOF occurred in violation")
+_AUTHENTICATION = re.compile(
+    r"SaslAuthenticationFailedError|AuthenticationFailedError|Authentication failed"
+)
+
+
+def _after(text: str, marker: str) -> str:
+    """The broker's own words: what follows the last ``marker`` in ``text``."""
+    _, found, rest = text.rpartition(marker)
+    return rest.strip().rstrip(".") if found else ""
+
+
+def diagnose(text: str, security: KafkaSecurity, *, where: str, bootstrap: str) -> Diagnosis | None:
+    """The diagnosis of one kafka-python log line about a failed connection, or None when
+    the line is not about one (``where``: the settings' prefix for this client)."""
+    mechanism = security.sasl_mechanism
+    at = f"Kafka at {bootstrap}"
+    if _AUTHENTICATION.search(text):
+        reason = _after(text, "SaslAuthenticationFailedError:") or "authentication failed"
+        if mechanism == "OAUTHBEARER":
+            look = f"{where}.sasl_oauth_token_provider and the token it returns"
+        elif mechanism == "GSSAPI":
+            look = f"{where}.sasl_kerberos_service_name and the Kerberos credentials"
+        elif mechanism == "AWS_MSK_IAM":
+            look = "the AWS credentials and region of the process"
+        else:
+            look = f"{where}.sasl_plain_username and {where}.sasl_plain_password"
+        return Diagnosis(
+            "authentication", f"{at} refused the credentials ({reason}); check {look}", True
+        )
+    if "UnsupportedSaslMechanism" in text:
+        offered = _after(text, "Enabled mechanisms:")
+        return Diagnosis(
+            "authentication",
+            f"{at} does not offer SASL mechanism {mechanism}"
+            + (f" (it offers {offered})" if offered else "")
+            + f"; check {where}.sasl_mechanism",
+            True,
+        )
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        found = _VERIFY.search(text)
+        reason = found.group("reason").strip().rstrip(".") if found else "verify failed"
+        if "mismatch" in reason:
+            return Diagnosis(
+                "tls",
+                f"TLS to {at} failed: {reason}; connect by a name the broker's certificate "
+                f"carries (kafka.bootstrap_servers) or set {where}.ssl_check_hostname false",
+                True,
+            )
+        return Diagnosis(
+            "tls",
+            f"TLS to {at} failed: the broker's certificate is not trusted ({reason}); "
+            f"check {where}.ssl_cafile",
+            True,
+        )
+    alert = next((code for code in _REFUSED_CERTIFICATE if code in text), None)
+    if alert is not None:
+        reason = _ssl_text(text) or alert
+        if security.ssl_certfile is None:
+            return Diagnosis(
+                "tls",
+                f"{at} asks for a client certificate ({reason}); set {where}.ssl_certfile "
+                f"and {where}.ssl_keyfile",
+                True,
+            )
+        return Diagnosis(
+            "tls",
+            f"{at} refused the client certificate ({reason}); check that {where}.ssl_certfile "
+            "is signed by a CA the broker trusts",
+            True,
+        )
+    protocol = f"{where}.security_protocol {security.security_protocol}"
+    if any(code in text for code in _NOT_TLS):
+        return Diagnosis(
+            "protocol",
+            f"the TLS handshake with {at} failed ({_ssl_text(text) or 'no TLS answer'}); "
+            f"does the listener at that port speak TLS? check {protocol}",
+            False,
+        )
+    if "socket disconnected" in text:
+        return Diagnosis(
+            "protocol",
+            f"{at} closed the connection while it was set up; does the listener at that port "
+            f"speak {security.security_protocol}? check {protocol}",
+            False,
+        )
+    if "ECONNREFUSED" in text or "Connection refused" in text:
+        return Diagnosis("connection", "connection refused", False)
+    if "gaierror" in text or "Name or service not known" in text or "DNS lookup failed" in text:
+        return Diagnosis("connection", "host name not found", False)
+    return None
+
+
+def _ssl_text(text: str) -> str:
+    for line in reversed(text.splitlines()):
+        found = _SSL_REASON.search(line)
+        if found:
+            return found.group("text").strip()
+    return ""
+
+
+class KafkaErrorWatch(logging.Handler):
+    """Reads kafka-python's warnings and errors while it is attached (a context manager)
+    and diagnoses each failed connection attempt of one client.
+
+    The ``kafka`` logger must let WARNING records through while it watches; the lines
+    themselves reach the log's handlers only as the verbosity says.
+    """
+
+    def __init__(self, settings: Settings, client: KafkaClient = "consumer") -> None:
+        super().__init__(level=logging.WARNING)
+        from sidecar.runtime.kafka_clients import setting_prefix
+
+        self._security = settings.kafka.security_for(client)
+        self._where = setting_prefix(settings, client)
+        self._bootstrap = settings.kafka.bootstrap_servers
+        self._lock = threading.Lock()
+        self._final: Diagnosis | None = None
+        self._last: Diagnosis | None = None
+        self.failed = threading.Event()
+        """Set once a diagnosis that waiting cannot cure is made."""
+        self._level: int | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except Exception:  # a record that cannot be formatted says nothing to diagnose
+            return
+        found = diagnose(text, self._security, where=self._where, bootstrap=self._bootstrap)
+        if found is None:
+            return
+        with self._lock:
+            self._last = found
+            if found.final and self._final is None:
+                self._final = found
+                self.failed.set()
+
+    @property
+    def final(self) -> Diagnosis | None:
+        """The first diagnosis that waiting cannot cure, if any."""
+        return self._final
+
+    @property
+    def last(self) -> Diagnosis | None:
+        """The latest diagnosis of any kind, if any."""
+        return self._last
+
+    def explain(self, fallback: str) -> str:
+        """One line for clients that could not be built: the final diagnosis, else the
+        latest, else ``fallback`` (kafka-python's error class)."""
+        found = self._final or self._last
+        if found is None:
+            return f"cannot use Kafka at {self._bootstrap}: {fallback}"
+        if found.kind == "connection":
+            return f"cannot reach Kafka at {self._bootstrap} ({found.line})"
+        return mask_secrets(found.line)
+
+    def __enter__(self) -> KafkaErrorWatch:
+        logger = logging.getLogger(_LOGGER)
+        if not logger.isEnabledFor(logging.WARNING):
+            self._level = logger.level
+            logger.setLevel(logging.WARNING)
+        logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logger = logging.getLogger(_LOGGER)
+        logger.removeHandler(self)
+        if self._level is not None:
+            logger.setLevel(self._level)
