@@ -10,6 +10,11 @@ SASL mechanism the listener does not offer) so start-up can stop at once, and th
 of any kind, so a timeout can say what the attempts ran into. Each diagnosis is one line
 naming the setting to look at; it quotes the broker's and the TLS library's reasons, never
 a setting's value.
+
+A broker answers wrong credentials with an error and then closes the connection; kafka-python
+3 often reads the close first and reports only "socket disconnected". So the watch also reads
+the client's DEBUG lines of the SASL exchange (kept out of the log below -vv): a connection
+that closes while its credentials await the broker's answer was refused them.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ _REFUSED_CERTIFICATE = (
     "ALERT_ACCESS_DENIED",
 )
 _NOT_TLS = ("WRONG_VERSION_NUMBER", "UNEXPECTED_EOF_WHILE_READING", "EOF occurred in violation")
+_CONNECTION = re.compile(r"\[(?P<peer>[^\]<\s]+)<-(?P<local>\d+)\]")
+_EXCHANGE_LOGGER = "kafka.net.connection"
 _AUTHENTICATION = re.compile(
     r"SaslAuthenticationFailedError|AuthenticationFailedError|Authentication failed"
 )
@@ -162,7 +169,7 @@ class KafkaErrorWatch(logging.Handler):
     """
 
     def __init__(self, settings: Settings, client: KafkaClient = "consumer") -> None:
-        super().__init__(level=logging.WARNING)
+        super().__init__(level=logging.DEBUG)
         from sidecar.runtime.kafka_clients import setting_prefix
 
         self._security = settings.kafka.security_for(client)
@@ -173,16 +180,51 @@ class KafkaErrorWatch(logging.Handler):
         self._last: Diagnosis | None = None
         self.failed = threading.Event()
         """Set once a diagnosis that waiting cannot cure is made."""
-        self._level: int | None = None
+        self._awaiting: set[str] = set()
+        """Connections (their local ports) whose credentials await the broker's answer."""
+        self._saved: list[tuple[logging.Logger, int, bool]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = record.getMessage()
         except Exception:  # a record that cannot be formatted says nothing to diagnose
             return
-        found = diagnose(text, self._security, where=self._where, bootstrap=self._bootstrap)
+        if record.levelno < logging.WARNING:
+            self._follow_exchange(text)
+            return
+        found = self._refused_by_closing(text) if "socket disconnected" in text else None
+        if found is None:
+            found = diagnose(text, self._security, where=self._where, bootstrap=self._bootstrap)
         if found is None:
             return
+        self._note(found)
+
+    def _follow_exchange(self, text: str) -> None:
+        if "SaslAuthenticate" not in text:
+            return
+        connection = _CONNECTION.search(text)
+        if connection is None:
+            return
+        with self._lock:
+            if "Request" in text and "SaslAuthenticateRequest" in text:
+                self._awaiting.add(connection.group("local"))
+            elif "SaslAuthenticateResponse" in text:
+                self._awaiting.discard(connection.group("local"))
+
+    def _refused_by_closing(self, text: str) -> Diagnosis | None:
+        connection = _CONNECTION.search(text)
+        with self._lock:
+            if connection is None or connection.group("local") not in self._awaiting:
+                return None
+            self._awaiting.discard(connection.group("local"))
+        return diagnose(
+            "SaslAuthenticationFailedError: it closed the connection on them",
+            self._security,
+            where=self._where,
+            bootstrap=self._bootstrap,
+        )
+
+    def _note(self, found: Diagnosis) -> None:
         with self._lock:
             self._last = found
             if found.final and self._final is None:
@@ -210,15 +252,19 @@ class KafkaErrorWatch(logging.Handler):
         return mask_secrets(found.line)
 
     def __enter__(self) -> KafkaErrorWatch:
-        logger = logging.getLogger(_LOGGER)
-        if not logger.isEnabledFor(logging.WARNING):
-            self._level = logger.level
-            logger.setLevel(logging.WARNING)
-        logger.addHandler(self)
+        kafka, exchange = logging.getLogger(_LOGGER), logging.getLogger(_EXCHANGE_LOGGER)
+        self._saved = [(logger, logger.level, logger.propagate) for logger in (kafka, exchange)]
+        if not logging.getLogger().isEnabledFor(logging.DEBUG):
+            # The exchange's DEBUG lines are for this watch only, not for the log.
+            kafka.propagate = False
+            if not kafka.isEnabledFor(logging.WARNING):
+                kafka.setLevel(logging.WARNING)
+            exchange.setLevel(logging.DEBUG)
+        kafka.addHandler(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        logger = logging.getLogger(_LOGGER)
-        logger.removeHandler(self)
-        if self._level is not None:
-            logger.setLevel(self._level)
+        logging.getLogger(_LOGGER).removeHandler(self)
+        for logger, level, propagate in self._saved:
+            logger.setLevel(level)
+            logger.propagate = propagate
