@@ -60,6 +60,7 @@ _REFUSED_CERTIFICATE = (
 _NOT_TLS = ("WRONG_VERSION_NUMBER", "UNEXPECTED_EOF_WHILE_READING", "EOF occurred in violation")
 _CONNECTION = re.compile(r"\[(?P<peer>[^\]<\s]+)<-(?P<local>\d+)\]")
 _EXCHANGE_LOGGER = "kafka.net.connection"
+_BACKOFF = re.compile(r"\s*\(backoff [^)]*\)\s*$")
 _AUTHENTICATION = re.compile(
     r"SaslAuthenticationFailedError|AuthenticationFailedError|Authentication failed"
 )
@@ -68,7 +69,7 @@ _AUTHENTICATION = re.compile(
 def _after(text: str, marker: str) -> str:
     """The broker's own words: what follows the last ``marker`` in ``text``."""
     _, found, rest = text.rpartition(marker)
-    return rest.strip().rstrip(".") if found else ""
+    return _BACKOFF.sub("", rest).strip().rstrip(".") if found else ""
 
 
 def diagnose(text: str, security: KafkaSecurity, *, where: str, bootstrap: str) -> Diagnosis | None:

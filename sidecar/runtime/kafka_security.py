@@ -96,7 +96,9 @@ def _key_problem(security: KafkaSecurity, exc: ssl.SSLError, where: str) -> str:
             f"{where}.ssl_keyfile: {security.ssl_keyfile} is not the key of "
             f"{where}.ssl_certfile {security.ssl_certfile}"
         )
-    if reason in ("BAD_DECRYPT", "BAD_PASSWORD_READ", "INTERRUPTED_OR_CANCELLED"):
+    if reason in ("BAD_DECRYPT", "BAD_PASSWORD_READ", "INTERRUPTED_OR_CANCELLED") or _encrypted(
+        security.ssl_keyfile or security.ssl_certfile
+    ):
         if security.ssl_password is None:
             return (
                 f"{where}.ssl_keyfile: {security.ssl_keyfile} is encrypted; "
@@ -107,6 +109,18 @@ def _key_problem(security: KafkaSecurity, exc: ssl.SSLError, where: str) -> str:
         f"{where}.ssl_certfile / {where}.ssl_keyfile: cannot load {security.ssl_certfile} "
         f"with its key ({reason}); both must be PEM"
     )
+
+
+def _encrypted(path: str | None) -> bool:
+    """Whether the PEM key at ``path`` is encrypted (OpenSSL 3 reports a failed decryption
+    only as a PEM error)."""
+    if path is None:
+        return False
+    try:
+        text = Path(path).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return "ENCRYPTED PRIVATE KEY" in text or "Proc-Type: 4,ENCRYPTED" in text
 
 
 def token_provider(security: KafkaSecurity, where: str = "kafka") -> Any:
