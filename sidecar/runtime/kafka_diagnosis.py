@@ -14,7 +14,8 @@ a setting's value.
 A broker answers wrong credentials with an error and then closes the connection; kafka-python
 3 often reads the close first and reports only "socket disconnected". So the watch also reads
 the client's DEBUG lines of the SASL exchange (kept out of the log below -vv): a connection
-that closes while its credentials await the broker's answer was refused them.
+that closes while its credentials await the broker's answer was refused them, and one that
+closes while its SASL handshake awaits one was refused the mechanism.
 """
 
 from __future__ import annotations
@@ -181,8 +182,9 @@ class KafkaErrorWatch(logging.Handler):
         self._last: Diagnosis | None = None
         self.failed = threading.Event()
         """Set once a diagnosis that waiting cannot cure is made."""
-        self._awaiting: set[str] = set()
-        """Connections (their local ports) whose credentials await the broker's answer."""
+        self._awaiting: dict[str, str] = {}
+        """Connections (by local port) whose SASL handshake or credentials await the
+        broker's answer, and which of the two."""
         self._saved: list[tuple[logging.Logger, int, bool]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -201,29 +203,33 @@ class KafkaErrorWatch(logging.Handler):
         self._note(found)
 
     def _follow_exchange(self, text: str) -> None:
-        if "SaslAuthenticate" not in text:
+        if "Sasl" not in text:
             return
         connection = _CONNECTION.search(text)
         if connection is None:
             return
+        local = connection.group("local")
         with self._lock:
-            if "Request" in text and "SaslAuthenticateRequest" in text:
-                self._awaiting.add(connection.group("local"))
-            elif "SaslAuthenticateResponse" in text:
-                self._awaiting.discard(connection.group("local"))
+            for step in ("SaslHandshake", "SaslAuthenticate"):
+                if f": {step}Request(" in text and "Request" in text:
+                    self._awaiting[local] = step
+                elif f"{step}Response(" in text:
+                    self._awaiting.pop(local, None)
 
     def _refused_by_closing(self, text: str) -> Diagnosis | None:
         connection = _CONNECTION.search(text)
         with self._lock:
-            if connection is None or connection.group("local") not in self._awaiting:
-                return None
-            self._awaiting.discard(connection.group("local"))
-        return diagnose(
-            "SaslAuthenticationFailedError: it closed the connection on them",
-            self._security,
-            where=self._where,
-            bootstrap=self._bootstrap,
+            step = (
+                None if connection is None else self._awaiting.pop(connection.group("local"), None)
+            )
+        if step is None:
+            return None
+        said = (
+            "UnsupportedSaslMechanism"
+            if step == "SaslHandshake"
+            else "SaslAuthenticationFailedError: it closed the connection on them"
         )
+        return diagnose(said, self._security, where=self._where, bootstrap=self._bootstrap)
 
     def _note(self, found: Diagnosis) -> None:
         with self._lock:

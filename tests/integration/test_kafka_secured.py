@@ -5,8 +5,11 @@ each kind of mistake its own line and exit 2 before the start-up wait is over.""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from tests.support.kafka import (
     Sidecar,
     Topics,
     kafka_local,
+    new_topics,
     offsets,
     produce,
     read_topic,
@@ -375,3 +379,90 @@ def test_the_docs_give_every_secured_setup_its_settings() -> None:
     assert json.dumps(doc_settings("One client on a principal of its own")) == json.dumps(
         {"kafka": {"client_overrides": {"review": {"sasl_plain_username": "citewatch-review"}}}}
     )
+
+
+def _review_consume(
+    broker: Any, tmp_path: Path, settings: dict[str, Any], topic: str, group: str
+) -> Any:
+    """`citewatch review consume -vv` on the SASL_SSL listener, its stderr in consume.log."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWATCH_")}
+    log = open(tmp_path / "consume.log", "wb")  # noqa: SIM115 - kept by the child
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from sidecar.cli import main; sys.exit(main())",
+            "-vv",
+            "review",
+            "consume",
+            "--config",
+            _config(tmp_path, settings),
+            "--bootstrap-servers",
+            broker.listener("SASL_SSL"),
+            "--topic",
+            topic,
+            "--group",
+            group,
+            "--store",
+            str(tmp_path / "review.sqlite"),
+        ],
+        env=env,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
+    log.close()
+    return process
+
+
+def test_the_review_consumer_connects_on_a_principal_of_its_own(
+    secured_broker: Any, tmp_path: Path
+) -> None:
+    found = secured_broker.credentials()
+    [topic] = new_topics(secured_broker.bootstrap, "review", partitions=1)
+    produce(secured_broker.bootstrap, topic, [b"not a review item"])
+    # The other clients' user is refused; the review consumer's own is not.
+    settings = _scram(secured_broker)
+    settings["kafka"].update(sasl_plain_username="nobody", sasl_plain_password="nobody-pw")
+    settings["kafka"]["client_overrides"] = {
+        "review": {"sasl_plain_username": found["user"], "sasl_plain_password": found["password"]}
+    }
+    group = "review-" + tmp_path.name[-6:]
+    process = _review_consume(secured_broker, tmp_path, settings, topic, group)
+    log = tmp_path / "consume.log"
+    try:
+        wait_until(
+            lambda: offsets(secured_broker.bootstrap, topic, group)[0] == {0: 1},
+            timeout=120,
+            what="the record read and committed",
+        )
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    text = log.read_text(errors="replace")
+    assert code == 0, text[-3000:]
+    assert "1 records, 0 stored, 0 already there, 0 over the day's caps, 1 not review items" in text
+    assert found["password"] not in text
+
+
+def test_the_review_consumer_without_its_own_principal_is_refused(
+    secured_broker: Any, tmp_path: Path
+) -> None:
+    settings = _scram(secured_broker)
+    settings["kafka"].update(sasl_plain_username="nobody", sasl_plain_password="nobody-pw")
+    process = _review_consume(secured_broker, tmp_path, settings, "review-unused", "unused")
+    try:
+        code = process.wait(120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    text = (tmp_path / "consume.log").read_text(errors="replace")
+    errors = [line for line in text.splitlines() if line.startswith("Error:")]
+    assert code == 2, text[-3000:]
+    assert len(errors) == 1 and "refused the credentials" in errors[0], errors
+    assert "nobody-pw" not in text

@@ -181,6 +181,26 @@ def test_a_connection_closed_while_its_credentials_await_an_answer_was_refused_t
     )
 
 
+def test_a_connection_closed_while_its_handshake_awaits_an_answer_was_refused_the_mechanism() -> (
+    None
+):
+    conn = "<KafkaConnection node_id=bootstrap-0 host=[127.0.0.1:9094<-43050] (initializing)>"
+    with KafkaErrorWatch(_settings()) as watch:
+        _log(
+            "kafka.net.connection",
+            logging.DEBUG,
+            f"{conn} Request 2: SaslHandshakeRequest(version=1)",
+        )
+        _log(
+            "kafka.net.transport",
+            logging.ERROR,
+            "<KafkaSSLTransport [127.0.0.1:9094<-43050]>: socket disconnected",
+        )
+    assert watch.explain("KafkaTimeoutError") == (
+        f"Kafka at {AT} does not offer SASL mechanism SCRAM-SHA-512; check kafka.sasl_mechanism"
+    )
+
+
 def test_a_connection_closed_after_its_credentials_were_accepted_is_not_a_refusal() -> None:
     conn = "<KafkaConnection node_id=1 host=[127.0.0.1:9094<-5000] (initializing)>"
     with KafkaErrorWatch(_settings()) as watch:
