@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import logging
-import sys
 from typing import Any
 
 import click
 
 from sidecar import __version__
-from sidecar._userinfo import MaskUserinfo
+from sidecar.cli._logging import configure_logging
 from sidecar.cli.calibrate import calibrate_command
 from sidecar.cli.check import check_command
 from sidecar.cli.config import config_group
@@ -44,15 +42,7 @@ def cli(verbose: int) -> None:
       citewatch check examples/traces.jsonl --output evaluations.jsonl
       citewatch run --bootstrap-servers kafka:9092 --config citewatch.yaml
     """
-    level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(
-        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    # Every line written, the HTTP clients' own included (httpx logs each URL it requests at
-    # INFO), with the credentials of any address in it masked.
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, MaskUserinfo) for f in handler.filters):
-            handler.addFilter(MaskUserinfo())
+    configure_logging(verbose)
 
 
 cli.add_command(check_command)

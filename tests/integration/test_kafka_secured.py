@@ -124,7 +124,10 @@ def _delivers_everything(
     text = log.read_text(errors="replace")
     assert code == 0, text[-3000:]
     assert len(read_topic(plain, topics.evaluations)) == TRACES
-    assert [r.value for r in read_topic(plain, topics.dead_letters)] == BAD
+    assert sorted(r.value for r in read_topic(plain, topics.dead_letters)) == sorted(BAD)
+    # kafka-python's -vv lines carry fetched and produced records: written without them.
+    assert "Can I get a refund" not in text
+    assert "not json" not in text
     return text
 
 
