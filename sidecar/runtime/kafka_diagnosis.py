@@ -211,7 +211,7 @@ class KafkaErrorWatch(logging.Handler):
         local = connection.group("local")
         with self._lock:
             for step in ("SaslHandshake", "SaslAuthenticate"):
-                if f": {step}Request(" in text and "Request" in text:
+                if f": {step}Request(" in text:
                     self._awaiting[local] = step
                 elif f"{step}Response(" in text:
                     self._awaiting.pop(local, None)
