@@ -70,7 +70,12 @@ _AUTHENTICATION = re.compile(
 def _after(text: str, marker: str) -> str:
     """The broker's own words: what follows the last ``marker`` in ``text``."""
     _, found, rest = text.rpartition(marker)
-    return _BACKOFF.sub("", rest).strip().rstrip(".") if found else ""
+    if not found:
+        return ""
+    rest = _BACKOFF.sub("", rest).strip()
+    while rest.endswith(")") and rest.count(")") > rest.count("("):
+        rest = rest[:-1].rstrip()  # the close of the line's own "Abort (...)"
+    return rest.rstrip(".")
 
 
 def diagnose(text: str, security: KafkaSecurity, *, where: str, bootstrap: str) -> Diagnosis | None:

@@ -42,6 +42,21 @@ TLS_ONLY = KafkaSecurity(security_protocol="SSL")
         ),
         pytest.param(
             SCRAM,
+            "<KafkaSSLTransport [127.0.0.1:9094<-5]>: Abort ([Error 58] "
+            "SaslAuthenticationFailedError: SaslAuthenticationFailedError: Authentication "
+            "failed during authentication due to invalid credentials with SASL mechanism "
+            "SCRAM-SHA-512)",
+            Diagnosis(
+                "authentication",
+                f"Kafka at {AT} refused the credentials (Authentication failed during "
+                "authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512); "
+                "check kafka.sasl_plain_username and kafka.sasl_plain_password",
+                True,
+            ),
+            id="wrong-password-abort-line",
+        ),
+        pytest.param(
+            SCRAM,
             "Connection failed: KafkaConnectionError: Handshake failed: [SSL: "
             "CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer "
             "certificate (_ssl.c:1006)",
