@@ -32,13 +32,15 @@ class _Hidden(str):
         return str(self)
 
 
-def _carries_bytes(value: object, depth: int = 0) -> bool:
-    if isinstance(value, _BYTES):
+def _carries_payload(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` is or holds bytes or a protocol message (a produce request holds
+    the records it sends)."""
+    if isinstance(value, _BYTES) or type(value).__name__.endswith(_MESSAGES):
         return True
     if depth < 3 and isinstance(value, list | tuple | set | frozenset):
-        return any(_carries_bytes(item, depth + 1) for item in value)
+        return any(_carries_payload(item, depth + 1) for item in value)
     if depth < 3 and isinstance(value, dict):
-        return any(_carries_bytes(item, depth + 1) for item in value.values())
+        return any(_carries_payload(item, depth + 1) for item in value.values())
     return False
 
 
@@ -48,7 +50,7 @@ def _shown(value: object) -> object:
     name = type(value).__name__
     if name.endswith(_MESSAGES):
         return _Hidden(f"<{name}>")
-    if _carries_bytes(value):
+    if _carries_payload(value):
         size = f" of {len(value)}" if hasattr(value, "__len__") else ""
         return _Hidden(f"<{name}{size}>")
     return value

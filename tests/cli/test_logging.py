@@ -17,6 +17,11 @@ class FetchResponse:
         return f"FetchResponse(records={RAW!r})"
 
 
+class ProduceRequest:
+    def __repr__(self) -> str:
+        return f"ProduceRequest(records={RAW!r})"
+
+
 def _written(name: str, message: str, *args: object) -> str:
     record = logging.LogRecord(name, logging.DEBUG, __file__, 1, message, args, None)
     HideKafkaPayloads().filter(record)
@@ -46,6 +51,13 @@ def _written(name: str, message: str, *args: object) -> str:
             ("producer", None, RAW, [("citewatch.dlt.original.topic", b"t")], "tp"),
             "producer: Sending (key=None value=<35 bytes> headers=<list of 1>) to tp",
             id="dead-letter-record",
+        ),
+        pytest.param(
+            "kafka.producer.sender",
+            "%s: Created %d produce requests: %s",
+            ("<Sender>", 1, {1: ProduceRequest()}),
+            "<Sender>: Created 1 produce requests: <dict of 1>",
+            id="requests-in-a-dict",
         ),
         pytest.param(
             "kafka.net.manager",
