@@ -150,10 +150,9 @@ def _caught_up(bootstrap: str, topics: Topics) -> bool:
 
 
 def _masked(text: str, secret: str) -> None:
-    """No spelling of ``secret`` in ``text``, and the mask where kafka-python wrote it."""
+    """No spelling of ``secret`` in ``text``."""
     assert secret not in text
     assert repr(secret.encode())[2:-1] not in text
-    assert "***" in text
 
 
 def test_scram_over_tls_delivers_every_record_without_the_password_in_the_log(
@@ -186,7 +185,8 @@ def test_sasl_plain_over_tls_keeps_the_password_it_sends_out_of_the_log(
     text = _delivers_everything(
         secured_broker, "SASL_SSL", _config(tmp_path, settings), tmp_path / "run.log", env
     )
-    assert "SaslAuthenticateRequest" in text  # the request that carries the credentials
+    # The request that carries the credentials in clear is logged, as its type only.
+    assert "Request 3: <SaslAuthenticateRequest>" in text
     _masked(text, found["password"])
 
 
