@@ -5,19 +5,26 @@ pom beside this file) into a cache folder; nothing else is downloaded and no Doc
 
     scripts/kafka-local fetch                  download the jars into the cache
     scripts/kafka-local start [--dir D]        format D, start a broker, print host:port
+    scripts/kafka-local start --secured        the same with secured listeners beside it
+                                               (SASL_SSL SCRAM-SHA-512 and PLAIN, MTLS,
+                                               OAUTH), one name=host:port line each
     scripts/kafka-local stop  [--dir D]        stop the broker started in D, by its pid
     scripts/kafka-local status [--dir D]       print host:port if it is running
 
 The cache folder is .cache/kafka at the repository root, or KAFKA_LOCAL_CACHE.
 
 Used as a library by tests/integration: :class:`LocalKafka` starts, restarts and stops a
-broker and never touches a process it did not start.
+broker and never touches a process it did not start. The PLAINTEXT listener is always there
+(the broker's own traffic and the tests' set-up use it); the secured ones, their keys and
+their credentials are described in kafka_secured.py beside this file.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -27,6 +34,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from types import ModuleType
 
 __all__ = ["DEFAULT_VERSION", "LocalKafka", "fetch", "free_port"]
 
@@ -85,6 +93,19 @@ def fetch(version: str = DEFAULT_VERSION, cache: Path = DEFAULT_CACHE) -> Path:
     return lib
 
 
+def secured_module() -> ModuleType:
+    """kafka_secured.py beside this file, as a module (this file is loaded by path too)."""
+    name = "kafka_secured"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, HERE / "kafka_secured.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as sock:
@@ -111,10 +132,12 @@ class LocalKafka:
         *,
         version: str = DEFAULT_VERSION,
         cache: Path = DEFAULT_CACHE,
+        secured: bool = False,
     ) -> None:
         self.directory = Path(directory)
         self.version = version
         self.cache = cache
+        self.secured = secured
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -131,8 +154,24 @@ class LocalKafka:
 
     @property
     def bootstrap(self) -> str:
-        """host:port of the broker's client listener."""
+        """host:port of the broker's PLAINTEXT client listener."""
         return self.bootstrap_file.read_text().strip()
+
+    @property
+    def tls_directory(self) -> Path:
+        """Where a secured broker's keys, certificates and credentials.json are."""
+        return self.directory / "tls"
+
+    def listener(self, name: str) -> str:
+        """host:port of the listener ``name`` (PLAINTEXT, or with ``secured`` SASL_SSL,
+        MTLS, OAUTH)."""
+        found: dict[str, str] = json.loads((self.directory / "listeners.json").read_text())
+        return found[name]
+
+    def credentials(self) -> dict[str, str]:
+        """The TLS files and the SASL user and password of a secured broker."""
+        found: dict[str, str] = secured_module().credentials(self.tls_directory)
+        return found
 
     def _java(self) -> list[str]:
         java_home = os.environ.get("JAVA_HOME")
@@ -154,9 +193,29 @@ class LocalKafka:
         if self.directory.exists():
             shutil.rmtree(self.directory)
         (self.directory / "data").mkdir(parents=True)
-        port, controller = free_port(), free_port()
-        while controller == port:
-            controller = free_port()
+        names = ["PLAINTEXT", "CONTROLLER"]
+        secured: ModuleType | None = secured_module() if self.secured else None
+        if secured is not None:
+            names += list(secured.LISTENERS)
+        ports: dict[str, int] = {}
+        while len(set(ports.values())) < len(names):
+            ports = {name: free_port() for name in names}
+        port, controller = ports["PLAINTEXT"], ports["CONTROLLER"]
+        protocols = {"PLAINTEXT": "PLAINTEXT", "CONTROLLER": "PLAINTEXT"}
+        extra: list[str] = []
+        format_args: list[str] = []
+        if secured is not None:
+            material = secured.make_material(self.tls_directory)
+            protocols.update(secured.LISTENERS)
+            extra = secured.server_properties(material)
+            format_args = secured.scram_arguments(material)
+        client = [name for name in names if name != "CONTROLLER"]
+        (self.directory / "listeners.json").write_text(
+            json.dumps({name: f"127.0.0.1:{ports[name]}" for name in client}, indent=2) + "\n"
+        )
+        listeners = ",".join(f"{name}://127.0.0.1:{ports[name]}" for name in names)
+        advertised = ",".join(f"{name}://127.0.0.1:{ports[name]}" for name in client)
+        protocol_map = ",".join(f"{name}:{protocol}" for name, protocol in protocols.items())
         (self.directory / "log4j2.properties").write_text(_LOG4J2.format(log=self.log_file))
         (self.directory / "server.properties").write_text(
             "\n".join(
@@ -164,11 +223,11 @@ class LocalKafka:
                     "process.roles=broker,controller",
                     "node.id=1",
                     f"controller.quorum.voters=1@127.0.0.1:{controller}",
-                    f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
-                    f"advertised.listeners=PLAINTEXT://127.0.0.1:{port}",
+                    f"listeners={listeners}",
+                    f"advertised.listeners={advertised}",
                     "controller.listener.names=CONTROLLER",
                     "inter.broker.listener.name=PLAINTEXT",
-                    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                    f"listener.security.protocol.map={protocol_map}",
                     f"log.dirs={self.directory / 'data'}",
                     "num.partitions=1",
                     "num.network.threads=2",
@@ -185,6 +244,7 @@ class LocalKafka:
                     "message.max.bytes=16777216",
                     "replica.fetch.max.bytes=16777216",
                     "log.segment.bytes=67108864",
+                    *extra,
                     "",
                 ]
             )
@@ -199,6 +259,7 @@ class LocalKafka:
                 _cluster_id(),
                 "-c",
                 str(self.directory / "server.properties"),
+                *format_args,
             ],
             check=True,
             stdout=subprocess.DEVNULL,
@@ -301,8 +362,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["fetch", "start", "stop", "status"])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="broker state folder")
     parser.add_argument("--version", default=DEFAULT_VERSION, help="Kafka version")
+    parser.add_argument(
+        "--secured",
+        action="store_true",
+        help="also SASL_SSL (SCRAM-SHA-512, PLAIN), MTLS and OAUTH listeners; keys and the "
+        "password in DIR/tls (credentials.json)",
+    )
     args = parser.parse_args(argv)
-    broker = LocalKafka(args.dir, version=args.version)
+    broker = LocalKafka(args.dir, version=args.version, secured=args.secured)
     if args.command == "fetch":
         print(fetch(args.version))
     elif args.command == "start":
@@ -310,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"already running at {broker.bootstrap}", file=sys.stderr)
             return 1
         print(broker.start())
+        if args.secured:
+            for name in ("SASL_SSL", "MTLS", "OAUTH"):
+                print(f"{name}={broker.listener(name)}")
+            print(f"credentials={broker.tls_directory / 'credentials.json'}")
     elif args.command == "stop":
         broker.stop()
     else:

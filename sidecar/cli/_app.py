@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import importlib
-import logging
-import sys
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import click
 
 from sidecar import __version__
-from sidecar._userinfo import MaskUserinfo
+from sidecar.cli._logging import configure_logging
 
 __all__ = ["cli", "main"]
 
@@ -93,15 +91,7 @@ def cli(verbose: int) -> None:
       citewatch check examples/traces.jsonl --output evaluations.jsonl
       citewatch run --bootstrap-servers kafka:9092 --config citewatch.yaml
     """
-    level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(
-        level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    # Every line written, the HTTP clients' own included (httpx logs each URL it requests at
-    # INFO), with the credentials of any address in it masked.
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, MaskUserinfo) for f in handler.filters):
-            handler.addFilter(MaskUserinfo())
+    configure_logging(verbose)
 
 
 def main(argv: list[str] | None = None) -> Any:

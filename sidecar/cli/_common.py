@@ -19,9 +19,10 @@ from collections.abc import Callable, Sequence
 from typing import IO, Any, TypeVar, get_args
 
 import click
+from pydantic import BaseModel, SecretStr
 
 from schemas import InputFormat
-from sidecar._userinfo import mask_userinfo
+from sidecar._userinfo import mask_userinfo, remember_secret
 from sidecar.config import Settings, load_settings
 from sidecar.errors import CitewatchError
 
@@ -36,6 +37,7 @@ __all__ = [
     "exit_now",
     "one_line_errors",
     "open_output",
+    "remember_secrets",
     "output_option",
     "settings_from",
 ]
@@ -110,11 +112,30 @@ def config_option(func: F) -> F:
 
 
 def settings_from(config_file: str | None, overrides: dict[str, Any]) -> Settings:
-    """Load settings or stop with one readable line (exit 2)."""
+    """Load settings or stop with one readable line (exit 2). Every secret in them is
+    masked in the log lines from now on."""
     try:
-        return load_settings(config_file, overrides=overrides)
+        settings = load_settings(config_file, overrides=overrides)
     except CitewatchError as exc:
         raise CliError(str(exc)) from None
+    remember_secrets(settings)
+    return settings
+
+
+def remember_secrets(value: object) -> None:
+    """Mask every secret ``value`` holds (a settings model, its sections, their dicts
+    and lists) in the log lines from now on."""
+    if isinstance(value, SecretStr):
+        remember_secret(value.get_secret_value())
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            remember_secrets(getattr(value, name))
+    elif isinstance(value, dict):
+        for item in value.values():
+            remember_secrets(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            remember_secrets(item)
 
 
 def one_line_errors(func: F) -> F:

@@ -63,23 +63,30 @@ def _consumer(settings: Settings, group: str) -> Any:
     from kafka import KafkaConsumer
     from kafka.errors import KafkaError
 
-    from sidecar.runtime.kafka_clients import security_config
+    from sidecar.runtime.kafka_clients import check_client_files, review_consumer_config
+    from sidecar.runtime.kafka_diagnosis import KafkaErrorWatch
+    from sidecar.runtime.startup import StartupAbandoned, build_until_stopped
 
     if settings.review.topic is None:
         raise CliError("no review topic: pass --topic or set review.topic (CITEWATCH_REVIEW_TOPIC)")
-    try:
-        consumer = KafkaConsumer(
-            bootstrap_servers=settings.kafka.bootstrap_servers.split(","),
-            group_id=group,
-            client_id="citewatch-review",
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            **security_config(settings),
-        )
-    except KafkaError as exc:
-        raise CliError(
-            f"cannot use Kafka at {settings.kafka.bootstrap_servers}: {type(exc).__name__}"
-        ) from None
+    check_client_files(settings, ("review",))
+    config = review_consumer_config(settings, group)
+    # Built in a thread so refused credentials or TLS end it at once, not after
+    # kafka-python's bootstrap timeout (its threads are daemons: nothing holds the exit).
+    with KafkaErrorWatch(settings, "review") as watch:
+        try:
+            consumer = build_until_stopped(
+                lambda: KafkaConsumer(**config),
+                stop=threading.Event(),
+                retriable=lambda exc: False,
+                what="the review consumer",
+                failed=watch.failed,
+            )
+        except KafkaError as exc:
+            raise CliError(watch.explain(type(exc).__name__)) from None
+        except StartupAbandoned:
+            raise CliError(watch.explain("no answer")) from None
+    assert consumer is not None  # only a set stop event returns None, and none is set
     consumer.subscribe([settings.review.topic])
     return consumer
 

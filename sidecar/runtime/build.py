@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from opentelemetry.trace import Tracer
 from prometheus_client import CollectorRegistry
@@ -29,6 +29,10 @@ from sidecar.runtime.base import RunResult, Runtime
 from sidecar.runtime.filesource import FileRunner, JsonLinesSink, LineSink
 from sidecar.runtime.lines import LineSource, TraceSource
 from sidecar.runtime.shutdown import ShutdownBudget, run_until_deadline
+
+if TYPE_CHECKING:
+    from sidecar.config.kafka import KafkaSettings
+    from sidecar.runtime.kafka_diagnosis import KafkaErrorWatch
 
 __all__ = ["FileRuntime", "KafkaRuntime", "build_runtime"]
 
@@ -198,38 +202,41 @@ class KafkaRuntime:
         from sidecar.review.sink import review_sink
         from sidecar.runtime.consumer import KafkaRunner, kafka_listener
         from sidecar.runtime.heap import settle_heap
-        from sidecar.runtime.kafka_clients import build_clients, retriable_startup_error
-        from sidecar.runtime.startup import build_until_stopped
+        from sidecar.runtime.kafka_clients import (
+            build_clients,
+            check_client_files,
+            retriable_startup_error,
+        )
+        from sidecar.runtime.kafka_diagnosis import KafkaErrorWatch
+        from sidecar.runtime.startup import StartupAbandoned, build_until_stopped
 
         kafka = self.settings.kafka
         _quiet_kafka_logging()
+        # A missing or mismatched file is known before any connection: no waiting for it.
+        check_client_files(self.settings, ("consumer", "producer"))
         wait = None if kafka.wait_for_kafka else kafka.startup_wait_seconds
         logger.info(
             "connecting to Kafka at %s (%s)",
             kafka.bootstrap_servers,
             "waiting as long as it takes" if wait is None else f"giving up after {wait:g}s",
         )
-        try:
-            clients = build_until_stopped(
-                lambda: build_clients(self.settings),
-                stop=stop,
-                retriable=retriable_startup_error,
-                what="Kafka clients",
-                give_up_after=wait,
-            )
-        except KafkaError as exc:
-            raise ConfigError(
-                f"cannot use Kafka at {kafka.bootstrap_servers}: {type(exc).__name__}"
-            ) from None
-        except TimeoutError as exc:
-            return RunResult(
-                started=False,
-                gave_up=(
-                    f"cannot reach Kafka at {kafka.bootstrap_servers} within {wait:g}s "
-                    f"({str(exc).rpartition('(')[2].rstrip(')')}); start the broker, correct "
-                    "kafka.bootstrap_servers, or pass --wait-for-kafka to keep trying"
-                ),
-            )
+        with KafkaErrorWatch(self.settings, "consumer") as watch:
+            try:
+                clients = build_until_stopped(
+                    lambda: build_clients(self.settings),
+                    stop=stop,
+                    retriable=retriable_startup_error,
+                    what="Kafka clients",
+                    give_up_after=wait,
+                    failed=watch.failed,
+                )
+            except KafkaError as exc:
+                raise ConfigError(watch.explain(type(exc).__name__)) from None
+            except StartupAbandoned:
+                return RunResult(started=False, gave_up=watch.explain("no answer"))
+            except TimeoutError as exc:
+                assert wait is not None  # only a bounded wait times out
+                return RunResult(started=False, gave_up=_timed_out(kafka, wait, watch, exc))
         if clients is None:
             logger.info("stopped before consuming anything")
             return RunResult(started=False)
@@ -258,9 +265,24 @@ class KafkaRuntime:
 def _quiet_kafka_logging() -> None:
     """kafka-python logs every failed connection attempt (warnings and errors, several a
     second against an unreachable broker); citewatch reports what an operator acts on
-    itself, so the client's own lines show only at -vv (DEBUG)."""
+    itself (start-up reads those warnings to say why it failed), so the client's own lines
+    reach the log only at -vv (DEBUG)."""
     if not logging.getLogger().isEnabledFor(logging.DEBUG):
-        logging.getLogger("kafka").setLevel(logging.CRITICAL)
+        kafka = logging.getLogger("kafka")
+        kafka.setLevel(logging.WARNING)
+        kafka.propagate = False
+
+
+def _timed_out(kafka: KafkaSettings, wait: float, watch: KafkaErrorWatch, exc: TimeoutError) -> str:
+    """The line of a start-up that gave up: what the attempts ran into, and what to do."""
+    last = watch.last
+    if last is not None and last.kind != "connection":
+        return f"{watch.explain('no answer')} (gave up after {wait:g}s)"
+    cause = last.line if last is not None else str(exc).rpartition("(")[2].rstrip(")")
+    return (
+        f"cannot reach Kafka at {kafka.bootstrap_servers} within {wait:g}s ({cause}); start "
+        "the broker, correct kafka.bootstrap_servers, or pass --wait-for-kafka to keep trying"
+    )
 
 
 def _trace_source(settings: Settings, streams: _Streams) -> TraceSource | None:

@@ -20,11 +20,16 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["build_until_stopped"]
+__all__ = ["StartupAbandoned", "build_until_stopped"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+class StartupAbandoned(Exception):
+    """Start-up stopped trying because ``failed`` was set: a failure that waiting cannot
+    cure (the caller knows which)."""
 
 
 def build_until_stopped(
@@ -35,6 +40,7 @@ def build_until_stopped(
     retry_seconds: float = 5.0,
     what: str = "clients",
     give_up_after: float | None = None,
+    failed: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> T | None:
     """``build()``'s result, or None if ``stop`` is set first.
@@ -42,7 +48,8 @@ def build_until_stopped(
     A failure for which ``retriable`` is true is retried after ``retry_seconds``; any other
     failure is raised here (bad settings stop start-up). Raises :class:`TimeoutError`,
     naming the last retriable failure's class, when ``give_up_after`` seconds pass without
-    a result (a constructor still blocked then is left behind in its daemon thread).
+    a result (a constructor still blocked then is left behind in its daemon thread), and
+    :class:`StartupAbandoned` as soon as ``failed`` is set, even with no ``give_up_after``.
     """
     outcome: dict[str, Any] = {}
     finished = threading.Event()
@@ -84,6 +91,9 @@ def build_until_stopped(
         if stop.is_set():
             logger.info("stopped while building %s", what)
             return None
+        if failed is not None and failed.is_set():
+            given_up.set()
+            raise StartupAbandoned(f"{what} not built")
         if give_up_after is not None and clock() - started >= give_up_after:
             given_up.set()
             last = outcome.get("last")

@@ -42,6 +42,24 @@ def kafka_bootstrap(kafka_broker: Any) -> str:
     return str(kafka_broker.bootstrap)
 
 
+@pytest.fixture(scope="module")
+def secured_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A LocalKafka with secured listeners beside its PLAINTEXT one (SASL_SSL, MTLS,
+    OAUTH; keys made now, see scripts/kafka/kafka_secured.py), one per test module: a
+    broker start is slow on a busy machine."""
+    _require_tools()
+    if shutil.which("openssl") is None:
+        pytest.skip("secured broker tests need openssl on PATH")
+    broker = kafka_local().LocalKafka(
+        Path(tmp_path_factory.mktemp("kafka-secured")) / "broker", secured=True
+    )
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
 @pytest.fixture
 def fresh_broker(tmp_path: Path) -> Iterator[Any]:
     """A broker of its own, for tests that stop or restart it."""

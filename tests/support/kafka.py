@@ -212,13 +212,14 @@ class Sidecar:
         extra: Iterable[str] = (),
         env: dict[str, str] | None = None,
         log: Path | None = None,
+        verbosity: int = 1,
     ) -> None:
         self.metrics_port = free_port()
         args = [
             sys.executable,
             "-c",
             "import sys; from sidecar.cli import main; sys.exit(main())",
-            "-v",
+            *(["-" + "v" * verbosity] if verbosity else []),
             "run",
             "--bootstrap-servers",
             bootstrap,
