@@ -35,7 +35,7 @@ def judged_supported(
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": quote,
                     "reason": "Stated.",
@@ -80,7 +80,7 @@ def test_a_withheld_verdict_is_counted(server: FakeOpenAI) -> None:
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": QUOTE,
                     "reason": "Stated.",
