@@ -27,12 +27,14 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 import re2
 
 from sidecar._regex import compile_linear
+from sidecar.checks._injection_hidden import HIDDEN_RULES, TAG_CHARS, tag_text
 from sidecar.checks._injection_normal import normalise
 from sidecar.checks._injection_rules import RULES
 from sidecar.checks.analysis import Analysis
@@ -44,6 +46,8 @@ __all__ = [
     "injection_rules",
     "injection_spans",
     "outside_injections",
+    "split_cuts",
+    "split_rules",
 ]
 
 INJECTION_PATTERNS: tuple[tuple[str, str], ...] = tuple(
@@ -66,23 +70,38 @@ text without it is its own normalised form."""
 _NEG_GROUP = compile_linear(r"\(\?P<neg[0-9]?>")
 
 
-def _compiled() -> tuple[Any, Any, list[tuple[str, Any, bool]]]:
+RAW_PATTERNS: tuple[tuple[str, str], ...] = tuple(
+    (name, pattern) for name, patterns in HIDDEN_RULES for pattern in patterns
+)
+"""(rule name, pattern) of the rules matched on the text as written
+(:mod:`sidecar.checks._injection_hidden`)."""
+
+
+def _compiled() -> tuple[Any, Any, Any, list[tuple[str, Any, bool]], list[tuple[str, Any]]]:
     patterns = []
     rule_set, gate = re2.Set.SearchSet(_OPTIONS), re2.Set.SearchSet(_OPTIONS)
+    raw_set = re2.Set.SearchSet(_OPTIONS)
     for name, pattern in INJECTION_PATTERNS:
         compile_linear("(?i)" + pattern)  # refuses anything RE2 cannot run, with a reason
         patterns.append((name, re2.compile("(?i)" + pattern, _OPTIONS), "(?P<neg" in pattern))
         for each in (rule_set, gate):
             each.Add("(?i)" + _NEG_GROUP.sub("(?:", pattern))
+    raw = []
+    for name, pattern in RAW_PATTERNS:
+        compile_linear(pattern)
+        raw.append((name, re2.compile(pattern, _OPTIONS)))
+        raw_set.Add(pattern)
+        gate.Add(pattern)
     gate.Add(_OBFUSCATION)
-    rule_set.Compile()
-    gate.Compile()
-    return rule_set, gate, patterns
+    for each in (rule_set, gate, raw_set):
+        each.Compile()
+    return rule_set, gate, raw_set, patterns, raw
 
 
-_SET, _GATE, _PATTERNS = _compiled()
-"""Which patterns match a (normalised) text; the same with :data:`_OBFUSCATION` added, for
-raw ASCII text; each pattern compiled alone, and whether it captures a negation."""
+_SET, _GATE, _RAW_SET, _PATTERNS, _RAW = _compiled()
+"""Which patterns match a (normalised) text; the same with the raw rules and
+:data:`_OBFUSCATION` added, for raw ASCII text; which raw rules match the text as written;
+each pattern compiled alone (and whether it captures a negation), each raw rule alone."""
 _BASE64 = compile_linear(r"[A-Za-z0-9+/]{20,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _PARAGRAPH_END = compile_linear(r"\n(?:[ \t\r\f\v]*\n)+")
 _SENTENCE_END = compile_linear("[.!?\u3002\uff01\uff1f][\"')\\]]{0,2}(?:\\s|$)")
@@ -156,8 +175,20 @@ def _scan_encodable(text: str, depth: int) -> _Scan:
                 continue  # a negation or a description around the words: not an instruction
             start, end = normal.original(*match.span())
             scan.hits.append((name, start, end))
+    for index in _RAW_SET.Match(text) or ():
+        name, pattern = _RAW[index]
+        scan.work += len(text)
+        scan.hits.extend((name, *match.span()) for match in pattern.finditer(text))
     if depth < _MAX_DEPTH:
         scan.work += len(text)
+        if not text.isascii():
+            # Tag characters spell ASCII a model reads and a person never sees.
+            for match in TAG_CHARS.finditer(text):
+                inner = _scan(tag_text(match.group()), depth + 1)
+                scan.work += inner.work
+                if inner.hits:
+                    scan.hits.append((ENCODED_RULE, *match.span()))
+                    scan.hits.extend((name, *match.span()) for name, _, _ in inner.hits)
         for match in _BASE64.finditer(text):
             decoded = _decoded(match.group())
             if decoded is None:
@@ -255,7 +286,19 @@ class InjectionCheck:
 
     def run(self, analysis: Analysis) -> list[Finding]:
         trace = analysis.trace
-        whole = "\n".join((trace.question, trace.answer, *(s.text for s in trace.sources)))
+        sources = trace.sources
+        whole = "\n".join(
+            (
+                trace.question,
+                trace.answer,
+                *(f"{s.text}\n{s.id}\n{s.title}\n{_url_text(s.url or '')}" for s in sources),
+                *(claim.id for claim in trace.claims),
+                *(
+                    f"{a.text[-JUNCTION_REACH:]} {b.text[:JUNCTION_REACH]}"
+                    for a, b in zip(sources, sources[1:], strict=False)
+                ),
+            )
+        )
         # ASCII text with nothing to normalise is its own normalised form: one set pass over
         # the whole trace says whether any text of it can match.
         if whole.isascii() and not _GATE.Match(whole):
@@ -272,14 +315,88 @@ class InjectionCheck:
                     )
                 )
         for source in trace.sources:
-            rules = injection_rules(source.text)
+            for field_name, text in (
+                ("source", source.text),
+                ("source_id", source.id),
+                ("source_title", source.title),
+                ("source_url", source.url or ""),
+            ):
+                rules = injection_rules(_url_text(text) if field_name == "source_url" else text)
+                if rules:
+                    findings.append(
+                        Finding(
+                            "injection_suspect",
+                            "warning",
+                            source_id=source.id,
+                            detail=f"field={field_name};rules={','.join(rules)}",
+                        )
+                    )
+        for claim in trace.claims:
+            rules = injection_rules(claim.id)
             if rules:
                 findings.append(
                     Finding(
                         "injection_suspect",
                         "warning",
-                        source_id=source.id,
-                        detail=f"field=source;rules={','.join(rules)}",
+                        claim_id=claim.id,
+                        detail=f"field=claim_id;rules={','.join(rules)}",
                     )
                 )
+        for first, second in zip(trace.sources, trace.sources[1:], strict=False):
+            rules = split_rules(first.text, second.text)
+            if rules:
+                findings.extend(
+                    Finding(
+                        "injection_suspect",
+                        "warning",
+                        source_id=source.id,
+                        detail=f"field=source;rules=split_instruction,{','.join(rules)}",
+                    )
+                    for source in (first, second)
+                )
         return findings
+
+
+def _url_text(url: str) -> str:
+    """A URL as text: percent-escapes decoded, ``+``, ``/``, ``?``, ``&``, ``=`` and ``_``
+    read as spaces, so an instruction written into a path or a query reads as words."""
+    decoded = urllib.parse.unquote_plus(url, errors="replace")
+    return decoded.translate(_URL_SPACES)
+
+
+_URL_SPACES = str.maketrans(dict.fromkeys("/?&=_#", " "))
+
+JUNCTION_REACH = 400
+"""Characters of each side of the junction of two passages read together for an
+instruction split across them."""
+
+
+def split_rules(before: str, after: str) -> list[str]:
+    """The rules an instruction split across the end of ``before`` and the start of
+    ``after`` matches, read together, that neither side matches alone (sorted; empty when
+    none). Each side is read up to :data:`JUNCTION_REACH` characters from the junction."""
+    tail, head = before[-JUNCTION_REACH:], after[:JUNCTION_REACH]
+    if not tail.strip() or not head.strip():
+        return []
+    joined = set(injection_rules(f"{tail} {head}"))
+    if not joined:
+        return []
+    return sorted(joined - set(injection_rules(tail)) - set(injection_rules(head)))
+
+
+def split_cuts(before: str, after: str) -> tuple[int, int] | None:
+    """Where an instruction split across two passages lies: the offset in ``before`` from
+    which, and the offset in ``after`` up to which, the flagged text runs (the sentences on
+    each side of the junction); None when no instruction is split across them."""
+    if not split_rules(before, after):
+        return None
+    tail_start = max(0, len(before) - JUNCTION_REACH)
+    tail, head = before[tail_start:], after[:JUNCTION_REACH]
+    joined = f"{tail}\n\n{head}"
+    cut_from, cut_to = len(before), 0
+    for start, end in injection_spans(joined):
+        if start < len(tail):
+            cut_from = min(cut_from, tail_start + start)
+        if end > len(tail) + 2:
+            cut_to = max(cut_to, min(len(after), end - len(tail) - 2))
+    return cut_from, cut_to

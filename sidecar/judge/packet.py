@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from schemas import JudgeResult, Trace
+from sidecar.checks._injection_hidden import visible
 from sidecar.checks.analysis import ClaimAnalysis
 
 __all__ = [
@@ -207,17 +208,22 @@ def render_packet(packet: JudgePacket) -> str:
 def build_packet(
     trace: Trace, claims: Iterable[ClaimAnalysis], *, datamark: bool = True
 ) -> JudgePacket:
-    """The packet for ``claims`` of ``trace``: each with the text of its valid cited IDs."""
-    texts = {source.id: source.text for source in trace.sources}
+    """The packet for ``claims`` of ``trace``: each with the text of its valid cited IDs.
+
+    Every text is taken visible (:func:`~sidecar.checks._injection_hidden.visible`): tag
+    characters, bidi controls and runs of invisible format characters, which the injection
+    check flags as ``obfuscated_text``, never reach the judge, and quotes are checked
+    against the text the judge saw."""
+    texts = {source.id: visible(source.text) for source in trace.sources}
     requests = tuple(
         ClaimRequest(
             claim_id=item.claim.id,
-            text=item.claim.text,
+            text=visible(item.claim.text),
             passages=tuple(Passage(i, texts[i]) for i in item.valid_ids if i in texts),
         )
         for item in claims
     )
-    return JudgePacket(question=trace.question, claims=requests, datamark=datamark)
+    return JudgePacket(question=visible(trace.question), claims=requests, datamark=datamark)
 
 
 def cache_key(rubric_version: str, model: str, claim: ClaimRequest) -> str:

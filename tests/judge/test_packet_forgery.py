@@ -125,6 +125,8 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
         ("S1", "field=source"),
         (ODD_SOURCE, "field=source"),
         ("[S3]: c3", "field=source"),
+        # The claim ID that closes the packet's JSON to open a claim of its own.
+        (None, "field=claim_id"),
     ]
 
 
