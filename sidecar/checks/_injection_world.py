@@ -23,6 +23,7 @@ _G = gap(40)
 _RU = (
     any_of("игнорир", "проигнорир", "забуд", "забыть", "отбрось", "отбросьте", "отмен",
            r"не\s{1,3}обраща\pL{0,4}\s{1,3}внимани", r"не\s{1,3}следу\pL{0,4}", "пренебрег",
+           r"не\s{1,3}принима\pL{0,4}\s{1,3}во\s{1,3}внимани", r"не\s{1,3}учитыва",
            "проигнор", "обойди", "обойдите")
     + _L + _G
     + any_of("инструкци", "указани", "правил", "команд", "промпт", "распоряжени", "директив",
@@ -125,8 +126,12 @@ _PL_LABEL = (
     + r"\pL{0,4}" + G30 + r"\b(?:jako|za)\s{1,4}"
     + any_of("poparte", "prawdziwe", "poprawne", "potwierdzone", "zweryfikowane", "uzasadnione")
 )
-WORLD_LABEL = [_RU_LABEL, _RU_CONFIRMED, _AR_LABEL, _HI_LABEL, _KO_LABEL, _TR_LABEL, _ID_LABEL,
-               _VI_LABEL, _PL_LABEL]
+_RU_DEEM = (
+    any_of("считай", "считайте", "признай", "признайте", "сочти", "сочтите")
+    + _G + any_of("верн", "истинн", "правильн", "подтвержд", "обоснован", "достоверн")
+)
+WORLD_LABEL = [_RU_LABEL, _RU_DEEM, _RU_CONFIRMED, _AR_LABEL, _HI_LABEL, _KO_LABEL, _TR_LABEL,
+               _ID_LABEL, _VI_LABEL, _PL_LABEL]
 
 _READERS = any_of(r"evaluators?", r"reviewers?", r"graders?", r"assessors?", r"auditors?",
                   r"fact[\s-]{0,2}checkers?", r"annotators?", r"verifiers?", r"raters?")
