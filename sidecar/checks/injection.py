@@ -287,16 +287,17 @@ class InjectionCheck:
     def run(self, analysis: Analysis) -> list[Finding]:
         trace = analysis.trace
         sources = trace.sources
+        # The sources' texts one after another: an instruction split across two of them
+        # reads as one at their junction in this text too.
         whole = "\n".join(
             (
                 trace.question,
                 trace.answer,
-                *(f"{s.text}\n{s.id}\n{s.title}\n{_url_text(s.url or '')}" for s in sources),
+                *(s.text for s in sources),
+                *(s.id for s in sources),
+                *(s.title for s in sources),
+                *(_url_text(s.url) for s in sources if s.url),
                 *(claim.id for claim in trace.claims),
-                *(
-                    f"{a.text[-JUNCTION_REACH:]} {b.text[:JUNCTION_REACH]}"
-                    for a, b in zip(sources, sources[1:], strict=False)
-                ),
             )
         )
         # ASCII text with nothing to normalise is its own normalised form: one set pass over
@@ -314,14 +315,23 @@ class InjectionCheck:
                         detail=f"field={field_name};rules={','.join(rules)}",
                     )
                 )
-        for source in trace.sources:
-            for field_name, text in (
-                ("source", source.text),
-                ("source_id", source.id),
-                ("source_title", source.title),
-                ("source_url", source.url or ""),
-            ):
-                rules = injection_rules(_url_text(text) if field_name == "source_url" else text)
+        # IDs, titles, URLs, claim IDs and the junctions of consecutive sources in one pass
+        # over the trace; one by one only when that pass finds something.
+        labels = [(s.id, s.title, _url_text(s.url)) for s in sources]
+        claim_ids = [claim.id for claim in trace.claims]
+        pairs = list(zip(sources, sources[1:], strict=False))
+        junctions = [f"{a.text[-JUNCTION_REACH:]} {b.text[:JUNCTION_REACH]}" for a, b in pairs]
+        any_label = bool(
+            injection_rules(
+                "\n\n".join((*("\n\n".join(t) for t in labels), *claim_ids, *junctions))
+            )
+        )
+        for source, label in zip(sources, labels, strict=True):
+            fields = [("source", source.text)]
+            if any_label and injection_rules("\n\n".join(label)):
+                fields += zip(("source_id", "source_title", "source_url"), label, strict=True)
+            for field_name, text in fields:
+                rules = injection_rules(text)
                 if rules:
                     findings.append(
                         Finding(
@@ -331,7 +341,7 @@ class InjectionCheck:
                             detail=f"field={field_name};rules={','.join(rules)}",
                         )
                     )
-        for claim in trace.claims:
+        for claim in trace.claims if any_label and injection_rules("\n\n".join(claim_ids)) else ():
             rules = injection_rules(claim.id)
             if rules:
                 findings.append(
@@ -342,7 +352,7 @@ class InjectionCheck:
                         detail=f"field=claim_id;rules={','.join(rules)}",
                     )
                 )
-        for first, second in zip(trace.sources, trace.sources[1:], strict=False):
+        for first, second in pairs if any_label else ():
             rules = split_rules(first.text, second.text)
             if rules:
                 findings.extend(
@@ -357,11 +367,14 @@ class InjectionCheck:
         return findings
 
 
-def _url_text(url: str) -> str:
+def _url_text(url: str | None) -> str:
     """A URL as text: percent-escapes decoded, ``+``, ``/``, ``?``, ``&``, ``=`` and ``_``
     read as spaces, so an instruction written into a path or a query reads as words."""
-    decoded = urllib.parse.unquote_plus(url, errors="replace")
-    return decoded.translate(_URL_SPACES)
+    if not url:
+        return ""
+    if "%" in url or "+" in url:
+        url = urllib.parse.unquote_plus(url, errors="replace")
+    return url.translate(_URL_SPACES)
 
 
 _URL_SPACES = str.maketrans(dict.fromkeys("/?&=_#", " "))
