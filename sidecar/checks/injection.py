@@ -24,16 +24,14 @@ text's length.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
-import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 import re2
 
 from sidecar._regex import compile_linear
+from sidecar.checks._injection_decode import decoded_base64, encodable, url_text
 from sidecar.checks._injection_hidden import HIDDEN_RULES, TAG_CHARS, tag_text
 from sidecar.checks._injection_normal import normalise
 from sidecar.checks._injection_rules import RULES
@@ -116,53 +114,15 @@ class _Scan:
     work: int = 0
 
 
-def _decoded(run: str) -> str | None:
-    """The text a base64 run stands for, when it plausibly is text (None otherwise)."""
-    body = run.rstrip("=")
-    if len(body) % 4 == 1:
-        return None
-    padded = body + "=" * (-len(body) % 4)
-    try:
-        raw = (
-            base64.urlsafe_b64decode(padded)
-            if ("-" in body or "_" in body)
-            else base64.b64decode(padded, validate=True)
-        )
-        text = raw.decode("utf-8")
-    except (binascii.Error, ValueError):
-        return None
-    printable = sum(char.isprintable() or char in "\n\t" for char in text)
-    words = " " in text or sum(not char.isascii() and char.isalpha() for char in text) * 2 > len(
-        text
-    )  # spaces between words, or mostly letters of a script written without them
-    if not words or printable < 0.95 * len(text):
-        return None
-    return text
-
-
-_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), 0xFFFD)
-
-
-def _encodable(text: str) -> str:
-    """``text`` with lone surrogates (which no UTF-8 engine can read) as U+FFFD, one
-    character for one, so offsets stay those of ``text``. Decoded traces never carry them;
-    a caller's own string might."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.translate(_SURROGATES)
-    return text
-
-
 def _scan(text: str, depth: int = 0) -> _Scan:
     """Every rule match in ``text``: (rule, start, end) in its coordinates."""
     try:
-        return _scan_encodable(text, depth)
+        return _scanencodable(text, depth)
     except UnicodeEncodeError:
-        return _scan_encodable(_encodable(text), depth)
+        return _scanencodable(encodable(text), depth)
 
 
-def _scan_encodable(text: str, depth: int) -> _Scan:
+def _scanencodable(text: str, depth: int) -> _Scan:
     scan = _Scan()
     normal = normalise(text)
     scan.work += normal.work + len(normal.text)
@@ -190,7 +150,7 @@ def _scan_encodable(text: str, depth: int) -> _Scan:
                     scan.hits.append((ENCODED_RULE, *match.span()))
                     scan.hits.extend((name, *match.span()) for name, _, _ in inner.hits)
         for match in _BASE64.finditer(text):
-            decoded = _decoded(match.group())
+            decoded = decoded_base64(match.group())
             if decoded is None:
                 continue
             inner = _scan(decoded, depth + 1)
@@ -230,7 +190,7 @@ def injection_spans(text: str) -> list[tuple[int, int]]:
     hits = _scan(text).hits
     if not hits:
         return []
-    text = _encodable(text)
+    text = encodable(text)
     paragraphs = _paragraphs(text)
     firsts = [start for start, _ in paragraphs]
     spans: list[tuple[int, int]] = []
@@ -296,7 +256,7 @@ class InjectionCheck:
                 *(s.text for s in sources),
                 *(s.id for s in sources),
                 *(s.title for s in sources),
-                *(_url_text(s.url) for s in sources if s.url),
+                *(url_text(s.url) for s in sources if s.url),
                 *(claim.id for claim in trace.claims),
             )
         )
@@ -317,7 +277,7 @@ class InjectionCheck:
                 )
         # IDs, titles, URLs, claim IDs and the junctions of consecutive sources in one pass
         # over the trace; one by one only when that pass finds something.
-        labels = [(s.id, s.title, _url_text(s.url)) for s in sources]
+        labels = [(s.id, s.title, url_text(s.url)) for s in sources]
         claim_ids = [claim.id for claim in trace.claims]
         pairs = list(zip(sources, sources[1:], strict=False))
         junctions = [f"{a.text[-JUNCTION_REACH:]} {b.text[:JUNCTION_REACH]}" for a, b in pairs]
@@ -366,18 +326,6 @@ class InjectionCheck:
                 )
         return findings
 
-
-def _url_text(url: str | None) -> str:
-    """A URL as text: percent-escapes decoded, ``+``, ``/``, ``?``, ``&``, ``=`` and ``_``
-    read as spaces, so an instruction written into a path or a query reads as words."""
-    if not url:
-        return ""
-    if "%" in url or "+" in url:
-        url = urllib.parse.unquote_plus(url, errors="replace")
-    return url.translate(_URL_SPACES)
-
-
-_URL_SPACES = str.maketrans(dict.fromkeys("/?&=_#", " "))
 
 JUNCTION_REACH = 400
 """Characters of each side of the junction of two passages read together for an
