@@ -32,7 +32,7 @@ import re2
 
 from sidecar._regex import compile_linear
 from sidecar.checks._injection_decode import decoded_base64, encodable, url_text
-from sidecar.checks._injection_hidden import HIDDEN_RULES, TAG_CHARS, tag_text
+from sidecar.checks._injection_hidden import HIDDEN_RULES, TAG_CHARS, tag_text, visible
 from sidecar.checks._injection_normal import normalise
 from sidecar.checks._injection_rules import RULES
 from sidecar.checks.analysis import Analysis
@@ -46,6 +46,7 @@ __all__ = [
     "outside_injections",
     "split_cuts",
     "split_rules",
+    "visible",
 ]
 
 INJECTION_PATTERNS: tuple[tuple[str, str], ...] = tuple(

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from schemas import JudgeResult, Trace
-from sidecar.checks._injection_hidden import visible
 from sidecar.checks.analysis import ClaimAnalysis
+from sidecar.checks.injection import visible
 
 __all__ = [
     "DATAMARK",
@@ -210,7 +210,7 @@ def build_packet(
 ) -> JudgePacket:
     """The packet for ``claims`` of ``trace``: each with the text of its valid cited IDs.
 
-    Every text is taken visible (:func:`~sidecar.checks._injection_hidden.visible`): tag
+    Every text is taken visible (:func:`~sidecar.checks.injection.visible`): tag
     characters, bidi controls and runs of invisible format characters, which the injection
     check flags as ``obfuscated_text``, never reach the judge, and quotes are checked
     against the text the judge saw."""

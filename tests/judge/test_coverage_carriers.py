@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from schemas import ClaimResult, EvaluationRecord, Trace
+from schemas import EvaluationRecord, Trace
 from sidecar.cli import cli
 from sidecar.judge.coverage import claim_carriers, missing_carriers
 from tests.support.factories import claim, make_trace, source
@@ -177,10 +177,6 @@ def test_the_obeying_judge_is_honest_on_clean_text(server: FakeOpenAI, tmp_path:
         "unsupported",
         "judged_unsupported",
     )
-
-
-def _state(c: ClaimResult) -> tuple[str | None, str | None]:
-    return c.verdict, c.not_judged
 
 
 @pytest.mark.parametrize("carrier", CARRIERS)
