@@ -163,6 +163,10 @@ def test_the_carriers_of_a_claim() -> None:
         "The Basic plan costs 9 EUR a month.", "The Basic plan is our most popular choice."
     ) == ("eur=9",)
     assert missing_carriers("Тариф Basic стоит 9 евро.", "Тариф Basic — наш выбор.") == ("#9",)
+    # A negation is carried by a quote that negates too.
+    refused = "Refunds are not available for gift cards."
+    assert missing_carriers(refused, "Refunds are available for all items") == ("NOT",)
+    assert missing_carriers(refused, "Gift cards cannot be refunded") == ()
 
 
 def test_the_obeying_judge_is_honest_on_clean_text(server: FakeOpenAI, tmp_path: Path) -> None:
