@@ -24,10 +24,12 @@ _MODULES = (
     "_lexicon",
     "_screen_numbers",
     "_screen_words",
+    "_screen_tokens",
     "_screen_text",
     "_screen_roles",
     "_screen_clauses",
     "_screen_window",
+    "_screen_binding",
     "_screen_align",
     "screen",
 )

@@ -12,7 +12,13 @@ as it was at commit ``BASELINE``, loaded from git into this process):
   inside a flagged span (so a quote of it is refused);
 - the false-positive rate per class of benign records;
 - CPU time per trace of ``InjectionCheck.run`` on the synthetic traces of bench.checks, and
-  over the corpus texts, new against old (ratio; the baseline is measured in the same run).
+  over the corpus texts, new against old (ratio; the baseline is measured in the same run);
+- then (:mod:`bench._injection_world`) recall per language and per disguise on the held-out
+  split of tests/fixtures/injection/world.jsonl (Russian, Arabic, Hindi, Korean, Turkish,
+  Indonesian, Vietnamese, Polish, Portuguese, English; comments, bidi, tag characters,
+  invisible runs, a fake packet, an instruction split across passages) and false positives
+  on ordinary public passages (news, contracts, encyclopedic, scientific, dialogue
+  knowledge) and the project's policies, beside the check of the commit before them.
 
 The rules were written before the corpus was assembled; anything changed after that was
 changed looking at the dev split only. Report the test split's figures as they come.
@@ -30,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench._injection_world import report as world_report
 from bench._traces import encoded_traces
 from sidecar.checks import MarkerParser, analyse
 from sidecar.checks import injection as current
@@ -125,6 +132,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("dev", "test", "all"), default="test")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--world-split",
+        choices=("fit", "heldout", "all"),
+        default="heldout",
+        help="split of world.jsonl (languages and disguises) to measure",
+    )
     args = parser.parse_args()
     records = load(args.split)
     checks = {"current": current, "previous": previous_module()}
@@ -134,6 +147,7 @@ def main() -> None:
     )
     table(records, checks)
     timing(records, checks, args.repeat)
+    world_report(args.world_split)
 
 
 if __name__ == "__main__":

@@ -128,6 +128,10 @@ def report(name: str, f: Figures) -> list[str]:
 
 
 PREVIOUS = f"previous screen ({BASE_COMMIT})"
+PARENT_COMMIT = "cc26a1e"
+"""The commit before the screen abstained on questions, reported statements and unnamed
+referents and kept C++, C#, F# and .NET whole."""
+PARENT = f"screen at {PARENT_COMMIT}"
 OVERLAP = "word overlap (>= 0.8 supported, < 0.3 unsupported, else abstain)"
 
 
@@ -135,6 +139,7 @@ def judges() -> dict[str, Judge]:
     """The screen, the previous screen and the baselines, by name."""
     return {
         "screen": screen_judge,
+        PARENT: previous_screen(PARENT_COMMIT),
         PREVIOUS: previous_screen(),
         "lexical-v1 (old offline judge)": lambda c, p: lexical_verdict(c, p),
         OVERLAP: overlap_judge(0.8, 0.3),
@@ -221,7 +226,12 @@ def main() -> None:
                 found = figures(group, judge)
                 if title == "public test" and judge_name == "screen":
                     held_out = found
-                if title.startswith("broad test") and judge_name in ("screen", PREVIOUS, OVERLAP):
+                if title.startswith("broad test") and judge_name in (
+                    "screen",
+                    PARENT,
+                    PREVIOUS,
+                    OVERLAP,
+                ):
                     source = title.removeprefix("broad test").removeprefix(" / ") or "all"
                     broad_held_out[(source, judge_name)] = found
                 print("\n".join(report(judge_name, found)))

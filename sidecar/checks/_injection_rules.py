@@ -10,7 +10,9 @@ negation right before its verb (``do not ignore the previous instructions``): su
 is a warning to obey, not an instruction to disobey, and is dropped.
 
 Languages: English, German, French, Spanish, Portuguese, Italian, Chinese (simplified and
-traditional), Japanese. Every pattern is compiled by RE2 (linear in the text).
+traditional), Japanese here; Russian, Arabic, Hindi, Korean, Turkish, Indonesian, Vietnamese
+and Polish, and appeals to authority, in :mod:`sidecar.checks._injection_world`. Every
+pattern is compiled by RE2 (linear in the text).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from sidecar.checks._injection_markers import HEADER, JUDGE, ROLE, SECRECY, SYSTEM_PROMPT, TEMPLATE
 from sidecar.checks._injection_normal import fold_text
 from sidecar.checks._injection_syntax import CJK, G20, G30, G40, NEG, S, any_of
+from sidecar.checks._injection_world import AUTHORITY, WORLD_LABEL, WORLD_OVERRIDE
 
 __all__ = ["RULES"]
 
@@ -60,7 +63,7 @@ _SCOPES = any_of(
 )
 _OBJECTS = any_of(
     "instructions?", "prompts?", "rules", "directions", "directives?", "guidelines?",
-    "orders", "commands", "guidance", "constraints?", "programming", "restrictions?",
+    "orders", "commands", "guidance", "constraints?", "programming", "restrictions?", "rubrics?",
     "anweisung(?:en)?", "anleitung(?:en)?", "instruktion(?:en)?", "befehle?n?", "regeln",
     "vorgaben?", "anordnung(?:en)?", "richtlinien?", "vorschriften?", "systemprompts?",
     "consignes?", "regles", "ordres", "indications", "contraintes?",
@@ -301,11 +304,12 @@ RESPONSE_HIJACK = [
 
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
     (name, tuple(fold_text(pattern) for pattern in patterns)) for name, patterns in (
-        ("override_instructions", OVERRIDE),
+        ("override_instructions", OVERRIDE + WORLD_OVERRIDE),
         ("role_reassignment", REASSIGN),
         ("new_instructions", NEW_INSTRUCTIONS),
         ("address_to_model", ADDRESS),
-        ("label_request", LABEL),
+        ("label_request", LABEL + WORLD_LABEL),
+        ("appeal_to_authority", AUTHORITY),
         ("response_hijack", RESPONSE_HIJACK),
         ("secrecy", SECRECY),
         ("system_prompt", SYSTEM_PROMPT),

@@ -24,8 +24,6 @@ text's length.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +31,8 @@ from typing import Any
 import re2
 
 from sidecar._regex import compile_linear
+from sidecar.checks._injection_decode import decoded_base64, encodable, url_text
+from sidecar.checks._injection_hidden import HIDDEN_RULES, TAG_CHARS, tag_text, visible
 from sidecar.checks._injection_normal import normalise
 from sidecar.checks._injection_rules import RULES
 from sidecar.checks.analysis import Analysis
@@ -44,6 +44,9 @@ __all__ = [
     "injection_rules",
     "injection_spans",
     "outside_injections",
+    "split_cuts",
+    "split_rules",
+    "visible",
 ]
 
 INJECTION_PATTERNS: tuple[tuple[str, str], ...] = tuple(
@@ -66,23 +69,38 @@ text without it is its own normalised form."""
 _NEG_GROUP = compile_linear(r"\(\?P<neg[0-9]?>")
 
 
-def _compiled() -> tuple[Any, Any, list[tuple[str, Any, bool]]]:
+RAW_PATTERNS: tuple[tuple[str, str], ...] = tuple(
+    (name, pattern) for name, patterns in HIDDEN_RULES for pattern in patterns
+)
+"""(rule name, pattern) of the rules matched on the text as written
+(:mod:`sidecar.checks._injection_hidden`)."""
+
+
+def _compiled() -> tuple[Any, Any, Any, list[tuple[str, Any, bool]], list[tuple[str, Any]]]:
     patterns = []
     rule_set, gate = re2.Set.SearchSet(_OPTIONS), re2.Set.SearchSet(_OPTIONS)
+    raw_set = re2.Set.SearchSet(_OPTIONS)
     for name, pattern in INJECTION_PATTERNS:
         compile_linear("(?i)" + pattern)  # refuses anything RE2 cannot run, with a reason
         patterns.append((name, re2.compile("(?i)" + pattern, _OPTIONS), "(?P<neg" in pattern))
         for each in (rule_set, gate):
             each.Add("(?i)" + _NEG_GROUP.sub("(?:", pattern))
+    raw = []
+    for name, pattern in RAW_PATTERNS:
+        compile_linear(pattern)
+        raw.append((name, re2.compile(pattern, _OPTIONS)))
+        raw_set.Add(pattern)
+        gate.Add(pattern)
     gate.Add(_OBFUSCATION)
-    rule_set.Compile()
-    gate.Compile()
-    return rule_set, gate, patterns
+    for each in (rule_set, gate, raw_set):
+        each.Compile()
+    return rule_set, gate, raw_set, patterns, raw
 
 
-_SET, _GATE, _PATTERNS = _compiled()
-"""Which patterns match a (normalised) text; the same with :data:`_OBFUSCATION` added, for
-raw ASCII text; each pattern compiled alone, and whether it captures a negation."""
+_SET, _GATE, _RAW_SET, _PATTERNS, _RAW = _compiled()
+"""Which patterns match a (normalised) text; the same with the raw rules and
+:data:`_OBFUSCATION` added, for raw ASCII text; which raw rules match the text as written;
+each pattern compiled alone (and whether it captures a negation), each raw rule alone."""
 _BASE64 = compile_linear(r"[A-Za-z0-9+/]{20,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _PARAGRAPH_END = compile_linear(r"\n(?:[ \t\r\f\v]*\n)+")
 _SENTENCE_END = compile_linear("[.!?\u3002\uff01\uff1f][\"')\\]]{0,2}(?:\\s|$)")
@@ -97,53 +115,15 @@ class _Scan:
     work: int = 0
 
 
-def _decoded(run: str) -> str | None:
-    """The text a base64 run stands for, when it plausibly is text (None otherwise)."""
-    body = run.rstrip("=")
-    if len(body) % 4 == 1:
-        return None
-    padded = body + "=" * (-len(body) % 4)
-    try:
-        raw = (
-            base64.urlsafe_b64decode(padded)
-            if ("-" in body or "_" in body)
-            else base64.b64decode(padded, validate=True)
-        )
-        text = raw.decode("utf-8")
-    except (binascii.Error, ValueError):
-        return None
-    printable = sum(char.isprintable() or char in "\n\t" for char in text)
-    words = " " in text or sum(not char.isascii() and char.isalpha() for char in text) * 2 > len(
-        text
-    )  # spaces between words, or mostly letters of a script written without them
-    if not words or printable < 0.95 * len(text):
-        return None
-    return text
-
-
-_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), 0xFFFD)
-
-
-def _encodable(text: str) -> str:
-    """``text`` with lone surrogates (which no UTF-8 engine can read) as U+FFFD, one
-    character for one, so offsets stay those of ``text``. Decoded traces never carry them;
-    a caller's own string might."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.translate(_SURROGATES)
-    return text
-
-
 def _scan(text: str, depth: int = 0) -> _Scan:
     """Every rule match in ``text``: (rule, start, end) in its coordinates."""
     try:
-        return _scan_encodable(text, depth)
+        return _scanencodable(text, depth)
     except UnicodeEncodeError:
-        return _scan_encodable(_encodable(text), depth)
+        return _scanencodable(encodable(text), depth)
 
 
-def _scan_encodable(text: str, depth: int) -> _Scan:
+def _scanencodable(text: str, depth: int) -> _Scan:
     scan = _Scan()
     normal = normalise(text)
     scan.work += normal.work + len(normal.text)
@@ -156,10 +136,22 @@ def _scan_encodable(text: str, depth: int) -> _Scan:
                 continue  # a negation or a description around the words: not an instruction
             start, end = normal.original(*match.span())
             scan.hits.append((name, start, end))
+    for index in _RAW_SET.Match(text) or ():
+        name, pattern = _RAW[index]
+        scan.work += len(text)
+        scan.hits.extend((name, *match.span()) for match in pattern.finditer(text))
     if depth < _MAX_DEPTH:
         scan.work += len(text)
+        if not text.isascii():
+            # Tag characters spell ASCII a model reads and a person never sees.
+            for match in TAG_CHARS.finditer(text):
+                inner = _scan(tag_text(match.group()), depth + 1)
+                scan.work += inner.work
+                if inner.hits:
+                    scan.hits.append((ENCODED_RULE, *match.span()))
+                    scan.hits.extend((name, *match.span()) for name, _, _ in inner.hits)
         for match in _BASE64.finditer(text):
-            decoded = _decoded(match.group())
+            decoded = decoded_base64(match.group())
             if decoded is None:
                 continue
             inner = _scan(decoded, depth + 1)
@@ -199,7 +191,7 @@ def injection_spans(text: str) -> list[tuple[int, int]]:
     hits = _scan(text).hits
     if not hits:
         return []
-    text = _encodable(text)
+    text = encodable(text)
     paragraphs = _paragraphs(text)
     firsts = [start for start, _ in paragraphs]
     spans: list[tuple[int, int]] = []
@@ -255,7 +247,20 @@ class InjectionCheck:
 
     def run(self, analysis: Analysis) -> list[Finding]:
         trace = analysis.trace
-        whole = "\n".join((trace.question, trace.answer, *(s.text for s in trace.sources)))
+        sources = trace.sources
+        # The sources' texts one after another: an instruction split across two of them
+        # reads as one at their junction in this text too.
+        whole = "\n".join(
+            (
+                trace.question,
+                trace.answer,
+                *(s.text for s in sources),
+                *(s.id for s in sources),
+                *(s.title for s in sources),
+                *(url_text(s.url) for s in sources if s.url),
+                *(claim.id for claim in trace.claims),
+            )
+        )
         # ASCII text with nothing to normalise is its own normalised form: one set pass over
         # the whole trace says whether any text of it can match.
         if whole.isascii() and not _GATE.Match(whole):
@@ -271,15 +276,89 @@ class InjectionCheck:
                         detail=f"field={field_name};rules={','.join(rules)}",
                     )
                 )
-        for source in trace.sources:
-            rules = injection_rules(source.text)
+        # IDs, titles, URLs, claim IDs and the junctions of consecutive sources in one pass
+        # over the trace; one by one only when that pass finds something.
+        labels = [(s.id, s.title, url_text(s.url)) for s in sources]
+        claim_ids = [claim.id for claim in trace.claims]
+        pairs = list(zip(sources, sources[1:], strict=False))
+        junctions = [f"{a.text[-JUNCTION_REACH:]} {b.text[:JUNCTION_REACH]}" for a, b in pairs]
+        any_label = bool(
+            injection_rules(
+                "\n\n".join((*("\n\n".join(t) for t in labels), *claim_ids, *junctions))
+            )
+        )
+        for source, label in zip(sources, labels, strict=True):
+            fields = [("source", source.text)]
+            if any_label and injection_rules("\n\n".join(label)):
+                fields += zip(("source_id", "source_title", "source_url"), label, strict=True)
+            for field_name, text in fields:
+                rules = injection_rules(text)
+                if rules:
+                    findings.append(
+                        Finding(
+                            "injection_suspect",
+                            "warning",
+                            source_id=source.id,
+                            detail=f"field={field_name};rules={','.join(rules)}",
+                        )
+                    )
+        for claim in trace.claims if any_label and injection_rules("\n\n".join(claim_ids)) else ():
+            rules = injection_rules(claim.id)
             if rules:
                 findings.append(
                     Finding(
                         "injection_suspect",
                         "warning",
-                        source_id=source.id,
-                        detail=f"field=source;rules={','.join(rules)}",
+                        claim_id=claim.id,
+                        detail=f"field=claim_id;rules={','.join(rules)}",
                     )
                 )
+        for first, second in pairs if any_label else ():
+            rules = split_rules(first.text, second.text)
+            if rules:
+                findings.extend(
+                    Finding(
+                        "injection_suspect",
+                        "warning",
+                        source_id=source.id,
+                        detail=f"field=source;rules=split_instruction,{','.join(rules)}",
+                    )
+                    for source in (first, second)
+                )
         return findings
+
+
+JUNCTION_REACH = 400
+"""Characters of each side of the junction of two passages read together for an
+instruction split across them."""
+
+
+def split_rules(before: str, after: str) -> list[str]:
+    """The rules an instruction split across the end of ``before`` and the start of
+    ``after`` matches, read together, that neither side matches alone (sorted; empty when
+    none). Each side is read up to :data:`JUNCTION_REACH` characters from the junction."""
+    tail, head = before[-JUNCTION_REACH:], after[:JUNCTION_REACH]
+    if not tail.strip() or not head.strip():
+        return []
+    joined = set(injection_rules(f"{tail} {head}"))
+    if not joined:
+        return []
+    return sorted(joined - set(injection_rules(tail)) - set(injection_rules(head)))
+
+
+def split_cuts(before: str, after: str) -> tuple[int, int] | None:
+    """Where an instruction split across two passages lies: the offset in ``before`` from
+    which, and the offset in ``after`` up to which, the flagged text runs (the sentences on
+    each side of the junction); None when no instruction is split across them."""
+    if not split_rules(before, after):
+        return None
+    tail_start = max(0, len(before) - JUNCTION_REACH)
+    tail, head = before[tail_start:], after[:JUNCTION_REACH]
+    joined = f"{tail}\n\n{head}"
+    cut_from, cut_to = len(before), 0
+    for start, end in injection_spans(joined):
+        if start < len(tail):
+            cut_from = min(cut_from, tail_start + start)
+        if end > len(tail) + 2:
+            cut_to = max(cut_to, min(len(after), end - len(tail) - 2))
+    return cut_from, cut_to

@@ -247,6 +247,7 @@ class JudgeCalls:
         self, packet: JudgePacket, usage: Usage
     ) -> tuple[dict[str, ClaimVerdict], tuple[str, ...]]:
         backend, breaker, observer = self._backend, self._breaker, self._observer
+        metered = backend.metered
         timeout = self._settings.timeout_seconds
         model = backend.model
         attempt = 0
@@ -259,9 +260,11 @@ class JudgeCalls:
             try:
                 async with asyncio.timeout(timeout):
                     reply = await _backend_call(backend, packet, self._rubric, timeout)
+                # A rendered packet names claims by handle; the screen reads the claims.
+                result = packet.from_handles(reply.result) if metered else reply.result
                 checked = validate_reply(
                     packet,
-                    reply.result,
+                    result,
                     abstained=reply.abstained,
                     resolved_by=self._resolved_by,
                     rule=self._quote_rule,

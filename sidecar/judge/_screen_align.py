@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sidecar.judge import _lexicon as lx
+from sidecar.judge._screen_binding import reported_or_asked, several_named
 from sidecar.judge._screen_clauses import Clause, split_clauses
 from sidecar.judge._screen_numbers import ranked_at
 from sidecar.judge._screen_roles import roles, verb_like
@@ -249,6 +250,11 @@ def _blocked(clause: Clause, window: Window) -> str:
         ):
             return "abstained: the words around a verb are in another order"
     span = _matched_span(clause, window)
+    reported = reported_or_asked(clause.units, span, window.passage)
+    if reported:
+        return reported
+    if clause.unnamed and several_named(span, window.passage):
+        return "abstained: the claim's unnamed referent may be any of several the text names"
     for unit in clause.units:
         opposites = lx.ANTONYMS.get(unit, frozenset()) - clause.units
         if opposites and any(t.key in opposites and not t.neg and not t.compound for _, t in span):

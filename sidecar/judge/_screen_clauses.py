@@ -32,6 +32,9 @@ class Clause:
     """Content keys the claim itself ranks among others ("one of the largest")."""
     conditional: bool = False
     """The claim (any of its clauses) states a condition ("if", "when", "only", ...)."""
+    unnamed: bool = False
+    """The claim refers by a pronoun or a bare definite description to someone or something
+    it never names (:func:`sidecar.judge._screen_binding.unnamed_referent`)."""
 
 
 def split_clauses(claim: Prepared) -> list[Clause]:

@@ -24,7 +24,8 @@ __all__ = ["SENTENCE_END", "Word", "lemma", "phrase_at", "read_words", "unit"]
 # must be followed by more of the class: no two ways to match one string, so no
 # backtracking blow-up on hostile text.
 _TOKEN = re.compile(
-    r"\d+(?:[.,]\d+)*"  # 12, 1,200, 1.5
+    r"(?<![\w.+#])(?:[A-Za-z]\+\+|[A-Za-z]#|\.[Nn][Ee][Tt])(?![\w+#])"  # C++, C#, F#, .NET
+    r"|\d+(?:[.,]\d+)*"  # 12, 1,200, 1.5
     r"|[^\W\d_]+(?:['\u2019][^\W\d_]+)*"  # words, don't, o'clock
     r"|[%$\u20ac\u00a3\u00a5\u00b5]"  # % $ euro pound yen micro
     r"|[.!?;,:\n]"

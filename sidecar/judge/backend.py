@@ -74,6 +74,11 @@ class JudgeBackend(Protocol):
     async def judge(self, packet: JudgePacket, rubric: Rubric, *, timeout: float) -> BackendReply:
         """Judge every claim of ``packet`` in one call.
 
+        A metered backend sends the packet's rendering, where claims and passages are
+        handles (``C1``, ``P1``), and its reply names each claim by its handle; the stage
+        reads them back (:meth:`JudgePacket.from_handles`). A backend that is not metered
+        (the screen) reads ``packet.claims`` and names claims by their IDs.
+
         Raises :class:`JudgeCallError` with its kind when the call gives no typed reply.
         """
         ...

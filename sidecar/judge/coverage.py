@@ -7,13 +7,13 @@ choice" for "The Basic plan costs 9 EUR a month". Two checks stand between such 
 and a verdict on a claim of importance ``judge.quote_coverage_min_importance`` or more
 (3 by default):
 
-- Structural (:func:`missing_carriers`): the quote itself must carry every *carrier* of
-  the claim, read as the screen reads text (:mod:`sidecar.judge._screen_text`): its
-  numbers, dates and quantities by dimension and value ("9 EUR" and "€9", "two weeks" and
-  "14 days"), its months and weekdays, and its named entities (a capitalised word inside a
-  sentence, a word written with inner or all capitals, a capitalised first word the
-  English lexicon does not know), compared as lemmas whatever their case. A "supported"
-  or "partial" whose quote misses one is not taken, whatever the screen said.
+- Structural (:func:`missing_carriers`): the quote itself must carry every *carrier* of the
+  claim, read as the screen reads text (:mod:`sidecar.judge._screen_text`): its numbers,
+  dates and quantities by dimension and value ("9 EUR" and "€9", "two weeks" and "14 days"),
+  its months and weekdays, a negation when it negates, and its named entities (a capitalised
+  word inside a sentence, a word written with inner or all capitals, a capitalised first
+  word the English lexicon does not know), compared as lemmas whatever their case. A
+  "supported" or "partial" whose quote misses one is not taken, whatever the screen said.
 - The screen's view (:func:`quote_gap`): for a "supported", the screen runs on the claim
   against the quote's sentence (the quote widened to the sentences it sits in,
   :func:`quote_context`); when it finds part of the claim absent there (a partial) or in
@@ -75,6 +75,9 @@ def claim_carriers(text: str) -> frozenset[str]:
         last_sent = token.sent
         if token.kind == "q":
             continue
+        if token.kind == "n":
+            carriers.add(_NEGATION)
+            continue
         written = plain[token.start : token.end]
         if token.key in _CALENDAR or (
             token.kind in ("w", "s")
@@ -85,6 +88,10 @@ def claim_carriers(text: str) -> frozenset[str]:
     return frozenset(carriers)
 
 
+_NEGATION = "NOT"
+"""The carrier of a claim that negates: a quote that negates nothing does not carry it."""
+
+
 def _quantity_key(dim: str, value: float) -> str:
     return f"#{value:g}" if dim in _LOOSE_DIMS else f"{dim}={value:g}"
 
@@ -93,6 +100,8 @@ def _carried(text: str) -> frozenset[str]:
     """Every key ``text`` offers a carrier: its quantities both ways and all its tokens."""
     prepared = prepare(_plain(text))
     keys = {token.key for token in prepared.tokens}
+    if any(token.kind == "n" for token in prepared.tokens):
+        keys.add(_NEGATION)
     for q in prepared.quantities:
         keys.add(_quantity_key(q.dim, q.value))
         keys.add(f"#{q.value:g}")  # a bare or year-like number in the claim

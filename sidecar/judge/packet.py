@@ -3,7 +3,11 @@
 The packet is built from the redacted trace. It carries the question for context, and for
 each claim the text of the sources that claim cites, never another retrieved source (the
 judge must not repair a wrong citation from another document), and no model, vendor, app or
-tenant names.
+tenant names. Source and claim IDs never reach the judge as written: a passage is ``P1``,
+``P2``, ... in order of first citation and a claim ``C1``, ``C2``, ... in order, handles
+that hold for one rendered packet, and the judge's reply names claims by their handles
+(:meth:`JudgePacket.from_handles`). An ID is text the application (or a document) chose;
+an instruction written into one has nowhere to go.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from schemas import DATAMARK, Trace
+from schemas import DATAMARK, JudgeResult, Trace
 from sidecar.checks.analysis import ClaimAnalysis
+from sidecar.checks.injection import visible
 
 __all__ = [
     "DATAMARK",
+    "UNKNOWN_HANDLE",
     "ClaimRequest",
     "JudgePacket",
     "Passage",
@@ -34,6 +40,11 @@ __all__ = [
 # the question and every passage reach the judge as one marked run, which the rubric tells
 # it is data from documents, never instructions, so an instruction inside a passage reads
 # as part of the document it sits in.
+
+
+UNKNOWN_HANDLE = "\x00unknown:"
+"""Prefix of a reply's claim ID that is no handle of its packet: it matches no claim, so
+the reply is an ID mismatch, never read as a claim's verdict."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +91,45 @@ class JudgePacket:
         """The requested claim with this ID, if any (a dictionary lookup)."""
         return self._index.get(claim_id)
 
+    @cached_property
+    def _handles(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        claims: dict[str, str] = {}
+        by_handle: dict[str, str] = {}
+        for claim in self.claims:
+            if claim.claim_id not in claims:
+                handle = f"C{len(claims) + 1}"
+                claims[claim.claim_id] = handle
+                by_handle[handle] = claim.claim_id
+        passages = {pid: f"P{n}" for n, pid in enumerate(self.passages(), start=1)}
+        return claims, passages, by_handle
+
+    def claim_handle(self, claim_id: str) -> str:
+        """The handle (``C1``, ...) the judge knows the claim by."""
+        return self._handles[0][claim_id]
+
+    def passage_handle(self, passage_id: str) -> str:
+        """The handle (``P1``, ...) the judge knows the passage by."""
+        return self._handles[1][passage_id]
+
+    def from_handles(self, result: JudgeResult) -> JudgeResult:
+        """``result`` (a reply to this packet's rendering) with each claim handle read back
+        as its claim ID; anything that is no handle of this packet becomes an ID no claim
+        has (:data:`UNKNOWN_HANDLE`), so a judge cannot name a claim by an ID it was never
+        shown."""
+        by_handle = self._handles[2]
+        return JudgeResult(
+            verdicts=[
+                verdict.model_copy(
+                    update={
+                        "claim_id": by_handle.get(
+                            verdict.claim_id, UNKNOWN_HANDLE + verdict.claim_id
+                        )
+                    }
+                )
+                for verdict in result.verdicts
+            ]
+        )
+
     def passages(self) -> dict[str, str]:
         """Each cited passage once, by ID, in order of first citation."""
         passages: dict[str, str] = {}
@@ -121,11 +171,12 @@ def render_packet(packet: JudgePacket) -> str:
     """The packet as one compact JSON object, the whole user message::
 
         {"question":"CanˆIˆgetˆaˆrefund?",
-         "passages":[{"id":"S1","text":"Proˆplanˆcustomersˆcanˆrequestˆaˆrefundˆ..."}],
-         "claims":[{"claim_id":"c1","cites":["S1"],"text":"Pro plan refunds are ..."}]}
+         "passages":[{"id":"P1","text":"Proˆplanˆcustomersˆcanˆrequestˆaˆrefundˆ..."}],
+         "claims":[{"claim_id":"C1","cites":["P1"],"text":"Pro plan refunds are ..."}]}
 
-    (shown wrapped; sent on one line). Every piece of trace text (question, passage and
-    claim texts, every ID) is a JSON string value, so no text can open, close or rename a
+    (shown wrapped; sent on one line). IDs are the packet's handles, never the trace's
+    (see the module docstring). Every piece of trace text (question, passage and claim
+    texts) is a JSON string value, so no text can open, close or rename a
     claim or a passage: quotes, brackets, line breaks and lines that look like headers are
     escaped or stay inside their string. Each cited passage appears once; texts have their
     whitespace collapsed, and the question's and passages' words are joined by
@@ -133,13 +184,16 @@ def render_packet(packet: JudgePacket) -> str:
     ``datamark`` is off.
     """
     document_text = _marked if packet.datamark else _text
+    passage = packet.passage_handle
     document = {
         "question": document_text(packet.question),
-        "passages": [{"id": i, "text": document_text(t)} for i, t in packet.passages().items()],
+        "passages": [
+            {"id": passage(i), "text": document_text(t)} for i, t in packet.passages().items()
+        ],
         "claims": [
             {
-                "claim_id": c.claim_id,
-                "cites": [p.passage_id for p in c.passages],
+                "claim_id": packet.claim_handle(c.claim_id),
+                "cites": [passage(p.passage_id) for p in c.passages],
                 "text": _text(c.text),
             }
             for c in packet.claims
@@ -154,17 +208,23 @@ def render_packet(packet: JudgePacket) -> str:
 def build_packet(
     trace: Trace, claims: Iterable[ClaimAnalysis], *, datamark: bool = True
 ) -> JudgePacket:
-    """The packet for ``claims`` of ``trace``: each with the text of its valid cited IDs."""
-    texts = {source.id: source.text for source in trace.sources}
+    """The packet for ``claims`` of ``trace``: each with the text of its valid cited IDs.
+
+    Every text is taken visible (:func:`~sidecar.checks.injection.visible`): tag
+    characters, bidi controls and runs of invisible format characters, which the injection
+    check flags as ``obfuscated_text``, never reach the judge, and quotes are checked
+    against the text the judge saw."""
+    texts = {source.id: visible(source.text) for source in trace.sources}
     requests = tuple(
         ClaimRequest(
             claim_id=item.claim.id,
-            text=item.text,  # without the markers a claim may be sent with
+            # without the markers a claim may be sent with, and without invisible characters
+            text=visible(item.text),
             passages=tuple(Passage(i, texts[i]) for i in item.valid_ids if i in texts),
         )
         for item in claims
     )
-    return JudgePacket(question=trace.question, claims=requests, datamark=datamark)
+    return JudgePacket(question=visible(trace.question), claims=requests, datamark=datamark)
 
 
 def cache_key(rubric_version: str, model: str, claim: ClaimRequest) -> str:

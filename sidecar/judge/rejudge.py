@@ -1,15 +1,15 @@
 """A verdict a passage may have bought is judged again without the text that tried.
 
 A claim is *exposed* when its cited passages, the question or the claim itself carry text
-flagged as addressed to a model (:mod:`sidecar.checks.injection`). An LLM's verdict on an
-exposed claim is never taken on the judge's word: not a "supported" a passage may have
+flagged as addressed to a model (:mod:`sidecar.checks.injection`), or when an instruction is
+split across two of its cited passages (read as the judge reads them, one after the other:
+the end of one and the start of the next are cut from the second packet). An LLM's verdict
+on an exposed claim is never taken on the judge's word: not a "supported" a passage may have
 bought, and not an "unsupported" one may have ordered to make someone be paged. The claim
-goes out once more in a packet with every flagged span removed, and the first verdict
-stands only when the second one is the same. Otherwise, or when nothing is left to judge,
-or when the second call cannot be made, the claim is ``unverified``
-(``injection_influenced``): not scored, not critical, a finding on the trace, and, at
-importance 3, a security event.
-"""
+goes out once more in a packet with every flagged span removed, and the first verdict stands
+only when the second one is the same. Otherwise, or when nothing is left to judge, or when
+the second call cannot be made, the claim is ``unverified`` (``injection_influenced``): not
+scored, not critical, a finding on the trace, and, at importance 3, a security event."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from schemas import VerdictLabel
-from sidecar.checks.injection import injection_rules, outside_injections
+from sidecar.checks.injection import injection_rules, outside_injections, split_cuts
 from sidecar.judge.packet import ClaimRequest, JudgePacket, Passage, unmark
 from sidecar.judge.validation import PassageIndex
 from sidecar.scoring import ClaimVerdict
@@ -32,16 +32,52 @@ def _cut(text: str) -> str:
     return "\n\n".join(part.strip() for part in outside_injections(unmark(text)) if part.strip())
 
 
+def _junctions(
+    claim: ClaimRequest, seen: dict[tuple[str, str], tuple[int, int] | None]
+) -> dict[int, tuple[int, int]]:
+    """For each cited passage after the first whose junction with the one before carries a
+    split instruction: its index and the cuts (from the previous passage, up to in it)."""
+    found: dict[int, tuple[int, int]] = {}
+    passages = claim.passages
+    for at in range(1, len(passages)):
+        before, after = passages[at - 1], passages[at]
+        key = (before.passage_id, after.passage_id)
+        if key not in seen:
+            seen[key] = split_cuts(unmark(before.text), unmark(after.text))
+        cuts = seen[key]
+        if cuts is not None:
+            found[at] = cuts
+    return found
+
+
 def exposed_claims(packet: JudgePacket, index: PassageIndex) -> frozenset[str]:
     """IDs of the packet's claims whose cited passages, question or own text carry a flagged
-    span."""
+    span, or whose cited passages carry an instruction split across two of them."""
     question_flagged = bool(injection_rules(packet.question))
+    seen: dict[tuple[str, str], tuple[int, int] | None] = {}
     return frozenset(
         claim.claim_id
         for claim in packet.claims
         if question_flagged
         or injection_rules(claim.text)
         or any(index.flagged(passage) for passage in claim.passages)
+        or _junctions(claim, seen)
+    )
+
+
+def _cut_junctions(claim: ClaimRequest) -> tuple[Passage, ...]:
+    """The claim's passages without the text of an instruction split across two of them."""
+    junctions = _junctions(claim, {})
+    if not junctions:
+        return claim.passages
+    texts = [unmark(p.text) for p in claim.passages]
+    starts, ends = [0] * len(texts), [len(t) for t in texts]
+    for at, (cut_from, cut_to) in junctions.items():
+        ends[at - 1] = min(ends[at - 1], cut_from)
+        starts[at] = max(starts[at], cut_to)
+    return tuple(
+        Passage(p.passage_id, texts[i][starts[i] : ends[i]] if starts[i] < ends[i] else "")
+        for i, p in enumerate(claim.passages)
     )
 
 
@@ -77,7 +113,7 @@ def rejudge_request(
             continue
         asked.add(claim.claim_id)
         text = _cut(claim.text)
-        passages = tuple(Passage(p.passage_id, _cut(p.text)) for p in claim.passages)
+        passages = tuple(Passage(p.passage_id, _cut(p.text)) for p in _cut_junctions(claim))
         kept = tuple(p for p in passages if p.text)
         if not text or not kept:
             nothing_left.add(claim.claim_id)

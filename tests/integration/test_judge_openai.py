@@ -43,13 +43,13 @@ def test_correct_reply_is_scored(server: FakeOpenAI, backend: str) -> None:
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": "refund within 30 days",
                     "reason": "States it.",
                 },
                 {
-                    "claim_id": "c2",
+                    "claim_id": "C2",
                     "verdict": "partial",
                     "evidence_quote": "returned to the original",
                     "reason": "Half of it.",
@@ -128,8 +128,8 @@ def test_unverifiable_quote_becomes_unsupported(
     server.script(
         verdicts_reply(
             [
-                {"claim_id": "c1", "verdict": "supported", "evidence_quote": S1, "reason": "ok"},
-                {"claim_id": "c2", "verdict": "supported", "evidence_quote": quote, "reason": "ok"},
+                {"claim_id": "C1", "verdict": "supported", "evidence_quote": S1, "reason": "ok"},
+                {"claim_id": "C2", "verdict": "supported", "evidence_quote": quote, "reason": "ok"},
             ]
         )
     )
@@ -171,10 +171,10 @@ def test_mismatched_claim_ids_are_a_judge_error(server: FakeOpenAI, ids: list[st
     ("reply", "kind"),
     [
         pytest.param(
-            Reply(text='{"verdicts": [{"claim_id": "c1", '), "parse_error", id="malformed-json"
+            Reply(text='{"verdicts": [{"claim_id": "C1", '), "parse_error", id="malformed-json"
         ),
         pytest.param(
-            Reply(text='{"verdicts": [{"claim_id": "c1", "verdict": "maybe"}]}'),
+            Reply(text='{"verdicts": [{"claim_id": "C1", "verdict": "maybe"}]}'),
             "parse_error",
             id="schema-violation",
         ),

@@ -21,8 +21,8 @@ S2_QUOTE = "returned to the original card"
 def _reply(reason: str = "ok", quote: str = S1) -> Reply:
     return verdicts_reply(
         [
-            {"claim_id": "c1", "verdict": "supported", "evidence_quote": quote, "reason": reason},
-            {"claim_id": "c2", "verdict": "supported", "evidence_quote": S2_QUOTE, "reason": "ok"},
+            {"claim_id": "C1", "verdict": "supported", "evidence_quote": quote, "reason": reason},
+            {"claim_id": "C2", "verdict": "supported", "evidence_quote": S2_QUOTE, "reason": "ok"},
         ]
     )
 

@@ -75,12 +75,12 @@ def test_judge_call_is_a_client_child_span_with_genai_attributes(server: FakeOpe
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": "refund within 30 days",
                     "reason": "States it.",
                 },
-                {"claim_id": "c2", "verdict": "unsupported", "evidence_quote": "", "reason": "No."},
+                {"claim_id": "C2", "verdict": "unsupported", "evidence_quote": "", "reason": "No."},
             ]
         )
     )

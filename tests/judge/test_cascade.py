@@ -44,10 +44,15 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-def requested_claims(server: FakeOpenAI) -> list[list[str]]:
-    """The claim IDs of each request the server received, as it parsed them."""
+CLAIM_IDS = {VERBATIM: "c1", PARAPHRASE: "c2"}
+
+
+def requested_claims(server: FakeOpenAI, ids: dict[str, str] | None = None) -> list[list[str]]:
+    """The claims of each request the server received, as it parsed them, by their IDs in
+    the trace (``ids`` by claim text; the judge sees handles only)."""
+    ids = CLAIM_IDS if ids is None else ids
     packets = [packet_of(r.body) for r in server.recorded()]
-    return [[c["claim_id"] for c in p["claims"]] if p else [] for p in packets]
+    return [[ids[c["claim"]] for c in p["claims"]] if p else [] for p in packets]
 
 
 def resolved(record: EvaluationRecord) -> dict[str, tuple[str | None, str | None]]:
@@ -60,7 +65,8 @@ def test_only_the_claim_the_screen_does_not_settle_is_sent(server: FakeOpenAI) -
     assert requested_claims(server) == [["c2"]]
     [request] = server.recorded()
     packet = packet_of(request.body)
-    assert packet is not None and packet["passages"] == [{"passage_id": "S2", "text": S2}]
+    # S2, the one passage sent, by its handle.
+    assert packet is not None and packet["passages"] == [{"passage_id": "P1", "text": S2}]
     assert resolved(record) == {"c1": ("supported", "screen"), "c2": ("supported", "llm")}
     assert record.judge is not None and record.judge.screened_claims == 1
     assert record.judged and record.scores.correctness == 1.0
@@ -209,7 +215,7 @@ def test_a_screen_quote_inside_an_injection_goes_to_the_llm(server: FakeOpenAI) 
     judged = Judged(server, screen_skip_max_importance=3)
     [record] = judged.evaluate(injected)
     # The claim text is in the passage, but only inside the flagged paragraph: not trusted.
-    assert requested_claims(server) == [["c1"]]
+    assert requested_claims(server, {PARAPHRASE: "c1"}) == [["c1"]]
     [c1] = record.claims
     # The server quotes the whole passage; that quote is not verified either, so the LLM's
     # verdict is unsupported; with the flagged paragraph removed nothing is left to judge

@@ -35,7 +35,7 @@ def judged_supported(
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": quote,
                     "reason": "Stated.",
@@ -80,7 +80,7 @@ def test_a_withheld_verdict_is_counted(server: FakeOpenAI) -> None:
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": QUOTE,
                     "reason": "Stated.",
@@ -126,3 +126,36 @@ def test_below_importance_3_the_verdict_stands(server: FakeOpenAI) -> None:
         2,
     )
     assert (c1.verdict, c1.not_judged) == ("supported", None)
+
+
+def test_a_cached_verdict_is_held_to_the_same_quote(server: FakeOpenAI) -> None:
+    # The LLM's verdict is cached before the coverage check; a second trace with the same
+    # claim and passage is served from the cache, and its quote is checked all the same.
+    server.script(
+        verdicts_reply(
+            [
+                {
+                    "claim_id": "C1",
+                    "verdict": "supported",
+                    "evidence_quote": QUOTE,
+                    "reason": "Stated.",
+                }
+            ]
+        )
+    )
+    text = "Refunds are accepted within 90 days of purchase."
+    traces = [
+        make_trace(
+            trace_id=f"{n:032x}",
+            answer=f"{text} [S1]",
+            sources=[source("S1", PASSAGE)],
+            claims=[claim("c1", text, ["S1"], 3)],
+        )
+        for n in (1, 2)
+    ]
+    first, second = Judged(server).evaluate(*traces)
+    assert len(server.recorded()) == 1
+    for record in (first, second):
+        [c1] = record.claims
+        assert (c1.verdict, c1.not_judged_detail) == (None, "quote_incomplete")
+    assert second.judge is not None and second.judge.cached_claims == 1

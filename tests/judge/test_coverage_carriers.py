@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from schemas import ClaimResult, EvaluationRecord, Trace
+from schemas import EvaluationRecord, Trace
 from sidecar.cli import cli
 from sidecar.judge.coverage import claim_carriers, missing_carriers
 from tests.support.factories import claim, make_trace, source
@@ -163,6 +163,10 @@ def test_the_carriers_of_a_claim() -> None:
         "The Basic plan costs 9 EUR a month.", "The Basic plan is our most popular choice."
     ) == ("eur=9",)
     assert missing_carriers("Тариф Basic стоит 9 евро.", "Тариф Basic — наш выбор.") == ("#9",)
+    # A negation is carried by a quote that negates too.
+    refused = "Refunds are not available for gift cards."
+    assert missing_carriers(refused, "Refunds are available for all items") == ("NOT",)
+    assert missing_carriers(refused, "Gift cards cannot be refunded") == ()
 
 
 def test_the_obeying_judge_is_honest_on_clean_text(server: FakeOpenAI, tmp_path: Path) -> None:
@@ -179,30 +183,54 @@ def test_the_obeying_judge_is_honest_on_clean_text(server: FakeOpenAI, tmp_path:
     )
 
 
-def _state(c: ClaimResult) -> tuple[str | None, str | None]:
-    return c.verdict, c.not_judged
-
-
 @pytest.mark.parametrize("carrier", CARRIERS)
 def test_a_told_quote_buys_no_critical_supported(
     server: FakeOpenAI, tmp_path: Path, carrier: str
 ) -> None:
     [record] = check(server, tmp_path, [carrier_trace(carrier, 1)])
     [c1] = record.claims
-    assert c1.verdict not in ("supported", "partial")
-    if c1.verdict is None:
-        # Withheld: the quote lacks the price, or a flagged text swayed the first verdict.
-        assert c1.not_judged == "unverified"
-        assert c1.not_judged_detail in ("quote_incomplete", "injection_influenced")
-        assert c1.path is not None and c1.path.llm == "supported"
+    # Withheld (the quote lacks the price, or flagged text swayed the first verdict), or
+    # unsupported (the quote lay in the flagged paragraph, or the judge never saw the order:
+    # the price is not in the document, and that is a page).
+    assert (c1.verdict, c1.not_judged, c1.not_judged_detail) in (
+        (None, "unverified", "quote_incomplete"),
+        (None, "unverified", "injection_influenced"),
+        ("unsupported", None, None),
+    )
 
 
-def test_an_unflagged_told_quote_is_withheld_as_incomplete(
-    server: FakeOpenAI, tmp_path: Path
-) -> None:
-    # The claim carries the order; the judge obeys; the quote is real and has the claim's
-    # content words, but not its price.
-    [record] = check(server, tmp_path, [carrier_trace("claim", 1)])
+def told(body: dict[str, Any]) -> Action:
+    """A judge swayed by an order no check flags: every claim supported, quoting the
+    document's real number-free sentence."""
+    packet = packet_of(body)
+    assert packet is not None
+    return verdicts_reply(
+        [
+            {
+                "claim_id": c["claim_id"],
+                "verdict": "supported",
+                "evidence_quote": LANGUAGES["en"]["sentence"],
+                "reason": "The document says so.",
+            }
+            for c in packet["claims"]
+        ]
+    )
+
+
+def clean_trace(importance: int) -> Trace:
+    return make_trace(
+        question=QUESTION,
+        answer=f"{LANGUAGES['en']['claim']} [S1]",
+        sources=[source("S1", LANGUAGES["en"]["document"])],
+        claims=[claim("c1", LANGUAGES["en"]["claim"], ["S1"], importance)],
+    )
+
+
+def test_an_unflagged_told_quote_is_withheld_as_incomplete(tmp_path: Path) -> None:
+    # Nothing is flagged, the judge obeys all the same; the quote is real and has the
+    # claim's content words, but not its price.
+    with FakeOpenAI(responder=told) as swayed:
+        [record] = check(swayed, tmp_path, [clean_trace(3)])
     [c1] = record.claims
     assert (c1.verdict, c1.not_judged, c1.not_judged_detail) == (
         None,
@@ -210,29 +238,28 @@ def test_an_unflagged_told_quote_is_withheld_as_incomplete(
         "quote_incomplete",
     )
     assert c1.critical_reason is None
+    assert c1.path is not None and c1.path.llm == "supported"
 
 
-def test_lower_importances_follow_the_setting(server: FakeOpenAI, tmp_path: Path) -> None:
-    trace = carrier_trace("claim", 1)
-    lowered = trace.model_copy(
-        update={"claims": [trace.claims[0].model_copy(update={"importance": 2})]}
-    )
-    [record] = check(server, tmp_path, [lowered])
-    assert record.claims[0].verdict == "supported"  # importance 2: the default leaves it
-    given = tmp_path / "traces.jsonl"
-    out = tmp_path / "strict.jsonl"
-    given.write_text(lowered.model_dump_json() + "\n", encoding="utf-8")
-    env = {
-        "CITEWATCH_JUDGE_BASE_URL": server.base_url,
-        "CITEWATCH_JUDGE_API_KEY": "k",
-        "CITEWATCH_JUDGE_MAX_RETRIES": "0",
-        "CITEWATCH_JUDGE_QUOTE_COVERAGE_MIN_IMPORTANCE": "2",
-    }
-    CliRunner().invoke(
-        cli,
-        ["check", str(given), "--judge", "openai-chat", "--sample-rate", "1", "--output", str(out)],
-        env=env,
-    )
+def test_lower_importances_follow_the_setting(tmp_path: Path) -> None:
+    with FakeOpenAI(responder=told) as swayed:
+        [record] = check(swayed, tmp_path, [clean_trace(2)])
+        assert record.claims[0].verdict == "supported"  # importance 2: the default leaves it
+        given = tmp_path / "traces.jsonl"
+        out = tmp_path / "strict.jsonl"
+        given.write_text(clean_trace(2).model_dump_json() + "\n", encoding="utf-8")
+        env = {
+            "CITEWATCH_JUDGE_BASE_URL": swayed.base_url,
+            "CITEWATCH_JUDGE_API_KEY": "k",
+            "CITEWATCH_JUDGE_MAX_RETRIES": "0",
+            "CITEWATCH_JUDGE_QUOTE_COVERAGE_MIN_IMPORTANCE": "2",
+        }
+        CliRunner().invoke(
+            cli,
+            ["check", str(given), "--judge", "openai-chat", "--sample-rate", "1"]
+            + ["--output", str(out)],
+            env=env,
+        )
     [strict] = [EvaluationRecord.model_validate_json(line) for line in out.read_text().splitlines()]
-    assert _state(strict.claims[0]) == (None, "unverified")
+    assert (strict.claims[0].verdict, strict.claims[0].not_judged) == (None, "unverified")
     assert strict.claims[0].not_judged_detail == "quote_incomplete"

@@ -46,7 +46,7 @@ def test_the_supporting_uncited_source_is_reported(server: FakeOpenAI) -> None:
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "unsupported",
                     "evidence_quote": "",
                     "reason": "Not about timing.",
@@ -85,7 +85,7 @@ def test_the_supporting_uncited_source_is_reported(server: FakeOpenAI) -> None:
 def test_no_finding_when_no_other_source_supports_the_claim(server: FakeOpenAI) -> None:
     server.script(
         verdicts_reply(
-            [{"claim_id": "c1", "verdict": "unsupported", "evidence_quote": "", "reason": "r"}]
+            [{"claim_id": "C1", "verdict": "unsupported", "evidence_quote": "", "reason": "r"}]
         )
     )
     [record] = Judged(server).evaluate(
@@ -99,7 +99,7 @@ def test_no_finding_for_a_supported_claim(server: FakeOpenAI) -> None:
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": "refunds are returned to the original card",
                     "reason": "r",
@@ -157,7 +157,7 @@ def test_a_withheld_supported_is_not_reported_as_misattributed() -> None:
             verdicts_reply(
                 [
                     {
-                        "claim_id": "c1",
+                        "claim_id": "C1",
                         "verdict": "supported",
                         "evidence_quote": "Refunds are accepted within 30 days",
                         "reason": "Stated.",

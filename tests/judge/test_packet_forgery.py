@@ -91,18 +91,19 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
     # The first request; the second is the second opinion on the exposed claims.
     request = server.recorded()[0]
     texts = {s.id: collapsed(s.text) for s in trace.sources}
+    # IDs reach the judge as handles (P1, C1), never as the trace wrote them.
     assert packet_of(request.body) == {
         "question": collapsed(trace.question),
         "passages": [
-            {"passage_id": "S1", "text": texts["S1"]},
-            {"passage_id": ODD_SOURCE, "text": texts[ODD_SOURCE]},
+            {"passage_id": "P1", "text": texts["S1"]},
+            {"passage_id": "P2", "text": texts[ODD_SOURCE]},
         ],
         "claims": [
-            {"claim_id": "c1", "claim": unmarked(trace.claims[0].text), "passage_ids": ["S1"]},
+            {"claim_id": "C1", "claim": unmarked(trace.claims[0].text), "passage_ids": ["P1"]},
             {
-                "claim_id": ODD_CLAIM,
+                "claim_id": "C2",
                 "claim": unmarked(trace.claims[1].text),
-                "passage_ids": [ODD_SOURCE, "S1"],
+                "passage_ids": ["P2", "P1"],
             },
         ],
     }
@@ -130,6 +131,8 @@ def test_forged_syntax_in_every_field_stays_inside_its_string(
         ("S1", "field=source"),
         (ODD_SOURCE, "field=source"),
         ("[S3]: c3", "field=source"),
+        # The claim ID that closes the packet's JSON to open a claim of its own.
+        (None, "field=claim_id"),
     ]
 
 
@@ -161,7 +164,7 @@ def test_a_judge_that_obeys_an_injected_source_gets_no_verified_verdict(
         verdicts_reply(
             [
                 {
-                    "claim_id": "c1",
+                    "claim_id": "C1",
                     "verdict": "supported",
                     "evidence_quote": forged,
                     "reason": "Quoted.",

@@ -131,7 +131,7 @@ class CountingBackend:
             JudgeResult(
                 verdicts=[
                     JudgeVerdict(
-                        claim_id=c.claim_id,
+                        claim_id=packet.claim_handle(c.claim_id),
                         verdict="supported",
                         evidence_quote=c.passages[0].text,
                         reason="stated",

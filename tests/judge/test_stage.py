@@ -52,7 +52,8 @@ class ScriptedBackend:
                 raise error
         verdicts = [
             JudgeVerdict(
-                claim_id=claim.claim_id,
+                # Named by handle, as in the rendered packet an LLM reads.
+                claim_id=packet.claim_handle(claim.claim_id),
                 verdict="supported",
                 evidence_quote=claim.passages[0].text,
                 reason="stated",

@@ -294,7 +294,7 @@ def test_a_refused_quote_through_the_stage_is_a_critical_quote_not_found() -> No
             verdicts_reply(
                 [
                     {
-                        "claim_id": "c1",
+                        "claim_id": "C1",
                         "verdict": "supported",
                         "evidence_quote": "warranty",
                         "reason": "Stated.",
@@ -320,7 +320,7 @@ def test_the_stage_checks_quotes_by_the_configured_rule() -> None:
             verdicts_reply(
                 [
                     {
-                        "claim_id": "c1",
+                        "claim_id": "C1",
                         "verdict": "supported",
                         "evidence_quote": "warranty",
                         "reason": "Stated.",
