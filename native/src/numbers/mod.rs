@@ -12,7 +12,9 @@
 
 mod context;
 mod decide;
+mod metadata;
 mod shapes;
+mod strong;
 
 use crate::chars::{self as ch, Text};
 use crate::words;
@@ -22,6 +24,7 @@ use context::{
     excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
 };
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
+use strong::strong;
 
 const MAX_GROUPS: usize = 7;
 
@@ -143,10 +146,11 @@ impl Numbers {
         if excluded_by_surroundings(t, start, if ext.is_empty() { body_end } else { end }) {
             return Vec::new();
         }
-        let nearest = nearest_context_word(t, start);
-        if words::id(&nearest) {
-            return Vec::new();
-        }
+        let word = nearest_context_word(t, start);
+        // A word that names a thing's identifier ("order", "claim", "ticket") keeps a bare
+        // run of digits, never a value its checksum or shape proves (`strong`).
+        let thing = words::id(&word);
+        let nearest: &str = if thing { "" } else { &word };
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();
         let offset = start;
@@ -217,7 +221,7 @@ impl Numbers {
                     "()",
                 ))
             {
-                let context: &str = if nseg == 1 { &nearest } else { "" };
+                let context: &str = if nseg == 1 { nearest } else { "" };
                 let first = tail_segment[0].start;
                 let last_token = *tail_segment.last().unwrap();
                 let whole = self.value(t, first, last_token.end, context, &[], None);
@@ -258,7 +262,7 @@ impl Numbers {
             if segment.is_empty() {
                 continue;
             }
-            let context: &str = if index == 0 { &nearest } else { "" };
+            let context: &str = if index == 0 { nearest } else { "" };
             let has_ext = !ext.is_empty() && Some(*segment.last().unwrap()) == last;
             let entity = if segment.len() > MAX_GROUPS {
                 None
@@ -286,6 +290,9 @@ impl Numbers {
             } else if segment.len() > 1 {
                 found.extend(self.windows(t, segment, context));
             }
+        }
+        if thing {
+            found.retain(|e| strong(t, e));
         }
         found
     }
