@@ -11,7 +11,8 @@ use regex::{Regex, RegexBuilder};
 
 pub const KEY_NAME: &str = concat!(
     r"[A-Za-z0-9_.-]*(?i:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|credential",
-    r"|auth|bearer|signature)[A-Za-z0-9_.-]*"
+    r"|auth|bearer|signature|pw|kennwort|contrasena|senha|wachtwoord|haslo|salasana)",
+    r"[A-Za-z0-9_.-]*"
 );
 const VALUE: &str = r#"[^\s"'`<>,;]{4,512}"#;
 const NON_ASCII: &str = r"\x{80}-\x{10FFFF}";
@@ -22,8 +23,10 @@ const PEM: &str = concat!(
     r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?"
 );
 const URLAUTH: &str = concat!(
-    r#"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>"']{1,256}:"#,
-    r#"(?P<urlpw>[^\s/?#@<>"']{1,256})@"#
+    r#"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>"']{0,256}:"#,
+    r#"(?P<urlpw>[^\s/?#@<>"']{1,256})@"#,
+    // Oracle's JDBC URL: jdbc:oracle:thin:user/password@host
+    r#"|\bjdbc:oracle:[a-z0-9]{1,16}:[^\s/@:"']{1,128}/[^\s/@"']{1,256}@"#
 );
 const JWT: &str = r"\beyJ[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{0,1000}";
 const PREFIXED: &str = concat!(
@@ -47,7 +50,10 @@ const PREFIXED: &str = concat!(
     r"|ZXlK[A-Za-z0-9+/]{40,1000}={0,2}|LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,1000}={0,2}",
     r"|[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
     r"|sig=[A-Za-z0-9%+/_-]{20,255}",
-    r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33})",
+    r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33}",
+    // Azure: a storage or Cosmos DB account key (64 bytes in base64) wherever it stands,
+    // and the key of a Service Bus, Event Hubs or IoT Hub connection string
+    r"|[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,255})",
     r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/]{20,255}",
     r"|https://[A-Za-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{20,400}",
     r"|https://outlook\.office(?:365)?\.com/webhook/[A-Za-z0-9@/_-]{20,400}",
@@ -58,8 +64,8 @@ const PREFIXED: &str = concat!(
 pub fn kv_rest(value: &str) -> String {
     format!(
         concat!(
-            r#"["'`]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
-            r#"[ \t]*(?:::=|:=|\?=|\+=|\.=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+            r#"["'`]?\]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
+            r#"[ \t]*(?::::=|::=|:=|\?=|\+=|\.=|=>|<-|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
             r#"|[ \t]*,[ \t]*(?P<kvcomma>["'`])|>[ \t\r\n]*"#,
             r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
             r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"

@@ -86,6 +86,18 @@ TRIGGERS = [
     "xoxb-",
     "Bearer ",
     '"secret": "',
+    '"api_token" => "',
+    "$c['pw']",
+    "a :::= ",
+    "==",
+    "a" * 86 + "==",
+    "SharedAccessKey=",
+    "jdbc:oracle:thin:a/",
+    "redis://:",
+    "the password is ",
+    # numbers after a word naming a thing
+    "order 555-201-7731 ",
+    "case 0161 ",
     # placeholders and the custom pattern's worst case
     "<EMAIL_1> a@b.co ",
     "<A",

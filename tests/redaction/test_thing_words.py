@@ -27,6 +27,7 @@ STRONG = [
     ("+44 7700 900123", "PHONE"),
     ("0049 30 901820", "PHONE"),
     ("06 12 34 56 78", "PHONE"),
+    ("+687 20.12.34", "PHONE"),
 ]
 
 # the things' own numbers, which stay after their word

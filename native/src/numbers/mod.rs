@@ -180,7 +180,10 @@ impl Numbers {
                 && t.at(token.end + 1).is_some_and(ch::is_digit);
             if !barrier && !ch::all_digit(value) {
                 let bare = strip_chars(value, "()");
-                barrier = full(&sh.date, value)
+                // a date's shape right after a country code is the national number:
+                // "+687 20.12.34"
+                let after_code = i > 0 && t.at(tokens[i - 1].start) == Some('+');
+                barrier = (full(&sh.date, value) && !after_code)
                     || strip_chars(value, "-/.()").is_empty()
                     || (bare.contains(&'.') && (full(&sh.decimal, bare) || full(&sh.ipv4, bare)));
             }

@@ -19,6 +19,12 @@ use crate::{words, Ent, Ty};
 pub(super) fn tokens(t: &Text, m: &Found) -> Option<Ent> {
     let value = m.text;
     let (start, end) = span(t, m);
+    if value.ends_with('@') && value.starts_with("jdbc:oracle:") {
+        // jdbc:oracle:thin:user/password@ : the password after the user's '/'
+        let slash = value.rfind('/')?;
+        let pw_start = start + value[..slash + 1].chars().count();
+        return Some(Ent::new(Ty::Secret, pw_start, end - 1, None));
+    }
     if value.ends_with('@') && !value.starts_with('-') {
         if let Some(scheme) = value.find("://") {
             // scheme://host:password@ : the host holds no ':'
