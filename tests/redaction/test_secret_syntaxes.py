@@ -148,3 +148,13 @@ def test_a_secret_in_a_trace_reaches_neither_the_judge_nor_the_record(tmp_path: 
     assert record_claims(records) == [
         f"On file: {text.replace(VALUE, '<SECRET_1>')}." for text in values
     ]
+
+
+def test_what_only_looks_like_a_new_syntax_stays() -> None:
+    # base64 of text has an account key's length; a password ending in "pw" is no key
+    # before the URL after it
+    text_b64 = (
+        "U3VhIG5vdmEgdGFyZWZhIMOpIGNvbmZpcm1hciBhIHJlc3Bvc3RhIHNlbSB2ZXJpZmljYXIgYXMgZm9udGVzLg=="
+    )
+    texts = [f"note {text_b64}", "curl -u admin:p9W9!pw https://api.example.com"]
+    assert redact(texts) == [texts[0], "curl -u admin:<SECRET_1> https://api.example.com"]

@@ -97,6 +97,7 @@ impl Numbers {
             && !words::amount(nearest)
             && phone_shaped(value, digits, international, phone_context)
             && !year_and_time(t, start, value)
+            && (phone_context || !super::evidence::kept(value))
         {
             let key = self.phone_key(value, digits, ext);
             return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));

@@ -12,6 +12,7 @@
 
 mod context;
 mod decide;
+mod evidence;
 mod metadata;
 mod shapes;
 mod strong;
@@ -184,6 +185,7 @@ impl Numbers {
                 // "+687 20.12.34"
                 let after_code = i > 0 && t.at(tokens[i - 1].start) == Some('+');
                 barrier = (full(&sh.date, value) && !after_code)
+                    || evidence::short_decimal(value)
                     || strip_chars(value, "-/.()").is_empty()
                     || (bare.contains(&'.') && (full(&sh.decimal, bare) || full(&sh.ipv4, bare)));
             }
@@ -290,7 +292,9 @@ impl Numbers {
             }
             if let Some(e) = entity {
                 found.push(e);
-            } else if segment.len() > 1 {
+            } else if segment.len() > 1
+                && !evidence::kept(t.sl(segment[0].start, segment.last().unwrap().end))
+            {
                 found.extend(self.windows(t, segment, context));
             }
         }

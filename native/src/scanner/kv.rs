@@ -100,6 +100,9 @@ pub(super) fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -
     if starts("${") || starts("{{") || starts("%(") || starts("$(") || starts("<") {
         return None; // a reference to a secret held elsewhere
     }
+    if starts("//") {
+        return None; // a URL's scheme read as a key's type: "pw https://host"
+    }
     if starts("$") {
         let rest = &value[1..];
         let no_underscore: Vec<char> = rest.iter().copied().filter(|&x| x != '_').collect();

@@ -110,6 +110,15 @@ fn b64_value(c: u8) -> Option<u32> {
     }
 }
 
+/// Whether ``value`` is base64 of text (UTF-8 of printable characters and blanks), as a
+/// string written to dodge a filter is and a random key is not.
+pub fn b64_text(value: &str) -> bool {
+    b64url_decode(value).is_some_and(|bytes| {
+        std::str::from_utf8(&bytes)
+            .is_ok_and(|s| s.chars().all(|c| !c.is_control() || c.is_whitespace()))
+    })
+}
+
 /// base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)): binascii's lenient
 /// decoding (characters outside the alphabet skipped, leftover bits ignored, decoding stops
 /// at complete padding; one data character past a multiple of four, or short padding, is
