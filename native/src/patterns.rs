@@ -103,7 +103,13 @@ pub fn sources() -> Vec<(&'static str, String)> {
             r"|[A-Za-z]{2}[ -]?\d{2}[ -]?\d{2}[ -]?\d{2}[ -]?[A-Za-z]",
             r"|(?:\d{8}|\d{2}\.\d{3}\.\d{3}|[XYZxyz][ -]?\d{7})[ -]?[A-HJ-NP-TV-Za-hj-np-tv-z]",
             r"|[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]",
-            r"|[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d)\b").to_string()),
+            r"|[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d",
+            // a HETU, an RVNR, an NRIC or FIN, a PPS number, a Chinese resident identity
+            // number ending in X, a Taiwanese identification number, a Portuguese citizen
+            // card number (validate/national.rs)
+            r"|\d{6}[-+A-FU-Ya-fu-y]\d{3}[0-9A-Ya-y]|\d{2} ?\d{6} ?[A-Z] ?\d{2} ?\d",
+            r"|[STFGMstfgm]\d{7}[A-Za-z]|\d{7}[A-W][A-IW]?|\d{17}[Xx]|[A-Z][12]\d{8}",
+            r"|\d{8} ?\d ?[A-Z]{2}\d)\b").to_string()),
         ("ipv4", r"\b\d{1,3}(?:\.\d{1,3}){3}\b".to_string()),
         // An address that embeds IPv4 ("::ffff:10.0.0.1") is tried first: its last hextet
         // would otherwise take the first digits of the IPv4 part.

@@ -67,6 +67,11 @@ TRIGGERS = [
     "1 a ",
     "1AB",
     "abcdefghijklmnop ",
+    "131052-308T ",
+    "15 070649 C 103 ",
+    "S1234567D",
+    "1234567TW ",
+    "1 ZZ4 ",
     # secrets
     "password ",
     "password=",

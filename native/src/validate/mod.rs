@@ -3,8 +3,10 @@
 //! header, entropy.
 
 mod ip;
+mod national;
 
 pub use ip::ip_key;
+pub use national::classify as classify_national;
 
 /// Luhn checksum of ASCII digits.
 pub fn luhn_valid(digits: &[u8]) -> bool {
