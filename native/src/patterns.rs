@@ -93,7 +93,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
         // IBANs as people also write them: a space after the country code, an unbroken
         // tail after a spaced one, other groupings, dashes or dots; cut at the country's
         // registered length (scanner/iban.rs).
-        ("iban_loose", r"\b[A-Za-z]{2}[ .-]?\d{2}(?:[ .-]?[A-Za-z0-9]){11,40}\b".to_string()),
+        ("iban_loose", r"\b[A-Za-z]{2}[ \t.-]{0,3}\d{2}(?:[ \t.-]{0,3}[A-Za-z0-9]){11,40}\b".to_string()),
         // A codice fiscale (omocodia letters L-V allowed for its digits, the month letter
         // A-E H L M P R-T), a National Insurance number, a DNI (the 23 check letters) and an
         // NIE, a PAN (its fourth letter the holder's kind), a CURP; see nationalid.rs.

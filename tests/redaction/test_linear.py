@@ -72,6 +72,11 @@ TRIGGERS = [
     "S1234567D",
     "1234567TW ",
     "1 ZZ4 ",
+    # IPv6 written out around IPv4, hyphen-glued values, wide IBAN gaps
+    "1:2:3:4:5:6:1.2.3.4 ",
+    "cust-0151-555-0142 ",
+    "DE89  3704  ",
+    "4111.1111.",
     # secrets
     "password ",
     "password=",

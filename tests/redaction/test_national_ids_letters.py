@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from sidecar.redaction import PatternDetector, Redactor
 from tests.redaction._cli import check, record_claims, redact
-from tests.redaction._national_ids_more import GENERATORS
 from tests.redaction.test_properties import PROSE
+from tests.support.national_ids import GENERATORS
 
 WRITTEN = [
     pytest.param("131052-308T", id="fi-hetu"),

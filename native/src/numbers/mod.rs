@@ -138,8 +138,12 @@ impl Numbers {
             start += 1;
         }
         let glued = glued_before(t, start) || (start > 0 && is_currency(t.c[start - 1]));
+        // glued by a hyphen to a word ("cust-0151-555-0142", "INV-2024-0042"): read as after
+        // a thing's word, so only a value that proves itself is one
+        let mut hyphened = false;
         if glued {
             match ch::find(&t.c, " ", start.min(t.len()), body_end.max(start).min(t.len())) {
+                None if hyphen_word_before(t, start) => hyphened = true,
                 None => return Vec::new(),
                 Some(space) => start = space + 1,
             }
@@ -150,7 +154,7 @@ impl Numbers {
         let word = nearest_context_word(t, start);
         // A word that names a thing's identifier ("order", "claim", "ticket") keeps a bare
         // run of digits, never a value its checksum or shape proves (`strong`).
-        let thing = words::id(&word);
+        let thing = words::id(&word) || hyphened;
         let nearest: &str = if thing { "" } else { &word };
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();
@@ -341,6 +345,15 @@ impl Numbers {
             (a.ty.name(), a.start, a.end, &a.key).cmp(&(b.ty.name(), b.start, b.end, &b.key))
         });
         chosen
+    }
+}
+
+/// Whether a word of letters and a hyphen come right before ``start``.
+fn hyphen_word_before(t: &Text, start: usize) -> bool {
+    start >= 2 && t.c[start - 1] == '-' && {
+        let word = t.sl(start.saturating_sub(24), start - 1);
+        let n = word.iter().rev().take_while(|c| c.is_alphabetic()).count();
+        n >= 1 && (n == word.len() || !ch::is_alnum(word[word.len() - n - 1]))
     }
 }
 
