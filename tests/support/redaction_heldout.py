@@ -115,7 +115,7 @@ def _glued(rng: random.Random) -> tuple[str, list[str]]:
     national = _phone(rng, TRUNK_REGIONS, phonenumbers.PhoneNumberFormat.NATIONAL)
     v = "-".join(national.replace("(", "").replace(")", "").split())
     word = rng.choice(["cust", "user", "acct", "contact", "caller"])
-    return f"key {word}-{v} in the log", [v]
+    return f"logged as {word}-{v} today", [v]
 
 
 def _iban_gaps(rng: random.Random) -> tuple[str, list[str]]:

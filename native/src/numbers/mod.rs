@@ -25,7 +25,7 @@ use context::{
     excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
 };
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
-use strong::strong;
+use strong::{hyphen_word_before, strong, strong_grouping};
 
 const MAX_GROUPS: usize = 7;
 
@@ -155,6 +155,19 @@ impl Numbers {
         // A word that names a thing's identifier ("order", "claim", "ticket") keeps a bare
         // run of digits, never a value its checksum or shape proves (`strong`).
         let thing = words::id(&word) || hyphened;
+        if thing {
+            // what no strong value can be is the thing's number: a bare run too short for a
+            // card, or fewer than nine digits not led by a trunk 0 or a country code
+            let body = t.sl(start, body_end);
+            let digits = body.iter().filter(|c| c.is_ascii_digit()).count();
+            let led = matches!(body.iter().find(|&&c| c != '('), Some('0' | '+'));
+            if (digits < 12 && digits == body.len()) || (digits < 9 && !led) {
+                return Vec::new();
+            }
+            if !led && !body.iter().any(|&c| c == ' ' || c == '\u{a0}') && !strong_grouping(body) {
+                return Vec::new(); // one token grouped as no card, SSN or phone: "2396-419849"
+            }
+        }
         let nearest: &str = if thing { "" } else { &word };
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();
@@ -345,15 +358,6 @@ impl Numbers {
             (a.ty.name(), a.start, a.end, &a.key).cmp(&(b.ty.name(), b.start, b.end, &b.key))
         });
         chosen
-    }
-}
-
-/// Whether a word of letters and a hyphen come right before ``start``.
-fn hyphen_word_before(t: &Text, start: usize) -> bool {
-    start >= 2 && t.c[start - 1] == '-' && {
-        let word = t.sl(start.saturating_sub(24), start - 1);
-        let n = word.iter().rev().take_while(|c| c.is_alphabetic()).count();
-        n >= 1 && (n == word.len() || !ch::is_alnum(word[word.len() - n - 1]))
     }
 }
 

@@ -74,3 +74,38 @@ pub(super) fn strong(t: &Text, e: &Ent) -> bool {
         _ => false,
     }
 }
+
+/// Whether one token's groups of digits are a card's, an SSN's or a North American phone
+/// number's, the only strong values that lead with neither a trunk 0 nor a country code.
+pub(super) fn strong_grouping(token: &[char]) -> bool {
+    let mut groups = [0usize; 8];
+    let (mut n, mut len) = (0, 0);
+    for &c in token.iter().chain(std::iter::once(&' ')) {
+        if c.is_ascii_digit() {
+            len += 1;
+        } else if len > 0 {
+            if n == groups.len() {
+                return false;
+            }
+            groups[n] = len;
+            n += 1;
+            len = 0;
+        }
+    }
+    let total: usize = groups[..n].iter().sum();
+    match &groups[..n] {
+        [3, 2, 4] | [3, 3, 4] | [1, 3, 3, 4] | [4, 6, 4] | [4, 6, 5] => true,
+        [_] => (12..=19).contains(&total),
+        [4, rest @ .., _] => rest.iter().all(|&g| g == 4),
+        _ => false,
+    }
+}
+
+/// Whether a word of letters and a hyphen come right before ``start``.
+pub(super) fn hyphen_word_before(t: &Text, start: usize) -> bool {
+    start >= 2 && t.c[start - 1] == '-' && {
+        let word = t.sl(start.saturating_sub(24), start - 1);
+        let n = word.iter().rev().take_while(|c| c.is_alphabetic()).count();
+        n >= 1 && (n == word.len() || !ch::is_alnum(word[word.len() - n - 1]))
+    }
+}
