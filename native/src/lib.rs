@@ -13,6 +13,7 @@ mod nationalid;
 mod normalize;
 mod numbers;
 mod patterns;
+mod phonemeta;
 mod pytables;
 mod replace;
 mod replacer;

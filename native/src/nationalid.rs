@@ -1,6 +1,8 @@
 //! National identifiers that hold letters: the Italian codice fiscale, the British National
-//! Insurance number, the Spanish DNI and NIE, the Indian PAN and the Mexican CURP (those
-//! written with digits only are number runs, decided in `numbers`).
+//! Insurance number, the Spanish DNI and NIE, the Indian PAN and the Mexican CURP, and the
+//! formats of `validate::national` (Finnish, German pension, Singapore, Irish, Chinese,
+//! Taiwanese, Portuguese); those written with digits only are number runs, decided in
+//! `numbers`.
 //!
 //! The candidate pattern is the group "national_id" of `patterns`; a candidate of the exact
 //! shape is redacted whether or not its check character is right (recall first). The check
@@ -92,6 +94,25 @@ pub fn may_hold(b: &[u8]) -> bool {
                 return true;
             }
         }
+        // a Portuguese citizen card's tail after its digits ("00000000 0 ZZ4")
+        if len == 3
+            && b[start].is_ascii_uppercase()
+            && b[start + 1].is_ascii_uppercase()
+            && digit(start + 2)
+            && start >= 2
+            && b[start - 1] == b' '
+            && digit(start - 2)
+        {
+            return true;
+        }
+        // a run of 8 to 12 of six digits or more and one or two letters (an NRIC, a
+        // HETU with a century letter, a compact RVNR, a PPS number, a Taiwanese number)
+        if whole && (8..=12).contains(&len) {
+            let letters = b[start..end].iter().filter(|x| x.is_ascii_alphabetic()).count();
+            if (1..=2).contains(&letters) && len - letters >= 6 && !b[start..end].contains(&b'_') {
+                return true;
+            }
+        }
         i = end;
     }
 }
@@ -114,7 +135,9 @@ pub fn decide(t: &Text, start: usize, end: usize, value: &str) -> Option<Ent> {
         .collect();
     let letters_upper =
         value.bytes().filter(u8::is_ascii_alphabetic).all(|b| b.is_ascii_uppercase());
+    let more = crate::validate::classify_national(&compact, value.as_bytes());
     let checked = match compact.len() {
+        _ if more.is_some() => more.flatten(),
         16 => {
             // Omocodia turns digits into letters from the right, all seven only after eight
             // people shared a code: a word without digits ("maximumPerMinute") is no code.

@@ -11,7 +11,8 @@ use regex::{Regex, RegexBuilder};
 
 pub const KEY_NAME: &str = concat!(
     r"[A-Za-z0-9_.-]*(?i:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|credential",
-    r"|auth|bearer|signature)[A-Za-z0-9_.-]*"
+    r"|auth|bearer|signature|pw|kennwort|contrasena|senha|wachtwoord|haslo|salasana)",
+    r"[A-Za-z0-9_.-]*"
 );
 const VALUE: &str = r#"[^\s"'`<>,;]{4,512}"#;
 const NON_ASCII: &str = r"\x{80}-\x{10FFFF}";
@@ -22,8 +23,10 @@ const PEM: &str = concat!(
     r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?"
 );
 const URLAUTH: &str = concat!(
-    r#"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>"']{1,256}:"#,
-    r#"(?P<urlpw>[^\s/?#@<>"']{1,256})@"#
+    r#"\b[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s/?#@:<>"']{0,256}:"#,
+    r#"(?P<urlpw>[^\s/?#@<>"']{1,256})@"#,
+    // Oracle's JDBC URL: jdbc:oracle:thin:user/password@host
+    r#"|\bjdbc:oracle:[a-z0-9]{1,16}:[^\s/@:"']{1,128}/[^\s/@"']{1,256}@"#
 );
 const JWT: &str = r"\beyJ[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{8,1000}\.[A-Za-z0-9_-]{0,1000}";
 const PREFIXED: &str = concat!(
@@ -47,7 +50,10 @@ const PREFIXED: &str = concat!(
     r"|ZXlK[A-Za-z0-9+/]{40,1000}={0,2}|LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,1000}={0,2}",
     r"|[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
     r"|sig=[A-Za-z0-9%+/_-]{20,255}",
-    r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33})",
+    r"|AccountKey=[A-Za-z0-9+/=]{40,255}|\d{8,10}:AA[A-Za-z0-9_-]{33}",
+    // Azure: a storage or Cosmos DB account key (64 bytes in base64) wherever it stands,
+    // and the key of a Service Bus, Event Hubs or IoT Hub connection string
+    r"|[A-Za-z0-9+/]{86}==|SharedAccessKey=[A-Za-z0-9+/=]{40,255})",
     r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/]{20,255}",
     r"|https://[A-Za-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/_-]{20,400}",
     r"|https://outlook\.office(?:365)?\.com/webhook/[A-Za-z0-9@/_-]{20,400}",
@@ -58,8 +64,8 @@ const PREFIXED: &str = concat!(
 pub fn kv_rest(value: &str) -> String {
     format!(
         concat!(
-            r#"["'`]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
-            r#"[ \t]*(?:::=|:=|\?=|\+=|\.=|=>|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
+            r#"["'`]?\]?(?:(?:[ \t]+[A-Za-z][A-Za-z0-9_*\[\]]{{0,15}})?"#,
+            r#"[ \t]*(?::::=|::=|:=|\?=|\+=|\.=|=>|<-|[:=])[ \t]*(?P<kvquote>["'`]?)"#,
             r#"|[ \t]*,[ \t]*(?P<kvcomma>["'`])|>[ \t\r\n]*"#,
             r#"|(?P<kvloose>(?:[ \t]+[A-Za-z]{{1,12}}){{0,3}}[ \t]+["'`]?))"#,
             r"(?i:(?:bearer|basic|token)[ \t]+)?(?P<kvval>{value})"
@@ -87,7 +93,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
         // IBANs as people also write them: a space after the country code, an unbroken
         // tail after a spaced one, other groupings, dashes or dots; cut at the country's
         // registered length (scanner/iban.rs).
-        ("iban_loose", r"\b[A-Za-z]{2}[ .-]?\d{2}(?:[ .-]?[A-Za-z0-9]){11,40}\b".to_string()),
+        ("iban_loose", r"\b[A-Za-z]{2}[ \t.-]{0,3}\d{2}(?:[ \t.-]{0,3}[A-Za-z0-9]){11,40}\b".to_string()),
         // A codice fiscale (omocodia letters L-V allowed for its digits, the month letter
         // A-E H L M P R-T), a National Insurance number, a DNI (the 23 check letters) and an
         // NIE, a PAN (its fourth letter the holder's kind), a CURP; see nationalid.rs.
@@ -97,7 +103,13 @@ pub fn sources() -> Vec<(&'static str, String)> {
             r"|[A-Za-z]{2}[ -]?\d{2}[ -]?\d{2}[ -]?\d{2}[ -]?[A-Za-z]",
             r"|(?:\d{8}|\d{2}\.\d{3}\.\d{3}|[XYZxyz][ -]?\d{7})[ -]?[A-HJ-NP-TV-Za-hj-np-tv-z]",
             r"|[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]",
-            r"|[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d)\b").to_string()),
+            r"|[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d",
+            // a HETU, an RVNR, an NRIC or FIN, a PPS number, a Chinese resident identity
+            // number ending in X, a Taiwanese identification number, a Portuguese citizen
+            // card number (validate/national.rs)
+            r"|\d{6}[-+A-FU-Ya-fu-y]\d{3}[0-9A-Ya-y]|\d{2} ?\d{6} ?[A-Z] ?\d{2} ?\d",
+            r"|[STFGMstfgm]\d{7}[A-Za-z]|\d{7}[A-W][A-IW]?|\d{17}[Xx]|[A-Z][12]\d{8}",
+            r"|\d{8} ?\d ?[A-Z]{2}\d)\b").to_string()),
         ("ipv4", r"\b\d{1,3}(?:\.\d{1,3}){3}\b".to_string()),
         // An address that embeds IPv4 ("::ffff:10.0.0.1") is tried first: its last hextet
         // would otherwise take the first digits of the IPv4 part.

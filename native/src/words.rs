@@ -34,7 +34,9 @@ const ID: &[&str] = &[
     "parcel", "consignment", "claim", "patent", "doi", "version", "ver", "v",
     "build", "release", "firmware", "pmid", "ean", "upc", "gtin", "uuid",
     "hash", "commit", "page", "pages", "pp", "year", "years", "isin", "cusip",
-    "vin", "imei", "mac", "zip", "postcode",
+    "vin", "imei", "mac", "zip", "postcode", "iso", "iec", "rfc", "din", "ieee",
+    "ansi", "astm", "cve", "grant", "vol", "volume", "issue", "fig", "figure", "table",
+    "eq", "equation", "arxiv",
 ];
 
 /// Words that name an identifier of a thing, whose code may have a national identifier's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import phonenumbers
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +104,36 @@ def test_a_seeded_value_never_survives(
     # Typed as what it is, unless the words before it made a longer value of another type
     # with it ("DE89 DE89 " before a card number can pass an IBAN checksum).
     assert any(e.type == entity_type or e.start < start or e.end > end for e in covering)
+
+
+THING_WORDS = st.sampled_from(
+    ["transaction", "policy", "ref", "claim", "case", "ticket", "order", "booking", "receipt"]
+)
+PHONE_REGIONS = sorted(phonenumbers.SUPPORTED_REGIONS)
+
+
+def _international_phone(seed: int) -> str:
+    """A phone number phonenumbers holds valid, as it writes it internationally."""
+    rng = random.Random(seed)
+    while True:
+        example = phonenumbers.example_number(rng.choice(PHONE_REGIONS))
+        if example is not None:
+            return phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+
+
+@SETTINGS
+@given(
+    PROSE, THING_WORDS, st.sampled_from(["CREDIT_CARD", "US_SSN", "PHONE"]), st.integers(0, 2**32)
+)
+def test_a_thing_word_never_shields_a_checked_value(
+    before: str, word: str, entity_type: str, seed: int
+) -> None:
+    value = _international_phone(seed) if entity_type == "PHONE" else _value(entity_type, seed)
+    text = f"{before} {word} {value}, thanks"
+    redacted = REDACTOR.redact_text(text)
+    assert value not in redacted.text
+    start = len(before) + len(word) + 2
+    assert [e.type for e in redacted.entities if e.start == start] == [entity_type]
 
 
 def _ambiguous(entity_type: str, value: str) -> bool:

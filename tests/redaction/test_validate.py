@@ -43,8 +43,12 @@ def _ipaddress_key(candidate: str) -> str | None:
         expected: str | None = str(ipaddress.ip_address(candidate))
     except ValueError:
         return None
-    if ":" in candidate and "::" not in candidate and candidate.count(":") < 7:
-        return None  # a shortened address needs "::"; this is a time or a ratio
+    colons = candidate.count(":")
+    if ":" in candidate and "::" not in candidate and colons < 7:
+        # a shortened address needs "::" (this is a time or a ratio), unless six hextets
+        # come before an IPv4 address written out: 1:2:3:4:5:6:1.2.3.4
+        if not (colons == 6 and "." in candidate):
+            return None
     if ":" in candidate and not any(ch.isdigit() for ch in candidate):
         return None  # "::", "a:b::c": no digit, no address worth redacting
     return expected

@@ -97,6 +97,7 @@ impl Numbers {
             && !words::amount(nearest)
             && phone_shaped(value, digits, international, phone_context)
             && !year_and_time(t, start, value)
+            && (phone_context || !super::evidence::kept(value))
         {
             let key = self.phone_key(value, digits, ext);
             return Some(Ent::new(Ty::Phone, start, span_end, Some(key)));
@@ -138,6 +139,13 @@ impl Numbers {
 }
 
 fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
+    if value.contains(&'.') && value.iter().all(|&c| c == '.' || c.is_ascii_digit()) {
+        // dotted only as a card is grouped: 4111.1111.1111.1111
+        let mut groups = value.split(|&c| c == '.').map(<[char]>::len);
+        let fours = groups.by_ref().take(4).filter(|&n| n == 4).count();
+        let rest: Vec<usize> = groups.collect();
+        return fours == 4 && rest.len() <= 1 && rest.iter().all(|&n| (1..=4).contains(&n));
+    }
     if (value[0] == '0' && !context)
         || value.iter().any(|&c| matches!(c, '.' | '/' | '(' | ')' | '+' | '\u{a0}'))
     {

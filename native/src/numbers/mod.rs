@@ -12,7 +12,10 @@
 
 mod context;
 mod decide;
+mod evidence;
+mod metadata;
 mod shapes;
+mod strong;
 
 use crate::chars::{self as ch, Text};
 use crate::words;
@@ -22,6 +25,7 @@ use context::{
     excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
 };
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
+use strong::{hyphen_word_before, strong, strong_grouping};
 
 const MAX_GROUPS: usize = 7;
 
@@ -134,8 +138,12 @@ impl Numbers {
             start += 1;
         }
         let glued = glued_before(t, start) || (start > 0 && is_currency(t.c[start - 1]));
+        // glued by a hyphen to a word ("cust-0151-555-0142", "INV-2024-0042"): read as after
+        // a thing's word, so only a value that proves itself is one
+        let mut hyphened = false;
         if glued {
             match ch::find(&t.c, " ", start.min(t.len()), body_end.max(start).min(t.len())) {
+                None if hyphen_word_before(t, start) => hyphened = true,
                 None => return Vec::new(),
                 Some(space) => start = space + 1,
             }
@@ -143,10 +151,24 @@ impl Numbers {
         if excluded_by_surroundings(t, start, if ext.is_empty() { body_end } else { end }) {
             return Vec::new();
         }
-        let nearest = nearest_context_word(t, start);
-        if words::id(&nearest) {
-            return Vec::new();
+        let word = nearest_context_word(t, start);
+        // A word that names a thing's identifier ("order", "claim", "ticket") keeps a bare
+        // run of digits, never a value its checksum or shape proves (`strong`).
+        let thing = words::id(&word) || hyphened;
+        if thing {
+            // what no strong value can be is the thing's number: a bare run too short for a
+            // card, or fewer than nine digits not led by a trunk 0 or a country code
+            let body = t.sl(start, body_end);
+            let digits = body.iter().filter(|c| c.is_ascii_digit()).count();
+            let led = matches!(body.iter().find(|&&c| c != '('), Some('0' | '+'));
+            if (digits < 12 && digits == body.len()) || (digits < 9 && !led) {
+                return Vec::new();
+            }
+            if !led && !body.iter().any(|&c| c == ' ' || c == '\u{a0}') && !strong_grouping(body) {
+                return Vec::new(); // one token grouped as no card, SSN or phone: "2396-419849"
+            }
         }
+        let nearest: &str = if thing { "" } else { &word };
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();
         let offset = start;
@@ -176,7 +198,11 @@ impl Numbers {
                 && t.at(token.end + 1).is_some_and(ch::is_digit);
             if !barrier && !ch::all_digit(value) {
                 let bare = strip_chars(value, "()");
-                barrier = full(&sh.date, value)
+                // a date's shape right after a country code is the national number:
+                // "+687 20.12.34"
+                let after_code = i > 0 && t.at(tokens[i - 1].start) == Some('+');
+                barrier = (full(&sh.date, value) && !after_code)
+                    || evidence::short_decimal(value)
                     || strip_chars(value, "-/.()").is_empty()
                     || (bare.contains(&'.') && (full(&sh.decimal, bare) || full(&sh.ipv4, bare)));
             }
@@ -217,7 +243,7 @@ impl Numbers {
                     "()",
                 ))
             {
-                let context: &str = if nseg == 1 { &nearest } else { "" };
+                let context: &str = if nseg == 1 { nearest } else { "" };
                 let first = tail_segment[0].start;
                 let last_token = *tail_segment.last().unwrap();
                 let whole = self.value(t, first, last_token.end, context, &[], None);
@@ -258,7 +284,7 @@ impl Numbers {
             if segment.is_empty() {
                 continue;
             }
-            let context: &str = if index == 0 { &nearest } else { "" };
+            let context: &str = if index == 0 { nearest } else { "" };
             let has_ext = !ext.is_empty() && Some(*segment.last().unwrap()) == last;
             let entity = if segment.len() > MAX_GROUPS {
                 None
@@ -283,9 +309,14 @@ impl Numbers {
             }
             if let Some(e) = entity {
                 found.push(e);
-            } else if segment.len() > 1 {
+            } else if segment.len() > 1
+                && !evidence::kept(t.sl(segment[0].start, segment.last().unwrap().end))
+            {
                 found.extend(self.windows(t, segment, context));
             }
+        }
+        if thing {
+            found.retain(|e| strong(t, e));
         }
         found
     }

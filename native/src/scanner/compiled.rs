@@ -127,7 +127,8 @@ pub(super) fn compiled() -> &'static Compiled {
         // Python's \s on the ASCII text these run on.
         let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
         let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
-                        "signature"];
+                        "signature", "pw", "kennwort", "contrasena", "senha", "wachtwoord",
+                        "haslo", "salasana"];
         let token_literals = [
             "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
             "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
@@ -139,7 +140,7 @@ pub(super) fn compiled() -> &'static Compiled {
             "dor_v1_", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-",
             "glsoat-", "glffct-", "gloas-", "glwt-", "GR1348941", "glc_", "EAAA",
             "FwoGZXIvYXdz", "IQoJb3JpZ2lu", "ABSK", "bedrock-api-key-", "AGE-SECRET-KEY-1",
-            "ZXlK", "LS0tLS1CRUdJTi", "Q~", "sig=",
+            "ZXlK", "LS0tLS1CRUdJTi", "Q~", "sig=", "jdbc:oracle:", "==", "SharedAccessKey=",
         ];
         let secret_trigger = format!(
             "(?i:{})|{}", kv_words.join("|"),
@@ -154,7 +155,7 @@ pub(super) fn compiled() -> &'static Compiled {
                 .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
                 .build(&secret_trigger)
                 .expect("secret trigger compiles"),
-            kv_trigger: compile(r"(?i:key|secret|token|pass|pwd|auth|bearer|credential|signature)"),
+            kv_trigger: compile(&format!("(?i:{})", kv_words.join("|"))),
             obfuscated_trigger: compile(r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)"),
             at: Regex::new(&format!(
                 r"(?i){s}*(?:\[at\]|\(at\)|\{{at\}}|<at>|{s}at{s}|{s}@{s}){s}*")).unwrap(),
@@ -164,8 +165,9 @@ pub(super) fn compiled() -> &'static Compiled {
             key_part: Regex::new(concat!(
                 r"^(?:(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing",
                 r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass",
-                r"|passphrase|credentials?|auth|authorization|bearer|signature)s?",
-                r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|passphrase)s?)$")).unwrap(),
+                r"|passphrase|credentials?|auth|authorization|bearer|signature|pw|passwort",
+                r"|kennwort|contrasena|senha|wachtwoord|haslo|salasana)s?",
+                r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|pw|passphrase)s?)$")).unwrap(),
             kvkey: index("kvkey"),
             kv_exact: MetaRegex::new(&kv_source).expect("kv pattern compiles"),
             pairs,

@@ -68,7 +68,7 @@ pub(super) fn iban(t: &Text, m: &Found) -> Option<Ent> {
 pub(super) fn letters_sep_digits(b: &[u8]) -> bool {
     let alpha = |x: u8| (x | 0x20).wrapping_sub(b'a') < 26;
     let word = |x: u8| x.is_ascii_alphanumeric() || x == b'_';
-    let sep = |x: u8| matches!(x, b' ' | b'.' | b'-');
+    let sep = |x: u8| matches!(x, b' ' | b'\t' | b'.' | b'-');
     let n = b.len();
     let mut i = 0;
     while i + 4 < n {
@@ -113,7 +113,8 @@ pub(super) fn iban_loose(t: &Text, m: &Found) -> Vec<Ent> {
 }
 
 fn iban_at(c: &[char]) -> Option<(usize, String)> {
-    let sep = |x: char| matches!(x, ' ' | '.' | '-');
+    let sep = |x: char| matches!(x, ' ' | '\t' | '.' | '-');
+    let blank = |x: char| matches!(x, ' ' | '\t');
     let country: String = c[..2].iter().map(char::to_ascii_uppercase).collect();
     let total = crate::validate::iban_length(&country)?;
     let mut compact = String::with_capacity(total);
@@ -132,6 +133,8 @@ fn iban_at(c: &[char]) -> Option<(usize, String)> {
                 groups_without_digit += 1;
             }
             group_digit = false;
+        } else if blank(x) && i > 0 && blank(c[i - 1]) {
+            // a wider gap between the same two groups ("DE89  3704  0044")
         } else {
             return None;
         }

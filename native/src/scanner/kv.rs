@@ -100,6 +100,9 @@ pub(super) fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -
     if starts("${") || starts("{{") || starts("%(") || starts("$(") || starts("<") {
         return None; // a reference to a secret held elsewhere
     }
+    if starts("//") {
+        return None; // a URL's scheme read as a key's type: "pw https://host"
+    }
     if starts("$") {
         let rest = &value[1..];
         let no_underscore: Vec<char> = rest.iter().copied().filter(|&x| x != '_').collect();
@@ -114,20 +117,22 @@ pub(super) fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -
     }
     let loose = caps.get_group_by_name("kvloose");
     // an XML element (<password>value</password>, over lines or not)
-    let element = loose.is_none() && t.sl(ke, start).contains(&'>');
+    // (the key is its name: '>' right after it, not an arrow's: "api_token" => "...")
+    let element = loose.is_none()
+        && t.sl(ke, start).iter().find(|&&x| !matches!(x, '"' | '\'' | '`')) == Some(&'>');
     if element && (ks == 0 || t.c[ks - 1] != '<' || placeholder_name(key)) {
         return None;
     }
     let quoted = element
         || caps.get_group_by_name("kvcomma").is_some()
         || caps.get_group_by_name("kvquote").is_some_and(|g| g.end > g.start);
-    let password = password_key(key)
-        && ch::all_alpha(value)
-        && !words::prose_value(&ch::to_string(&ch::lower(value)));
+    let prose = || words::prose_value(&ch::to_string(&ch::lower(value)));
+    let password = password_key(key) && ch::all_alpha(value) && !prose();
     let plain = match loose {
-        // "my password is crickets": a password word, then "is" or "was"
+        // "my password is crickets", "the password is Kx7mQ2vL9p": a password word, then
+        // "is" or "was", then a value of any characters that is no word of prose
         Some(g) => {
-            password && {
+            password_key(key) && !prose() && {
                 let between = ch::to_string(t.sl(t.ci(g.start), t.ci(g.end)));
                 matches!(
                     between
@@ -172,9 +177,14 @@ fn password_key(key: &[char]) -> bool {
             | "passphrase"
             | "passcode"
             | "passwort"
+            | "kennwort"
             | "mot_de_passe"
             | "contrasena"
             | "senha"
+            | "wachtwoord"
+            | "haslo"
+            | "salasana"
+            | "pw"
     )
 }
 
@@ -186,7 +196,10 @@ fn keyed(key: &[char], value: &[char], quoted: bool) -> bool {
         return true;
     }
     let lower = ch::lower(key);
-    if ["pass", "pwd", "passphrase", "credential"].iter().any(|w| ch::starts_with(&lower, w)) {
+    if ["pass", "pwd", "pw", "passphrase", "credential", "kennwort", "contrasena", "senha"]
+        .iter()
+        .any(|w| ch::starts_with(&lower, w))
+    {
         return !ch::all_alpha(value) || value.len() >= 12;
     }
     !ch::all_alpha(value)

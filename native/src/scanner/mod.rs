@@ -153,7 +153,9 @@ impl Engine {
                 }
                 Group::Email => bytes.contains(&b'@'),
                 Group::Ipv6 => {
-                    s.contains("::") || bytes.iter().filter(|&&b| b == b':').count() >= 7
+                    // eight hextets, or six and an IPv4 address ("2001:db8:0:0:0:0:10.0.0.1")
+                    let colons = bytes.iter().filter(|&&b| b == b':').count();
+                    s.contains("::") || colons >= 7 || (colons >= 6 && bytes.contains(&b'.'))
                 }
                 Group::Tokens | Group::Kv if ascii => *secret_hint.get_or_insert_with(|| {
                     use regex_automata::dfa::Automaton;

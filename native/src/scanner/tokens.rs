@@ -19,6 +19,12 @@ use crate::{words, Ent, Ty};
 pub(super) fn tokens(t: &Text, m: &Found) -> Option<Ent> {
     let value = m.text;
     let (start, end) = span(t, m);
+    if value.ends_with('@') && value.starts_with("jdbc:oracle:") {
+        // jdbc:oracle:thin:user/password@ : the password after the user's '/'
+        let slash = value.rfind('/')?;
+        let pw_start = start + value[..slash + 1].chars().count();
+        return Some(Ent::new(Ty::Secret, pw_start, end - 1, None));
+    }
     if value.ends_with('@') && !value.starts_with('-') {
         if let Some(scheme) = value.find("://") {
             // scheme://host:password@ : the host holds no ':'
@@ -29,6 +35,19 @@ pub(super) fn tokens(t: &Text, m: &Found) -> Option<Ent> {
     }
     if value.starts_with("eyJ") && !jwt_ok(value) && !crate::validate::b64url_object(value) {
         return None;
+    }
+    let base64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    if value.len() == 88 && value.ends_with("==") && value.bytes().take(86).all(base64) {
+        // An Azure account key (64 random bytes in base64) stands alone, and is no text
+        // in base64 ("U3VhIG5vdmEg...", a string written to dodge a filter); the prefixed
+        // formats that may have its length (ABSK, ZXlK...) are base64 of text by design.
+        let prefixed = ["ABSK", "ZXlK", "LS0tLS1CRUdJTi", "FwoGZXIvYXdz", "IQoJb3JpZ2lu", "glc_"]
+            .iter()
+            .any(|p| value.starts_with(p));
+        let inside = start > 0 && matches!(t.c[start - 1], '+' | '/');
+        if !prefixed && (inside || crate::validate::b64_text(value)) {
+            return None;
+        }
     }
     if value.starts_with("sig=") {
         return Some(Ent::new(Ty::Secret, start + 4, end, None)); // a signature's value

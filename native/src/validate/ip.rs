@@ -135,7 +135,9 @@ fn v6_string(ip: u128) -> String {
 /// ratios (10:30:45) are not shortened addresses.
 pub fn ip_key(candidate: &str) -> Option<String> {
     if candidate.contains(':') {
-        if !candidate.contains("::") && candidate.matches(':').count() < 7 {
+        let colons = candidate.matches(':').count();
+        // eight hextets, or six and a dotted IPv4 address
+        if !candidate.contains("::") && colons < 7 && !(colons == 6 && candidate.contains('.')) {
             return None;
         }
         if !candidate.bytes().any(|b| b.is_ascii_digit())

@@ -3,8 +3,10 @@
 //! header, entropy.
 
 mod ip;
+mod national;
 
 pub use ip::ip_key;
+pub use national::classify as classify_national;
 
 /// Luhn checksum of ASCII digits.
 pub fn luhn_valid(digits: &[u8]) -> bool {
@@ -35,6 +37,7 @@ const IBAN_COUNTRIES: &[&str] = &[
     "SI", "SK", "SM", "SO", "ST", "SV", "TL", "TN", "TR", "UA", "VA", "VG", "XK", "YE", "DZ",
     "AO", "BJ", "BF", "CM", "CV", "CF", "TD", "KM", "CG", "CI", "GQ", "GA", "GW", "MG", "ML",
     "MA", "MZ", "NE", "SN", "TG", "IR",
+    "GF", "PF", "TF", "GP", "MQ", "YT", "NC", "RE", "BL", "MF", "PM", "WF", "AX",
 ];
 
 /// The length of each country's IBAN, from the IBAN registry that SWIFT publishes as the
@@ -59,6 +62,10 @@ const IBAN_LENGTHS: &[(&str, usize)] = &[
     ("CV", 25), ("DZ", 26), ("GA", 27), ("GQ", 27), ("GW", 25), ("IR", 26), ("KM", 27),
     ("MA", 28), ("MG", 27), ("ML", 28), ("MZ", 25), ("NE", 28), ("SN", 28), ("TD", 27),
     ("TG", 28),
+    // France's overseas departments and territories write their IBANs with their own codes
+    // in France's format, the Aland Islands with theirs in Finland's
+    ("GF", 27), ("PF", 27), ("TF", 27), ("GP", 27), ("MQ", 27), ("YT", 27), ("NC", 27),
+    ("RE", 27), ("BL", 27), ("MF", 27), ("PM", 27), ("WF", 27), ("AX", 18),
 ];
 
 /// The length of the IBANs of a country (its two upper-case letters), if it issues them.
@@ -108,6 +115,15 @@ fn b64_value(c: u8) -> Option<u32> {
         b'_' | b'/' => Some(63),
         _ => None,
     }
+}
+
+/// Whether ``value`` is base64 of text (UTF-8 of printable characters and blanks), as a
+/// string written to dodge a filter is and a random key is not.
+pub fn b64_text(value: &str) -> bool {
+    b64url_decode(value).is_some_and(|bytes| {
+        std::str::from_utf8(&bytes)
+            .is_ok_and(|s| s.chars().all(|c| !c.is_control() || c.is_whitespace()))
+    })
 }
 
 /// base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)): binascii's lenient

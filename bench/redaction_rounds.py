@@ -1,0 +1,192 @@
+"""Redaction before and after a change of the engine, in one run: recall per class on the
+held-out split of the forms the third round added (tests/support/redaction_heldout.py), the
+must-stay rate on the must-stay corpus's held-out sentences, the generated corpus's recall
+per type (held-out split), and the speed of Redactor.detect on the corpus's dev texts with
+personal data and on its hard negatives; then `citewatch redact` on a few MB of JSON Lines,
+with its start-up (an empty input) timed apart.
+
+Each engine runs in its own child process (two builds of one extension cannot share a
+process): the baseline from a copy of the Python packages whose compiled engine is the one
+given, the current from this tree. The children take turns, ``--rounds`` times each; the
+best speed of each counts (a shared machine's slow spells hit both), and the ratio of the
+current engine's time to the baseline's is printed.
+
+    python bench/redaction_rounds.py --baseline PATH/TO/_native.so [--rounds N] [--cli-mb MB]
+
+Build the baseline from the commit before the change (`git worktree add`, `cargo build
+--release` in its native/, its target/release/lib_native.so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+# after PYTHONPATH: a child finds the engine it was given first
+sys.path.append(str(ROOT))
+
+NATIVE = "_native.cpython-311-x86_64-linux-gnu.so"
+
+
+def _child(min_seconds: float) -> dict[str, Any]:
+    import sidecar.redaction
+    from sidecar.config import RedactionSettings
+    from sidecar.redaction import build_redactor
+    from tests.support.redaction_corpus import load_corpus, score
+    from tests.support.redaction_heldout import cases, must_stay
+
+    redactor = build_redactor(RedactionSettings())
+    recall = {}
+    for name, class_cases in cases().items():
+        hidden = 0
+        for text, values in class_cases:
+            out = redactor.redact_text(text).text
+            hidden += not any(value in out for value in values)
+        recall[name] = hidden / len(class_cases)
+    kept_texts = must_stay("heldout")
+    kept = sum(redactor.redact_text(text).text == text for text in kept_texts)
+    scores = score(
+        load_corpus("heldout"),
+        lambda text: [(e.type, e.start, e.end) for e in (redactor.detect(text) or [])],
+    )
+    dev = load_corpus("dev")
+    speeds = {}
+    for kind in ("positive", "negative"):
+        texts = [line["text"] for line in dev if line["kind"] == kind]
+        size = sum(len(t.encode("utf-8")) for t in texts)
+        start = time.perf_counter()
+        for text in texts:  # warm-up
+            redactor.detect(text)
+        passes = max(1, math.ceil(min_seconds / max(time.perf_counter() - start, 1e-9)))
+        start = time.perf_counter()
+        for _ in range(passes):
+            for text in texts:
+                redactor.detect(text)
+        speeds[kind] = size * passes / (time.perf_counter() - start) / 1e6
+    return {
+        "engine": str(Path(sidecar.redaction.__file__).parent),
+        "recall": recall,
+        "must_stay": [kept, len(kept_texts)],
+        "corpus": {t: [s.tp, s.tp + s.fn, s.fp] for t, s in scores.items()},
+        "speed": speeds,
+    }
+
+
+def _baseline_tree(so: Path, into: Path) -> Path:
+    for package in ("sidecar", "schemas", "exporters"):
+        shutil.copytree(
+            ROOT / package, into / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copyfile(so, into / "sidecar" / "redaction" / NATIVE)
+    return into
+
+
+def _run_child(path: str, min_seconds: float) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": f"{path}{os.pathsep}{ROOT}"}
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "--min-seconds", str(min_seconds)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def _cli_seconds(path: str, data: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": f"{path}{os.pathsep}{ROOT}"}
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "sidecar.cli", "redact", str(data)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=Path, help="the baseline's compiled engine")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each engine, taking turns")
+    parser.add_argument("--min-seconds", type=float, default=1.0, help="per timed pass")
+    parser.add_argument("--cli-mb", type=float, default=4.0, help="MB of input to redact")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        sys.stdout.write(json.dumps(_child(args.min_seconds)))
+        return
+    if args.baseline is None:
+        parser.error("--baseline is required")
+    with tempfile.TemporaryDirectory() as tmp:
+        engines = {"before": str(_baseline_tree(args.baseline, Path(tmp))), "after": str(ROOT)}
+        results: dict[str, list[dict[str, Any]]] = {name: [] for name in engines}
+        for _ in range(args.rounds):
+            for name, path in engines.items():
+                results[name].append(_run_child(path, args.min_seconds))
+        _report(results)
+        _cli(engines, args.cli_mb, args.rounds, Path(tmp))
+
+
+def _report(results: dict[str, list[dict[str, Any]]]) -> None:
+    before, after = results["before"][0], results["after"][0]
+    out = sys.stdout.write
+    out(f"before: {before['engine']}\nafter: {after['engine']}\n")
+    out("recall per class, held-out split (200 cases each): before -> after\n")
+    for name in before["recall"]:
+        out(f"  {name:<36} {before['recall'][name]:.3f} -> {after['recall'][name]:.3f}\n")
+    for label, r in (("before", before), ("after", after)):
+        kept, total = r["must_stay"]
+        out(f"must-stay rate, held-out ({label}): {kept / total:.3f} ({kept} of {total})\n")
+    out("generated corpus, held-out split, recall (found/labelled, false positives):\n")
+    for t in before["corpus"]:
+        b, a = before["corpus"][t], after["corpus"][t]
+        out(f"  {t:<12} {b[0]}/{b[1]} fp {b[2]}  ->  {a[0]}/{a[1]} fp {a[2]}\n")
+    for kind in ("positive", "negative"):
+        b = max(r["speed"][kind] for r in results["before"])
+        a = max(r["speed"][kind] for r in results["after"])
+        out(
+            f"Redactor.detect, dev {kind} texts: before {b:.2f} MB/s, after {a:.2f} MB/s, "
+            f"time after/before {b / a:.3f}x\n"
+        )
+
+
+def _cli(engines: dict[str, str], mb: float, rounds: int, tmp: Path) -> None:
+    from tests.support.redaction_corpus import load_corpus
+
+    lines = [json.dumps({"text": line["text"]}) + "\n" for line in load_corpus("dev")]
+    data, empty = tmp / "texts.jsonl", tmp / "empty.jsonl"
+    with data.open("w", encoding="utf-8") as f:
+        written = 0
+        while written < mb * 1e6:
+            for line in lines:
+                written += f.write(line)
+    empty.write_text("", encoding="utf-8")
+    size = data.stat().st_size / 1e6
+    best = {name: [math.inf, math.inf] for name in engines}
+    for _ in range(rounds):
+        for name, path in engines.items():
+            best[name][0] = min(best[name][0], _cli_seconds(path, empty))
+            best[name][1] = min(best[name][1], _cli_seconds(path, data))
+    for name, (startup, whole) in best.items():
+        sys.stdout.write(
+            f"citewatch redact ({name}): start-up {startup:.2f} s; {size:.1f} MB in "
+            f"{whole:.2f} s, {size / (whole - startup):.2f} MB/s after start-up\n"
+        )
+    b, a = (best[n][1] - best[n][0] for n in ("before", "after"))
+    sys.stdout.write(f"citewatch redact, time after/before (start-up apart): {a / b:.3f}x\n")
+
+
+if __name__ == "__main__":
+    main()
