@@ -17,7 +17,9 @@ reason); every step is linear in the record's size:
     valid JSON but not a trace v1    invalid_trace
     an adapted input it cannot read  unreadable_input (``input.format`` other than trace_v1:
                                      the adapter of sidecar.inputs builds the trace object,
-                                     which is then validated like any other)
+                                     which is then validated like any other; base64
+                                     documents are dropped before the size check and
+                                     sources cut to max_text_chars with a finding)
 
 A trace that decodes can therefore always be written back as UTF-8 JSON.
 
@@ -60,7 +62,7 @@ from sidecar.errors import (
     TraceInvalidError,
     describe_validation_error,
 )
-from sidecar.inputs import adapter_for
+from sidecar.inputs import MAX_BINARY_RATIO, adapter_for, drop_binary, fit_sources
 
 if TYPE_CHECKING:
     from sidecar.config import Settings
@@ -147,6 +149,11 @@ def decode_trace(value: bytes | str, *, limits: DecodeLimits | None = None) -> T
     limits = limits or _DEFAULT_LIMITS
     byte_limit = limits.max_bytes
     size = len(value)
+    if limits.input_format != "trace_v1" and size <= byte_limit * MAX_BINARY_RATIO:
+        # binary documents go before the size check: they never reach a trace
+        data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
+        value = drop_binary(data)
+        size = len(value)
     if size > byte_limit:
         raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
     if limits.input_format != "trace_v1":
@@ -185,7 +192,9 @@ def _decode_adapted(value: bytes | str, limits: DecodeLimits) -> Trace:
     if adapter is None:  # pragma: no cover - trace_v1 never comes here
         raise TraceInvalidError("trace_v1 needs no adapter")
     data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
-    return parse_trace_object(adapter.to_trace(data), limits=limits)
+    trace = adapter.to_trace(data)
+    fit_sources(trace, limits.max_text_chars)
+    return parse_trace_object(trace, limits=limits)
 
 
 _adapter = functools.cache(adapter_for)

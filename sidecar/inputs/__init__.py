@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from schemas import InputFormat
 from sidecar.inputs._findings import ADAPTER_FINDINGS, AdapterFindingCode
+from sidecar.inputs._limits import MAX_BINARY_RATIO, drop_binary, fit_sources
 from sidecar.inputs.anthropic_messages import CITED_TEXTS, AnthropicMessagesAdapter
 from sidecar.inputs.base import InputAdapter, InputError
 from sidecar.inputs.openai_chat import OpenAIChatAdapter
@@ -21,6 +22,7 @@ __all__ = [
     "AdapterFindingCode",
     "CITED_TEXTS",
     "LINE_FORMATS",
+    "MAX_BINARY_RATIO",
     "AnthropicMessagesAdapter",
     "InputAdapter",
     "InputError",
@@ -28,6 +30,8 @@ __all__ = [
     "OpenAIResponsesAdapter",
     "OtlpAdapter",
     "adapter_for",
+    "drop_binary",
+    "fit_sources",
 ]
 
 LINE_FORMATS: frozenset[InputFormat] = frozenset(

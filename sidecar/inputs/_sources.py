@@ -28,6 +28,7 @@ class SourceTable:
         self._by_key: dict[str, dict[str, Any]] = {}
         self._taken: set[str] = set()
         self._next: dict[str, int] = {}
+        self._taken_out: set[int] = set()
         if supplied is None:
             return
         if not isinstance(supplied, list):
@@ -68,9 +69,15 @@ class SourceTable:
         self._taken.add(f"{prefix}{number}")
         return f"{prefix}{number}"
 
-    def find(self, key: str) -> dict[str, Any] | None:
-        """The source ``key`` names, if any (the source itself: fill it in place)."""
-        return self._by_key.get(key)
+    def take(self, *keys: str | None) -> dict[str, Any] | None:
+        """The envelope entry the first of ``keys`` names, taken out of :meth:`sources`:
+        it describes a document the adapter lists itself."""
+        for key in keys:
+            found = self._by_key.get(key) if key else None
+            if found is not None:
+                self._taken_out.add(id(found))
+                return found
+        return None
 
     def cite(
         self,
@@ -99,13 +106,6 @@ class SourceTable:
                 found["url"] = url
         return str(found["id"])
 
-    def add(self, source: dict[str, Any], *keys: str) -> None:
-        """Add ``source`` (its ``id`` taken as given) under ``keys``."""
-        self._taken.add(source["id"])
-        self._order.append(source)
-        for key in keys:
-            self._by_key.setdefault(key, source)
-
     def sources(self) -> list[dict[str, Any]]:
         """Every source: the envelope's first, then the cited ones in order of citation."""
-        return list(self._order)
+        return [source for source in self._order if id(source) not in self._taken_out]

@@ -5,7 +5,12 @@ serialised as the wire carries them."""
 from __future__ import annotations
 
 from tests.support.payloads._base import LINK, RETURNS_TEXT, WARRANTY_TEXT, WARRANTY_URL
-from tests.support.payloads.anthropic import anthropic_record
+from tests.support.payloads.anthropic import (
+    anthropic_exchange,
+    anthropic_record,
+    text_document,
+    web_search_blocks,
+)
 from tests.support.payloads.openai import (
     OWN_MARKERS,
     POLICY_SOURCES,
@@ -28,6 +33,7 @@ __all__ = [
     "RETURNS_TEXT",
     "WARRANTY_TEXT",
     "WARRANTY_URL",
+    "anthropic_exchange",
     "anthropic_record",
     "chat_exchange",
     "chat_record",
@@ -37,4 +43,6 @@ __all__ = [
     "record_rag_requests",
     "responses_exchange",
     "responses_record",
+    "text_document",
+    "web_search_blocks",
 ]
