@@ -192,7 +192,14 @@ def _decode_adapted(value: bytes | str, limits: DecodeLimits) -> Trace:
     if adapter is None:  # pragma: no cover - trace_v1 never comes here
         raise TraceInvalidError("trace_v1 needs no adapter")
     data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
-    trace = adapter.to_trace(data)
+    try:
+        trace = adapter.to_trace(data)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+        # a shape the adapter did not foresee: still a dead letter of this format's reason
+        raise TraceInvalidError(
+            f"{limits.input_format} record of an unexpected shape ({type(exc).__name__})",
+            reason="unreadable_input",
+        ) from None
     fit_sources(trace, limits.max_text_chars)
     return parse_trace_object(trace, limits=limits)
 

@@ -155,7 +155,7 @@ class _Cited:
             return self._table.cite(url, prefix="W", title=title, url=url), None
         if kind == "search_result_location":
             listed, prefix, name = self._results, "R", "search_result_index"
-        elif kind in _DOCUMENT_CITATIONS:
+        elif isinstance(kind, str) and kind in _DOCUMENT_CITATIONS:
             listed, prefix, name = self._documents, "D", "document_index"
         else:
             return None  # a kind this version does not know cites nothing it can check

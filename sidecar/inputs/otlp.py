@@ -109,7 +109,8 @@ def _kind(span: Span) -> str:
 
 
 def _is_llm(span: Span) -> bool:
-    return _kind(span) == "LLM" or span.attributes.get("gen_ai.operation.name") in _LLM_OPERATIONS
+    operation = span.attributes.get("gen_ai.operation.name")
+    return _kind(span) == "LLM" or (isinstance(operation, str) and operation in _LLM_OPERATIONS)
 
 
 def _is_retriever(span: Span) -> bool:
