@@ -62,7 +62,7 @@ from sidecar.errors import (
     TraceInvalidError,
     describe_validation_error,
 )
-from sidecar.inputs import MAX_BINARY_RATIO, adapter_for, drop_binary, fit_sources
+from sidecar.inputs import adapted_object, adapter_for
 
 if TYPE_CHECKING:
     from sidecar.config import Settings
@@ -148,16 +148,11 @@ def decode_trace(value: bytes | str, *, limits: DecodeLimits | None = None) -> T
     """
     limits = limits or _DEFAULT_LIMITS
     byte_limit = limits.max_bytes
-    size = len(value)
-    if limits.input_format != "trace_v1" and size <= byte_limit * MAX_BINARY_RATIO:
-        # binary documents go before the size check: they never reach a trace
-        data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
-        value = drop_binary(data)
-        size = len(value)
-    if size > byte_limit:
-        raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
     if limits.input_format != "trace_v1":
         return _decode_adapted(value, limits)
+    size = len(value)
+    if size > byte_limit:
+        raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
     text: str | None = None
     if isinstance(value, bytes):
         data = value[len(_BOM_BYTES) :] if value.startswith(_BOM_BYTES) else value
@@ -191,16 +186,9 @@ def _decode_adapted(value: bytes | str, limits: DecodeLimits) -> Trace:
     adapter = _adapter(limits.input_format)
     if adapter is None:  # pragma: no cover - trace_v1 never comes here
         raise TraceInvalidError("trace_v1 needs no adapter")
-    data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
-    try:
-        trace = adapter.to_trace(data)
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as exc:
-        # a shape the adapter did not foresee: still a dead letter of this format's reason
-        raise TraceInvalidError(
-            f"{limits.input_format} record of an unexpected shape ({type(exc).__name__})",
-            reason="unreadable_input",
-        ) from None
-    fit_sources(trace, limits.max_text_chars)
+    trace = adapted_object(
+        value, adapter, max_bytes=limits.max_bytes, max_text_chars=limits.max_text_chars
+    )
     return parse_trace_object(trace, limits=limits)
 
 

@@ -21,9 +21,12 @@ from tests.support.payloads import (
     anthropic_record,
     chat_exchange,
     chat_record,
+    converse_record,
+    gemini_record,
     openinference_spans,
     otlp_json_record,
     responses_record,
+    retrieve_and_generate_record,
 )
 
 SECRET = "zq-secret-value-zq"
@@ -32,6 +35,9 @@ RECORDS: dict[str, Callable[[], bytes]] = {
     "openai_chat": chat_record,
     "openai_chat_own": lambda: chat_exchange(OWN_MARKERS, sources=POLICY_SOURCES),
     "anthropic_messages": anthropic_record,
+    "gemini": gemini_record,
+    "bedrock": retrieve_and_generate_record,
+    "bedrock_converse": converse_record,
     "otlp_json": lambda: otlp_json_record(openinference_spans()),
 }
 BUILT = {name: json.loads(build()) for name, build in RECORDS.items()}
@@ -74,7 +80,7 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
 def test_a_field_of_any_type_is_a_trace_or_a_named_refusal(name: str, data: st.DataObject) -> None:
     path = data.draw(st.sampled_from(PATHS[name]))
     record = _replace(BUILT[name], path, data.draw(JSON_VALUES))
-    input_format = "openai_chat" if name == "openai_chat_own" else name
+    input_format = {"openai_chat_own": "openai_chat", "bedrock_converse": "bedrock"}.get(name, name)
     try:
         decode_trace(json.dumps(record).encode(), limits=DecodeLimits(input_format=input_format))  # type: ignore[arg-type]
     except TraceError as exc:

@@ -11,6 +11,20 @@ from tests.support.payloads.anthropic import (
     text_document,
     web_search_blocks,
 )
+from tests.support.payloads.bedrock import (
+    KB_TEXTS,
+    RAG_ANSWER,
+    converse_record,
+    rag_citation,
+    retrieve_and_generate_record,
+)
+from tests.support.payloads.gemini import (
+    CAFE_URL,
+    GEMINI_ANSWER,
+    byte_span,
+    gemini_record,
+    gemini_response,
+)
 from tests.support.payloads.openai import (
     OWN_MARKERS,
     POLICY_SOURCES,
@@ -27,22 +41,32 @@ from tests.support.payloads.otlp import (
 )
 
 __all__ = [
+    "CAFE_URL",
+    "GEMINI_ANSWER",
+    "KB_TEXTS",
     "LINK",
     "OWN_MARKERS",
     "POLICY_SOURCES",
+    "RAG_ANSWER",
     "RETURNS_TEXT",
     "WARRANTY_TEXT",
     "WARRANTY_URL",
     "anthropic_exchange",
     "anthropic_record",
+    "byte_span",
     "chat_exchange",
     "chat_record",
+    "converse_record",
+    "gemini_record",
+    "gemini_response",
     "openinference_spans",
     "otlp_json_record",
     "otlp_proto_record",
+    "rag_citation",
     "record_rag_requests",
     "responses_exchange",
     "responses_record",
+    "retrieve_and_generate_record",
     "text_document",
     "web_search_blocks",
 ]
