@@ -34,10 +34,12 @@ from tests.support.payloads.openai import (
     responses_record,
 )
 from tests.support.payloads.otlp import (
+    RETRIEVED,
     openinference_spans,
     otlp_json_record,
     otlp_proto_record,
     record_rag_requests,
+    spans_of,
 )
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "OWN_MARKERS",
     "POLICY_SOURCES",
     "RAG_ANSWER",
+    "RETRIEVED",
     "RETURNS_TEXT",
     "WARRANTY_TEXT",
     "WARRANTY_URL",
@@ -67,6 +70,7 @@ __all__ = [
     "responses_exchange",
     "responses_record",
     "retrieve_and_generate_record",
+    "spans_of",
     "text_document",
     "web_search_blocks",
 ]
