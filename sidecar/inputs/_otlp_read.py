@@ -12,7 +12,15 @@ from typing import Any
 
 from sidecar.inputs._otlp_wire import Span
 
-__all__ = ["indexed", "input_text", "json_value", "message_text", "output_text", "user_text"]
+__all__ = [
+    "indexed",
+    "input_text",
+    "json_value",
+    "message_text",
+    "output_text",
+    "tool_passages",
+    "user_text",
+]
 
 _DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 _QUERY_KEYS = ("query", "question", "input", "query_str", "user_input", "prompt")
@@ -122,6 +130,8 @@ def output_text(span: Span) -> str:
     """The text the span's model wrote: its last output message in any convention, else
     ``output.value`` (or a provider's raw JSON in it), else OpenLLMetry's entity output."""
     attributes = span.attributes
+    if isinstance(attributes.get("ai.response.text"), str):  # the Vercel AI SDK
+        return str(attributes["ai.response.text"])
     for messages in (
         _openinference_messages(attributes, "llm.output_messages."),
         _genai_list(attributes.get("gen_ai.output.messages")),
@@ -171,6 +181,8 @@ def user_text(span: Span) -> str:
         _genai_list(attributes.get("gen_ai.input.messages")),
         _numbered(attributes, "gen_ai.prompt."),
         _event_messages(span, output=False),
+        _genai_list(attributes.get("ai.prompt.messages")),
+        _genai_list(_member(attributes.get("ai.prompt"), "messages")),
     ):
         texts = [text for role, text in messages if role in ("user", "human") and text]
         if texts:
@@ -182,7 +194,7 @@ def input_text(span: Span) -> str:
     """The span's input as a user would have typed it: ``input.value`` (or OpenLLMetry's
     ``traceloop.entity.input``), or the query inside it when it is a JSON object
     (``{"query": ...}``, ``{"input": ...}``, LlamaIndex's ``{"query_bundle": ...}``)."""
-    for key in ("input.value", "traceloop.entity.input"):
+    for key in ("input.value", "traceloop.entity.input", "ai.prompt"):
         data = json_value(span.attributes.get(key))
         text = _query_of(data, depth=0)
         if text:
@@ -206,3 +218,35 @@ def _query_of(data: Any, *, depth: int) -> str:
         if text:
             return text
     return ""
+
+
+def _member(value: Any, name: str) -> Any:
+    data = json_value(value)
+    return data.get(name) if isinstance(data, dict) else None
+
+
+_PASSAGE_LISTS = ("documents", "passages", "results", "sources", "chunks")
+
+
+def tool_passages(span: Span) -> list[dict[str, Any]]:
+    """The passages a tool call returned (the Vercel AI SDK's ``ai.toolCall.result``, or
+    ``gen_ai.tool.call.result``): a JSON list of objects with ``text`` or ``content`` (and
+    ``id``, ``title``, ``url``), or an object holding such a list under ``documents``,
+    ``passages``, ``results``, ``sources`` or ``chunks``; [] for any other result."""
+    attributes = span.attributes
+    result = json_value(
+        attributes.get("ai.toolCall.result") or attributes.get("gen_ai.tool.call.result")
+    )
+    if isinstance(result, dict):
+        result = next(
+            (result[key] for key in _PASSAGE_LISTS if isinstance(result.get(key), list)), None
+        )
+    if not isinstance(result, list):
+        return []
+    passages = [
+        item
+        for item in result
+        if isinstance(item, dict)
+        and isinstance(item.get("text") if "text" in item else item.get("content"), str)
+    ]
+    return passages if len(passages) == len(result) else []

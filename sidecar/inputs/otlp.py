@@ -1,5 +1,5 @@
-"""OpenTelemetry spans (OpenInference, OpenTelemetry GenAI and OpenLLMetry conventions) as
-one trace v1.
+"""OpenTelemetry spans (OpenInference, OpenTelemetry GenAI, OpenLLMetry and Vercel AI SDK
+conventions) as one trace v1.
 
 A record is one ``ExportTraceServiceRequest`` as the Collector's kafka exporter writes it
 (``otlp_proto`` or ``otlp_json``) holding the spans of one trace: the Collector's
@@ -14,7 +14,8 @@ Mapped, from the spans of the trace:
 - sources: the documents of every retriever span, in the order the spans started:
   OpenInference's ``retrieval.documents.N.document.{id,content,metadata}`` (a span with
   ``openinference.span.kind = RETRIEVER``; the metadata's title or file name and URL), or
-  ``gen_ai.retrieval.documents`` (a JSON list of ``{id, content|text, title, url}``); when a
+  ``gen_ai.retrieval.documents`` (a JSON list of ``{id, content|text, title, url}``), or a
+  tool call's result of passages (the Vercel AI SDK's ``ai.toolCall.result``); when a
   RERANKER span reorders them (``reranker.output_documents``), the order it gives, which is
   the order the prompt presented them. A document without an ID is ``D1``, ``D2`` ...;
 - the answer: the output of the LLM span that consumed the retrieved documents (its prompt
@@ -42,16 +43,35 @@ from typing import Any
 from schemas import InputFormat
 from sidecar.inputs._findings import Findings
 from sidecar.inputs._json import loads
-from sidecar.inputs._otlp_read import indexed, input_text, json_value, output_text, user_text
+from sidecar.inputs._otlp_read import (
+    indexed,
+    input_text,
+    json_value,
+    output_text,
+    tool_passages,
+    user_text,
+)
 from sidecar.inputs._otlp_wire import Span, spans_from_json, spans_from_proto
 from sidecar.inputs.base import DEFAULT_APP, InputError
 
 __all__ = ["OtlpAdapter"]
 
 _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_AI_SDK_CALLS = frozenset(
+    f"ai.{call}{step}"
+    for call in ("generateText", "streamText")
+    for step in ("", ".doGenerate", ".doStream")
+)
+"""The Vercel AI SDK's spans of a model call (``ai.operationId``): the call and its steps."""
 _SNIPPET = 64
 """How much of a document's text is looked for in a prompt to tell that it consumed it."""
-_PROMPT_KEYS = ("llm.input_messages.", "gen_ai.prompt", "gen_ai.input.messages", "input.value")
+_PROMPT_KEYS = (
+    "llm.input_messages.",
+    "gen_ai.prompt",
+    "gen_ai.input.messages",
+    "input.value",
+    "ai.prompt",
+)
 
 
 class OtlpAdapter:
@@ -132,12 +152,14 @@ def _is_llm(span: Span) -> bool:
         or (isinstance(operation, str) and operation in _LLM_OPERATIONS)
         or attributes.get("traceloop.span.kind") == "llm"
         or isinstance(attributes.get("llm.request.type"), str)
+        or attributes.get("ai.operationId") in _AI_SDK_CALLS
     )
 
 
 def _is_retriever(span: Span) -> bool:
     return (
         _kind(span) == "RETRIEVER"
+        or bool(tool_passages(span))
         or "gen_ai.retrieval.documents" in span.attributes
         or span.attributes.get("gen_ai.operation.name") == "retrieval"
     )
@@ -158,6 +180,10 @@ def _choose(
 ) -> tuple[Span, str]:
     """The LLM span whose output is the answer, with an ``answer_chosen`` finding when
     several wrote text."""
+    distinct: dict[str, tuple[Span, str]] = {}
+    for span, text in written:  # a call and its last step write the same text: the step
+        distinct[text] = (span, text)
+    written = list(distinct.values())
     if len(written) == 1:
         return written[0]
     count = len(written)
@@ -242,6 +268,7 @@ def _sources(retrievers: list[Span], rerankers: list[Span]) -> list[dict[str, An
             for doc in json_value(span.attributes.get("gen_ai.retrieval.documents")) or ()
             if isinstance(doc, dict)
         )
+        documents.extend(tool_passages(span))
         for document in documents:
             source_id = str(document.get("id") or f"D{len(sources) + 1}")
             if source_id in by_key:
