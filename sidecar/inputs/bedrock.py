@@ -17,15 +17,15 @@ citations (``documentChar``, ``documentPage``, ``documentChunk``, ``searchResult
 ``web`` by URL as ``W1`` ...). Each citation's ``sourceContent`` text is kept as a quote
 (``extra.cited_texts``) and verified against its document as Anthropic's ``cited_text`` is.
 
-Both: the envelope's ``trace_id``, else one derived from the response's content (Converse
-returns no ID, a RetrieveAndGenerate session ID names a whole conversation); the envelope's
-``sources`` give text to the source they name by ``id`` and are sources
+Both: the envelope's ``trace_id``, else one derived from the record's bytes (Converse returns
+no ID, a RetrieveAndGenerate session ID names a whole conversation), stable across replays;
+the envelope's ``sources`` give text to the source they name by ``id`` and are sources
 otherwise. Lost: guardrail actions, session IDs, image, video and row content, tool use.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 from typing import Any
 
 from schemas import InputFormat
@@ -67,10 +67,13 @@ class BedrockAdapter:
             raise InputError("response.output is not an object")
         table = SourceTable(envelope.get("sources"))
         findings = Findings()
+        record_id = hashlib.sha256(value.strip()).hexdigest()
         if isinstance(output.get("message"), dict):
-            trace = _converse(envelope, request, response, output["message"], table, findings)
+            trace = _converse(
+                envelope, request, response, output["message"], table, findings, record_id
+            )
         elif isinstance(output.get("text"), str):
-            trace = _retrieve_and_generate(envelope, request, response, table, findings)
+            trace = _retrieve_and_generate(envelope, request, response, table, findings, record_id)
         else:
             raise InputError("response.output has neither text nor message")
         return findings.into(trace)
@@ -82,6 +85,7 @@ def _retrieve_and_generate(
     response: dict[str, Any],
     table: SourceTable,
     findings: Findings,
+    record_id: str,
 ) -> dict[str, Any]:
     answer = response["output"]["text"]
     citations = response.get("citations") or []
@@ -113,8 +117,8 @@ def _retrieve_and_generate(
     request_input = request.get("input")
     trace = envelope_fields(
         envelope,
-        # a session ID names a conversation, not an answer: the response's content does
-        response_id=json.dumps(response, sort_keys=True),
+        # a session ID names a conversation, not an answer: the record's bytes do
+        response_id=record_id,
         created=None,
         question=text_of(
             (request_input or {}).get("text") if isinstance(request_input, dict) else ""
@@ -197,6 +201,7 @@ def _converse(
     message: dict[str, Any],
     table: SourceTable,
     findings: Findings,
+    record_id: str,
 ) -> dict[str, Any]:
     documents, results, question = _converse_request(request.get("messages"), table)
     content = message.get("content")
@@ -233,8 +238,7 @@ def _converse(
         raise InputError("response.output.message has no text")
     trace = envelope_fields(
         envelope,
-        # Converse returns no ID of its own: the response's content names it, stably
-        response_id=json.dumps(response, sort_keys=True),
+        response_id=record_id,  # Converse returns no ID of its own
         created=None,
         question=question,
         model=_model_of(request),
