@@ -13,7 +13,8 @@ Mapped, from the spans of the trace:
 
 - sources: the documents of every retriever span, in the order the spans started:
   OpenInference's ``retrieval.documents.N.document.{id,content,metadata}`` (a span with
-  ``openinference.span.kind = RETRIEVER``; the metadata's title or file name and URL), or
+  ``openinference.span.kind = RETRIEVER``; the metadata's title or file name and URL, and
+  its ``id`` or ``doc_id`` when the span names no document ID), or
   ``gen_ai.retrieval.documents`` (a JSON list of ``{id, content|text, title, url}``), or a
   tool call's result of passages (the Vercel AI SDK's ``ai.toolCall.result``); when a
   RERANKER span reorders them (``reranker.output_documents``), the order it gives, which is
@@ -114,8 +115,7 @@ class OtlpAdapter:
         root = _root(spans)
         findings = Findings()
         answer_span, answer = _choose(written, retrievers, sources, root, findings)
-        question = "" if _is_llm(root) else input_text(root)
-        question = question or user_text(answer_span) or input_text(retrievers[0])
+        question = _question(spans) or user_text(answer_span) or input_text(retrievers[0])
         attributes = answer_span.attributes
         model = (
             attributes.get("llm.model_name")
@@ -163,6 +163,28 @@ def _is_retriever(span: Span) -> bool:
         or "gen_ai.retrieval.documents" in span.attributes
         or span.attributes.get("gen_ai.operation.name") == "retrieval"
     )
+
+
+def _question(spans: list[Span]) -> str:
+    """The input of the outermost span that has one and is no LLM span: the user's query
+    to the request, the chain or the query engine (not an inner step's JSON)."""
+    parents = {span.span_id: span.parent_id for span in spans}
+    depth: dict[str, int] = {}
+
+    def depth_of(span_id: str) -> int:
+        chain: list[str] = []
+        while span_id in parents and span_id not in depth and len(chain) <= len(parents):
+            chain.append(span_id)
+            span_id = parents[span_id]
+        base = depth.get(span_id, -1)
+        for offset, item in enumerate(reversed(chain), start=1):
+            depth[item] = base + offset
+        return depth.get(chain[0], base) if chain else base
+
+    for span in sorted(spans, key=lambda span: depth_of(span.span_id)):
+        if not _is_llm(span) and (text := input_text(span)):
+            return text
+    return ""
 
 
 def _root(spans: list[Span]) -> Span:
@@ -249,7 +271,7 @@ def _documents(attributes: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
         meta = meta if isinstance(meta, dict) else {}
         documents.append(
             {
-                "id": ids.get(index),
+                "id": ids.get(index) or meta.get("id") or meta.get("doc_id"),
                 "content": contents.get(index, ""),
                 "title": meta.get("title") or meta.get("file_name") or meta.get("document_title"),
                 "url": meta.get("url") or meta.get("source") or meta.get("uri"),
