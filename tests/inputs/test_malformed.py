@@ -18,6 +18,7 @@ from sidecar.errors import TraceError
 from tests.support.payloads import (
     OWN_MARKERS,
     POLICY_SOURCES,
+    RETRIEVED,
     anthropic_record,
     chat_exchange,
     chat_record,
@@ -27,9 +28,48 @@ from tests.support.payloads import (
     otlp_json_record,
     responses_record,
     retrieve_and_generate_record,
+    spans_of,
 )
 
 SECRET = "zq-secret-value-zq"
+
+
+def _events_record() -> bytes:
+    """Spans with content on GenAI events, a reranker, a tool call's passages and two LLM
+    spans: the OTLP adapter's other paths."""
+
+    def build(tracer: Any) -> None:
+        with tracer.start_as_current_span("query", attributes={"input.value": '{"query": "Q?"}'}):
+            with tracer.start_as_current_span("retrieve", attributes=RETRIEVED):
+                pass
+            with tracer.start_as_current_span(
+                "tool", attributes={"ai.toolCall.result": json.dumps([{"id": "t1", "text": "T."}])}
+            ):
+                pass
+            with tracer.start_as_current_span(
+                "rerank",
+                attributes={
+                    "openinference.span.kind": "RERANKER",
+                    "reranker.output_documents.0.document.id": "returns-1",
+                },
+            ):
+                pass
+            for answer in ("Fact [t1].", "Follow-up?"):
+                with tracer.start_as_current_span(
+                    "chat", attributes={"gen_ai.operation.name": "chat"}
+                ) as span:
+                    span.add_event(
+                        "gen_ai.user.message",
+                        {"gen_ai.event.content": json.dumps({"content": "Q?"})},
+                    )
+                    span.add_event(
+                        "gen_ai.choice",
+                        {"gen_ai.event.content": json.dumps({"message": {"content": answer}})},
+                    )
+
+    return otlp_json_record(spans_of(build))
+
+
 RECORDS: dict[str, Callable[[], bytes]] = {
     "openai_responses": responses_record,
     "openai_chat": chat_record,
@@ -39,6 +79,7 @@ RECORDS: dict[str, Callable[[], bytes]] = {
     "bedrock": retrieve_and_generate_record,
     "bedrock_converse": converse_record,
     "otlp_json": lambda: otlp_json_record(openinference_spans()),
+    "otlp_json_events": lambda: _events_record(),
 }
 BUILT = {name: json.loads(build()) for name, build in RECORDS.items()}
 
@@ -80,7 +121,11 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
 def test_a_field_of_any_type_is_a_trace_or_a_named_refusal(name: str, data: st.DataObject) -> None:
     path = data.draw(st.sampled_from(PATHS[name]))
     record = _replace(BUILT[name], path, data.draw(JSON_VALUES))
-    input_format = {"openai_chat_own": "openai_chat", "bedrock_converse": "bedrock"}.get(name, name)
+    input_format = {
+        "openai_chat_own": "openai_chat",
+        "bedrock_converse": "bedrock",
+        "otlp_json_events": "otlp_json",
+    }.get(name, name)
     try:
         decode_trace(json.dumps(record).encode(), limits=DecodeLimits(input_format=input_format))  # type: ignore[arg-type]
     except TraceError as exc:
