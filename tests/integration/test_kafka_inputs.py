@@ -73,6 +73,7 @@ def _shapes() -> dict[str, tuple[str, list[bytes], bytes]]:
         chat_exchange,
         converse_record,
         gemini_record,
+        otlp_json_record,
         responses_exchange,
         retrieve_and_generate_record,
     )
@@ -94,6 +95,11 @@ def _shapes() -> dict[str, tuple[str, list[bytes], bytes]]:
             b'{"response": {"output": 7}}',
         ),
         "anthropic_messages": ("anthropic_messages", [anthropic_record()], b'{"response": 1}'),
+        "otlp_json": (
+            "otlp_json",
+            [otlp_json_record(openinference_spans())],
+            b'{"resourceSpans": [{"scopeSpans": 5}]}',
+        ),
         "gemini": ("gemini", [gemini_record()], b'{"response": {"candidates": []}}'),
         "bedrock": (
             "bedrock",
@@ -104,9 +110,10 @@ def _shapes() -> dict[str, tuple[str, list[bytes], bytes]]:
 
 
 @pytest.mark.parametrize(
-    "name", ["openai_chat", "openai_responses", "anthropic_messages", "gemini", "bedrock"]
+    "name",
+    ["openai_chat", "openai_responses", "anthropic_messages", "gemini", "bedrock", "otlp_json"],
 )
-def test_every_api_format_through_the_broker(
+def test_every_line_format_through_the_broker(
     kafka_bootstrap: str, tmp_path: Path, name: str
 ) -> None:
     input_format, good, bad = _shapes()[name]
