@@ -17,7 +17,8 @@ class SourceTable:
 
     ``supplied`` is the envelope's ``sources``: every entry is a source of the trace, cited
     or not, in the order given (the order the prompt presented them). Its ID is its ``id``;
-    an entry with only a ``url`` or a ``file_id`` gets the next free ``W``/``F`` number.
+    an entry with only a ``url`` or a ``file_id`` gets the next free ``W``/``F`` number, one
+    with neither (a passage the prompt numbered) the next free ``S`` number.
     A citation names a document by a key (a URL, a file ID, a source ID): a key of an
     envelope entry cites that entry, another key adds a source, and the same key always
     cites the same source.
@@ -40,15 +41,13 @@ class SourceTable:
             for name in (*_KEYS, "title", "text"):
                 if item.get(name) is not None and not isinstance(item[name], str):
                     raise InputError(f"sources[{index}].{name} is not a string")
-            if not any(item.get(name) for name in _KEYS):
-                raise InputError(f"sources[{index}] has no id, url or file_id")
             if item.get("id"):
                 if item["id"] in self._taken:
                     continue  # a repeated entry: the first one stands
                 self._taken.add(item["id"])
             entries.append((index, item))
         for _, item in entries:
-            prefix = "W" if item.get("url") else "F"
+            prefix = "W" if item.get("url") else "F" if item.get("file_id") else "S"
             source: dict[str, Any] = {
                 "id": item.get("id") or self._new_id(prefix),
                 "title": item.get("title") or "",
