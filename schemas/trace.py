@@ -24,11 +24,19 @@ ClaimKind = Literal["factual", "opinion", "connective"]
 TRACE_SCHEMA_VERSION = "1"
 
 InputFormat = Literal[
-    "trace_v1", "openai_responses", "openai_chat", "anthropic_messages", "otlp_json", "otlp_proto"
+    "trace_v1",
+    "openai_responses",
+    "openai_chat",
+    "anthropic_messages",
+    "gemini",
+    "bedrock",
+    "otlp_json",
+    "otlp_proto",
 ]
 """What the records of an input are: trace v1 itself, or what an app already emits (an
-OpenAI or Anthropic request and response, OpenTelemetry spans as the Collector's kafka
-exporter writes them), turned into a trace v1 by an adapter of ``sidecar.inputs``."""
+OpenAI, Anthropic, Gemini / Vertex AI or AWS Bedrock request and response, OpenTelemetry
+spans as the Collector's kafka exporter writes them), turned into a trace v1 by an adapter
+of ``sidecar.inputs``."""
 
 
 class Source(BaseModel):

@@ -17,7 +17,9 @@ reason); every step is linear in the record's size:
     valid JSON but not a trace v1    invalid_trace
     an adapted input it cannot read  unreadable_input (``input.format`` other than trace_v1:
                                      the adapter of sidecar.inputs builds the trace object,
-                                     which is then validated like any other)
+                                     which is then validated like any other; base64
+                                     documents are dropped before the size check and
+                                     sources cut to max_text_chars with a finding)
 
 A trace that decodes can therefore always be written back as UTF-8 JSON.
 
@@ -60,7 +62,7 @@ from sidecar.errors import (
     TraceInvalidError,
     describe_validation_error,
 )
-from sidecar.inputs import adapter_for
+from sidecar.inputs import adapted_object, adapter_for
 
 if TYPE_CHECKING:
     from sidecar.config import Settings
@@ -146,11 +148,11 @@ def decode_trace(value: bytes | str, *, limits: DecodeLimits | None = None) -> T
     """
     limits = limits or _DEFAULT_LIMITS
     byte_limit = limits.max_bytes
+    if limits.input_format != "trace_v1":
+        return _decode_adapted(value, limits)
     size = len(value)
     if size > byte_limit:
         raise TraceDecodeError(f"record of {size} bytes exceeds {byte_limit}", reason="too_large")
-    if limits.input_format != "trace_v1":
-        return _decode_adapted(value, limits)
     text: str | None = None
     if isinstance(value, bytes):
         data = value[len(_BOM_BYTES) :] if value.startswith(_BOM_BYTES) else value
@@ -184,8 +186,10 @@ def _decode_adapted(value: bytes | str, limits: DecodeLimits) -> Trace:
     adapter = _adapter(limits.input_format)
     if adapter is None:  # pragma: no cover - trace_v1 never comes here
         raise TraceInvalidError("trace_v1 needs no adapter")
-    data = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else value
-    return parse_trace_object(adapter.to_trace(data), limits=limits)
+    trace = adapted_object(
+        value, adapter, max_bytes=limits.max_bytes, max_text_chars=limits.max_text_chars
+    )
+    return parse_trace_object(trace, limits=limits)
 
 
 _adapter = functools.cache(adapter_for)

@@ -159,8 +159,8 @@ def input_format_option(func: F) -> F:
         type=click.Choice(get_args(InputFormat)),
         default=None,
         help="What each record is: trace_v1 (default), an API exchange (openai_responses, "
-        "openai_chat, anthropic_messages) or OpenTelemetry spans (otlp_json; otlp_proto "
-        "from Kafka only). See docs/producing.md.",
+        "openai_chat, anthropic_messages, gemini, bedrock) or OpenTelemetry spans "
+        "(otlp_json; otlp_proto from Kafka only). See docs/producing.md.",
     )(func)
 
 

@@ -15,8 +15,8 @@ class InputSettings(Section):
 
     format: InputFormat = "trace_v1"
     """What each record of the input (file, standard input or Kafka topic) is: trace_v1, or
-    openai_responses, openai_chat, anthropic_messages (an API exchange in an envelope, see
-    docs/producing.md), otlp_json or otlp_proto (the spans of one trace, as the
+    openai_responses, openai_chat, anthropic_messages, gemini, bedrock (an API exchange in
+    an envelope, see docs/producing.md), otlp_json or otlp_proto (the spans of one trace, as the
     OpenTelemetry Collector's kafka exporter writes them)."""
     path: str | None = None
     """JSON Lines file of traces, or - for standard input. When set, Kafka is not used."""

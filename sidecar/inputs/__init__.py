@@ -9,9 +9,12 @@ format is one module and one line in :func:`adapter_for`.
 from __future__ import annotations
 
 from schemas import InputFormat
+from sidecar.inputs._adapt import adapted_object
 from sidecar.inputs._findings import ADAPTER_FINDINGS, AdapterFindingCode
 from sidecar.inputs.anthropic_messages import CITED_TEXTS, AnthropicMessagesAdapter
 from sidecar.inputs.base import InputAdapter, InputError
+from sidecar.inputs.bedrock import BedrockAdapter
+from sidecar.inputs.gemini import GeminiAdapter
 from sidecar.inputs.openai_chat import OpenAIChatAdapter
 from sidecar.inputs.openai_responses import OpenAIResponsesAdapter
 from sidecar.inputs.otlp import OtlpAdapter
@@ -22,16 +25,27 @@ __all__ = [
     "CITED_TEXTS",
     "LINE_FORMATS",
     "AnthropicMessagesAdapter",
+    "BedrockAdapter",
+    "GeminiAdapter",
     "InputAdapter",
     "InputError",
     "OpenAIChatAdapter",
     "OpenAIResponsesAdapter",
     "OtlpAdapter",
+    "adapted_object",
     "adapter_for",
 ]
 
 LINE_FORMATS: frozenset[InputFormat] = frozenset(
-    {"trace_v1", "openai_responses", "openai_chat", "anthropic_messages", "otlp_json"}
+    {
+        "trace_v1",
+        "openai_responses",
+        "openai_chat",
+        "anthropic_messages",
+        "gemini",
+        "bedrock",
+        "otlp_json",
+    }
 )
 """The formats a JSON Lines file can hold (protobuf records come from Kafka only)."""
 
@@ -46,4 +60,8 @@ def adapter_for(input_format: InputFormat) -> InputAdapter | None:
         return OpenAIChatAdapter()
     if input_format == "anthropic_messages":
         return AnthropicMessagesAdapter()
+    if input_format == "gemini":
+        return GeminiAdapter()
+    if input_format == "bedrock":
+        return BedrockAdapter()
     return OtlpAdapter(input_format)

@@ -23,7 +23,8 @@ __all__ = ["Span", "spans_from_json", "spans_from_proto"]
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """What the adapter needs of one span: IDs, times, attributes (with the resource's)."""
+    """What the adapter needs of one span: IDs (the parent's "" for a root), times,
+    attributes, the resource's attributes, and its events (name, attributes)."""
 
     trace_id: str
     span_id: str
@@ -32,6 +33,8 @@ class Span:
     attributes: dict[str, Any]
     resource: dict[str, Any]
     events: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
+    parent_id: str = ""
+    start_ns: int = 0
 
 
 def spans_from_proto(value: bytes) -> list[Span]:
@@ -52,6 +55,8 @@ def spans_from_proto(value: bytes) -> list[Span]:
                         span_id=span.span_id.hex(),
                         name=span.name,
                         end_ns=span.end_time_unix_nano,
+                        start_ns=span.start_time_unix_nano,
+                        parent_id=span.parent_span_id.hex(),
                         attributes={kv.key: _proto_value(kv.value) for kv in span.attributes},
                         resource=resource,
                         events=tuple(
@@ -84,33 +89,60 @@ def spans_from_json(obj: Any) -> list[Span]:
     if not isinstance(obj, dict) or not isinstance(obj.get("resourceSpans"), list):
         raise InputError("not an OTLP/JSON ExportTraceServiceRequest (no resourceSpans)")
     spans: list[Span] = []
-    for resource_spans in obj["resourceSpans"]:
-        if not isinstance(resource_spans, dict):
-            raise InputError("a resourceSpans entry is not an object")
-        resource = _json_attributes((resource_spans.get("resource") or {}).get("attributes"))
-        for scope_spans in resource_spans.get("scopeSpans") or ():
-            for span in (scope_spans or {}).get("spans") or ():
-                if not isinstance(span, dict):
-                    raise InputError("a span is not an object")
-                spans.append(
-                    Span(
-                        trace_id=_json_id(span.get("traceId"), 16, "traceId"),
-                        span_id=_json_id(span.get("spanId"), 8, "spanId"),
-                        name=str(span.get("name") or ""),
-                        end_ns=_json_int(span.get("endTimeUnixNano")),
-                        attributes=_json_attributes(span.get("attributes")),
-                        resource=resource,
-                        events=tuple(
-                            (
-                                str(event.get("name") or ""),
-                                _json_attributes(event.get("attributes")),
-                            )
-                            for event in span.get("events") or ()
-                            if isinstance(event, dict)
-                        ),
-                    )
-                )
+    for r, resource_spans in enumerate(obj["resourceSpans"]):
+        where = f"resourceSpans[{r}]"
+        resource_spans = _object(resource_spans, where)
+        resource = _object(resource_spans.get("resource"), f"{where}.resource")
+        resource_attributes = _json_attributes(
+            resource.get("attributes"), f"{where}.resource.attributes"
+        )
+        for s, scope_spans in enumerate(
+            _list(resource_spans.get("scopeSpans"), f"{where}.scopeSpans")
+        ):
+            at = f"{where}.scopeSpans[{s}]"
+            for n, span in enumerate(_list(_object(scope_spans, at).get("spans"), f"{at}.spans")):
+                spans.append(_json_span(_object(span, f"{at}.spans[{n}]"), resource_attributes))
     return spans
+
+
+def _json_span(span: dict[str, Any], resource: dict[str, Any]) -> Span:
+    events: list[tuple[str, dict[str, Any]]] = []
+    for e, event in enumerate(_list(span.get("events"), "a span's events")):
+        event = _object(event, f"a span's events[{e}]")
+        events.append(
+            (
+                str(event.get("name") or ""),
+                _json_attributes(event.get("attributes"), "an event's attributes"),
+            )
+        )
+    parent = span.get("parentSpanId")
+    return Span(
+        trace_id=_json_id(span.get("traceId"), 16, "traceId"),
+        span_id=_json_id(span.get("spanId"), 8, "spanId"),
+        name=str(span.get("name") or ""),
+        end_ns=_json_int(span.get("endTimeUnixNano")),
+        attributes=_json_attributes(span.get("attributes"), "a span's attributes"),
+        resource=resource,
+        events=tuple(events),
+        parent_id=_json_id(parent, 8, "parentSpanId") if parent else "",
+        start_ns=_json_int(span.get("startTimeUnixNano")),
+    )
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{where} is not an object")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"{where} is not a list")
+    return value
 
 
 def _json_id(value: Any, size: int, name: str) -> str:
@@ -137,16 +169,16 @@ def _json_int(value: Any) -> int:
     return 0
 
 
-def _json_attributes(items: Any) -> dict[str, Any]:
+def _json_attributes(items: Any, where: str = "attributes") -> dict[str, Any]:
     attributes: dict[str, Any] = {}
-    for item in items or ():
+    for item in _list(items, where):
         if isinstance(item, dict) and isinstance(item.get("key"), str):
             attributes[item["key"]] = _json_value(item.get("value"))
     return attributes
 
 
-def _json_value(value: Any) -> Any:
-    if not isinstance(value, dict):
+def _json_value(value: Any, depth: int = 0) -> Any:
+    if not isinstance(value, dict) or depth > 32:
         return None
     for kind in ("stringValue", "boolValue", "doubleValue"):
         if kind in value:
@@ -154,7 +186,13 @@ def _json_value(value: Any) -> Any:
     if "intValue" in value:
         return _json_int(value["intValue"])
     if "arrayValue" in value:
-        return [_json_value(item) for item in (value["arrayValue"] or {}).get("values") or ()]
+        values = _object(value["arrayValue"], "an arrayValue").get("values")
+        return [_json_value(item, depth + 1) for item in _list(values, "an arrayValue's values")]
     if "kvlistValue" in value:
-        return _json_attributes((value["kvlistValue"] or {}).get("values"))
+        values = _object(value["kvlistValue"], "a kvlistValue").get("values")
+        return {
+            item["key"]: _json_value(item.get("value"), depth + 1)
+            for item in _list(values, "a kvlistValue's values")
+            if isinstance(item, dict) and isinstance(item.get("key"), str)
+        }
     return None

@@ -17,7 +17,8 @@ class SourceTable:
 
     ``supplied`` is the envelope's ``sources``: every entry is a source of the trace, cited
     or not, in the order given (the order the prompt presented them). Its ID is its ``id``;
-    an entry with only a ``url`` or a ``file_id`` gets the next free ``W``/``F`` number.
+    an entry with only a ``url`` or a ``file_id`` gets the next free ``W``/``F`` number, one
+    with neither (a passage the prompt numbered) the next free ``S`` number.
     A citation names a document by a key (a URL, a file ID, a source ID): a key of an
     envelope entry cites that entry, another key adds a source, and the same key always
     cites the same source.
@@ -28,6 +29,7 @@ class SourceTable:
         self._by_key: dict[str, dict[str, Any]] = {}
         self._taken: set[str] = set()
         self._next: dict[str, int] = {}
+        self._taken_out: set[int] = set()
         if supplied is None:
             return
         if not isinstance(supplied, list):
@@ -39,15 +41,13 @@ class SourceTable:
             for name in (*_KEYS, "title", "text"):
                 if item.get(name) is not None and not isinstance(item[name], str):
                     raise InputError(f"sources[{index}].{name} is not a string")
-            if not any(item.get(name) for name in _KEYS):
-                raise InputError(f"sources[{index}] has no id, url or file_id")
             if item.get("id"):
                 if item["id"] in self._taken:
                     continue  # a repeated entry: the first one stands
                 self._taken.add(item["id"])
             entries.append((index, item))
         for _, item in entries:
-            prefix = "W" if item.get("url") else "F"
+            prefix = "W" if item.get("url") else "F" if item.get("file_id") else "S"
             source: dict[str, Any] = {
                 "id": item.get("id") or self._new_id(prefix),
                 "title": item.get("title") or "",
@@ -68,9 +68,15 @@ class SourceTable:
         self._taken.add(f"{prefix}{number}")
         return f"{prefix}{number}"
 
-    def find(self, key: str) -> dict[str, Any] | None:
-        """The source ``key`` names, if any (the source itself: fill it in place)."""
-        return self._by_key.get(key)
+    def take(self, *keys: str | None) -> dict[str, Any] | None:
+        """The envelope entry the first of ``keys`` names, taken out of :meth:`sources`:
+        it describes a document the adapter lists itself."""
+        for key in keys:
+            found = self._by_key.get(key) if key else None
+            if found is not None:
+                self._taken_out.add(id(found))
+                return found
+        return None
 
     def cite(
         self,
@@ -99,13 +105,6 @@ class SourceTable:
                 found["url"] = url
         return str(found["id"])
 
-    def add(self, source: dict[str, Any], *keys: str) -> None:
-        """Add ``source`` (its ``id`` taken as given) under ``keys``."""
-        self._taken.add(source["id"])
-        self._order.append(source)
-        for key in keys:
-            self._by_key.setdefault(key, source)
-
     def sources(self) -> list[dict[str, Any]]:
         """Every source: the envelope's first, then the cited ones in order of citation."""
-        return list(self._order)
+        return [source for source in self._order if id(source) not in self._taken_out]

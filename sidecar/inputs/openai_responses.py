@@ -98,7 +98,8 @@ def _file_search_texts(output: list[Any]) -> dict[str, tuple[str, str]]:
     for item in output:
         if not isinstance(item, dict) or item.get("type") != "file_search_call":
             continue
-        for result in item.get("results") or ():
+        results = item.get("results")
+        for result in results if isinstance(results, list) else ():
             if (
                 isinstance(result, dict)
                 and isinstance(result.get("file_id"), str)

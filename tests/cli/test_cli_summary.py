@@ -27,16 +27,16 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "traces.jsonl"
 QUALITY_FROM = "mean citation validity"
 
-# What the offline screen makes of the examples: validity of all 35 traces, the other means
-# over the 9 traces it judged a claim of, its 28 abstentions and the 2 conflicts it saw
+# What the offline screen makes of the examples: validity of all 36 traces, the other means
+# over the 10 traces it judged a claim of, its 29 abstentions and the 2 conflicts it saw
 # (suspect: never scored or critical alone).
 LEXICAL_QUALITY = {
-    "mean citation validity": ("0.8571", "35"),
-    "mean correctness": ("0.8889", "9"),
-    "mean completeness": ("0.8778", "9"),
-    "mean overall": ("0.8844", "9"),
-    "claims not judged": ("30", ""),
-    "not judged: abstained": ("28", ""),
+    "mean citation validity": ("0.8611", "36"),
+    "mean correctness": ("0.9000", "10"),
+    "mean completeness": ("0.8900", "10"),
+    "mean overall": ("0.8960", "10"),
+    "claims not judged": ("31", ""),
+    "not judged: abstained": ("29", ""),
     "not judged: suspect": ("2", ""),
     "suspect: date": ("1", ""),
     "suspect: other": ("1", ""),
@@ -50,8 +50,10 @@ LEXICAL_QUALITY = {
     "critical: quote_not_found": ("1", ""),
     "critical: quote_in_injection": ("0", ""),
     "critical claims left unjudged": ("0", ""),
+    "finding: answer_chosen": ("1", ""),
     "finding: citation_id_case": ("1", ""),
     "finding: citation_mismatch": ("1", ""),
+    "finding: citation_out_of_range": ("1", ""),
     "finding: empty_source": ("2", ""),
     "finding: fabricated_quote": ("1", ""),
     "finding: injection_suspect": ("1", ""),
@@ -60,6 +62,7 @@ LEXICAL_QUALITY = {
     "finding: no_markers": ("2", ""),
     "finding: prescreen_flag": ("5", ""),
     "finding: quote_unverifiable": ("1", ""),
+    "finding: source_truncated": ("1", ""),
     "finding: uncited_claim": ("4", ""),
     "finding: uncited_source": ("8", ""),
     "finding: unknown_citation_id": ("6", ""),
@@ -113,8 +116,8 @@ def test_check_prints_each_mean_with_its_n_and_the_claims_not_judged(tmp_path: P
     assert result.returncode == 0, result.stderr
     rows = table_rows(result.stderr)
     assert [rows[name] for name in ("lines read", "traces evaluated", "bad lines")] == [
-        ("35", ""),
-        ("35", ""),
+        ("36", ""),
+        ("36", ""),
         ("0", ""),
     ]
     assert quality_rows(result.stderr) == LEXICAL_QUALITY
@@ -146,7 +149,7 @@ def test_run_once_prints_the_same_quality_table_as_check(tmp_path: Path) -> None
             "duplicates",
             "traces judged by the offline screen",
         )
-    ] == [("35", ""), ("35", ""), ("0", ""), ("0", ""), ("31", "")]
+    ] == [("36", ""), ("36", ""), ("0", ""), ("0", ""), ("32", "")]
     assert quality_rows(result.stderr) == LEXICAL_QUALITY
 
 
@@ -170,7 +173,7 @@ def test_an_unreachable_judge_is_not_judged_never_a_mean_of_zero(tmp_path: Path)
     assert result.returncode == 3, result.stderr  # the judge failed on every call
     rows = quality_rows(result.stderr)
     assert {name: rows[name] for name in list(rows)[:4]} == {
-        "mean citation validity": ("0.8571", "35"),
+        "mean citation validity": ("0.8611", "36"),
         "mean correctness": ("not judged", "0"),
         "mean completeness": ("not judged", "0"),
         "mean overall": ("not judged", "0"),

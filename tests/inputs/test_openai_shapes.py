@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sidecar.decode import DecodeLimits, decode_trace
 from tests.inputs._cli import COMMANDS, evaluate, findings
 from tests.support.payloads import (
     OWN_MARKERS,
@@ -124,4 +125,21 @@ def test_positions_outside_the_text_are_a_finding_not_a_moved_marker(
     assert all(c.citation_ids == [] for c in evaluation.claims)
     assert findings(evaluation, "citation_out_of_range") == [
         ("W1", f"span {span[0]}..{span[1]} outside a text of {len(THREE)} characters")
+    ]
+
+
+def test_envelope_passages_without_ids_are_sources_in_their_order() -> None:
+    record = chat_exchange(
+        "Refunds are paid within 30 days [S1].",
+        sources=[
+            {"text": "Refunds are paid within 30 days."},
+            {"id": "S3", "text": "Gift cards never expire."},
+            {"text": "Standard shipping is free."},
+        ],
+    )
+    trace = decode_trace(record, limits=DecodeLimits(input_format="openai_chat"))
+    assert [(s.id, s.text) for s in trace.sources] == [
+        ("S1", "Refunds are paid within 30 days."),
+        ("S3", "Gift cards never expire."),
+        ("S2", "Standard shipping is free."),
     ]

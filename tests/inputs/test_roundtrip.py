@@ -19,15 +19,19 @@ from sidecar.errors import TraceError
 from tests.support.payloads import (
     anthropic_record,
     chat_record,
+    gemini_record,
     openinference_spans,
     otlp_json_record,
     responses_record,
+    retrieve_and_generate_record,
 )
 
 LINES = {
     "openai_responses": responses_record,
     "openai_chat": chat_record,
     "anthropic_messages": anthropic_record,
+    "gemini": gemini_record,
+    "bedrock": retrieve_and_generate_record,
     "otlp_json": lambda: otlp_json_record(openinference_spans()),
 }
 
@@ -100,6 +104,10 @@ def test_protobuf_records_are_refused_for_files_with_one_line(tmp_path: Path) ->
                         "annotations",
                         "type",
                         "text",
+                        "citations",
+                        "candidates",
+                        "groundingMetadata",
+                        "groundingSupports",
                         "citations",
                         "resourceSpans",
                         "scopeSpans",

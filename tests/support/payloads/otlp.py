@@ -101,3 +101,27 @@ def otlp_json_record(spans: list[Any]) -> bytes:
 
 def _hex(value: str) -> str:
     return base64.b64decode(value).hex()
+
+
+def spans_of(build: Any, *, service: str = "support-rag") -> list[Any]:
+    """The finished SDK spans ``build(tracer)`` records (one trace)."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    build(provider.get_tracer("rag-app"))
+    provider.shutdown()
+    return list(exporter.get_finished_spans())
+
+
+RETRIEVED = {
+    "openinference.span.kind": "RETRIEVER",
+    "input.value": '{"query_bundle": {"query_str": "How long is the warranty?"}}',
+    "retrieval.documents.0.document.id": "warranty-2",
+    "retrieval.documents.0.document.content": WARRANTY_TEXT,
+    "retrieval.documents.0.document.metadata": json.dumps(
+        {"file_name": "warranty.md", "url": WARRANTY_URL}
+    ),
+    "retrieval.documents.1.document.id": "returns-1",
+    "retrieval.documents.1.document.content": RETURNS_TEXT,
+}
+"""A retriever span's attributes, its input as LlamaIndex writes it (JSON)."""
