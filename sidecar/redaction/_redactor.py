@@ -34,8 +34,10 @@ def _inert_url(url: str | None) -> bool:
     query or fragment, and a URL urlsplit reads."""
     if not url:
         return True
-    if "@" in url or "?" in url or "#" in url:
+    if "@" in url or "?" in url or "#" in url or "%" in url:
         return False
+    if sum(c.isdigit() for c in url) >= 6:
+        return False  # a path may hold a number worth redacting (six digits or more)
     try:
         urlsplit(url)
     except ValueError:
@@ -212,8 +214,8 @@ class Redactor:
         return trace.model_copy(update=update), dict(scope.counts)
 
     def redact_url(self, url: str, scope: Scope | None = None) -> str:
-        """A URL with its password, query string and fragment redacted; unchanged when they
-        hold nothing sensitive."""
+        """A URL with its user name and password, the values in its path, its query string and
+        fragment redacted; unchanged when they hold nothing sensitive."""
         scope = scope if scope is not None else Scope()
         try:
             parts = urlsplit(url)
@@ -223,14 +225,23 @@ class Redactor:
         if "@" in netloc:
             userinfo, _, host = netloc.rpartition("@")
             user, colon, password = userinfo.partition(":")
+            # a user name is half a credential and often a person's name: it goes too
+            if user and not PLACEHOLDER.fullmatch(user):
+                user = self._texts.token("SECRET", user, scope)
             if colon and password and not PLACEHOLDER.fullmatch(password):
-                token = self._texts.token("SECRET", password, scope)
-                netloc = f"{user}:{token}@{host}"
+                password = self._texts.token("SECRET", password, scope)
+            netloc = f"{user}{colon}{password}@{host}"
+        path = "/".join(self._redact_component(segment, scope) for segment in parts.path.split("/"))
         query = self._redact_component(parts.query, scope)
         fragment = self._redact_component(parts.fragment, scope)
-        if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+        if (netloc, path, query, fragment) == (
+            parts.netloc,
+            parts.path,
+            parts.query,
+            parts.fragment,
+        ):
             return url
-        return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+        return urlunsplit((parts.scheme, netloc, path, query, fragment))
 
     def _redact_component(self, component: str, scope: Scope) -> str:
         if not component:

@@ -25,15 +25,17 @@ def redact(texts: list[str]) -> list[str]:
     return [json.loads(line)["text"] for line in result.stdout.splitlines()]
 
 
-def check(values: list[str], tmp_path: Path) -> tuple[str, str]:
-    """One trace per value, the value in the question, a passage, the claim and the answer,
-    through `citewatch check --judge openai-chat`: what the judge was sent, and the records."""
+def check(values: list[str], tmp_path: Path, *, url: str | None = None) -> tuple[str, str]:
+    """One trace per value, the value in the question, a passage, the claim and the answer
+    (and ``url`` as the passage's address), through `citewatch check --judge openai-chat`:
+    what the judge was sent, and the records."""
+    extra = {"url": url} if url else {}
     traces = [
         trace_dict(
             trace_id=f"{n + 1:032x}",
             question=f"Is this on file: {value}?",
             answer=f"On file: {value} [S1].",
-            sources=[source("S1", f"The record shows {value} as given.")],
+            sources=[source("S1", f"The record shows {value} as given.", **extra)],
             claims=[claim("c1", f"On file: {value}.", ["S1"], importance=3)],
         )
         for n, value in enumerate(values)

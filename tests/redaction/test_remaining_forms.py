@@ -5,6 +5,7 @@ of France's overseas territories and the Aland Islands; through `citewatch redac
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -95,4 +96,15 @@ def test_the_forms_reach_neither_the_judge_nor_the_record(tmp_path: Path) -> Non
         "On file: cust-<PHONE_1>.",
         "On file: <IP_ADDRESS_1>.",
         "On file: <IBAN_1>.",
+    ]
+
+
+def test_a_source_urls_path_and_user_reach_no_record(tmp_path: Path) -> None:
+    url = "https://jdoe:s3cret@crm.example.com/customers/555-201-7731/jane%40example.com"
+    requests, records = check(["the refund"], tmp_path, url=url)
+    for raw in ("jdoe", "s3cret", "555-201-7731", "jane%40example.com", "jane@example.com"):
+        assert raw not in requests and raw not in records
+    cited = [s for line in records.splitlines() for s in json.loads(line)["cited_sources"]]
+    assert [s["url"] for s in cited] == [
+        "https://<SECRET_1>:<SECRET_2>@crm.example.com/customers/<PHONE_1>/<EMAIL_1>"
     ]
