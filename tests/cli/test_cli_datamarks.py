@@ -19,6 +19,7 @@ from sidecar.review.store import ReviewStore
 from tests.cli.test_cli_summary import citewatch
 from tests.review._items import make_item
 from tests.review._server import serve_page
+from tests.review.test_web import sign_in
 from tests.support.factories import claim, source, trace_dict
 from tests.support.openai_server import FakeOpenAI, packet_of, prompt_text, verdicts_reply
 
@@ -86,7 +87,7 @@ def test_a_judge_quoting_the_marked_passage_writes_a_plain_quote_and_the_page_ma
     assert imported.returncode == 0, imported.stderr
     with ReviewStore(store) as opened, serve_page(opened) as url:
         with httpx.Client(base_url=url, timeout=10) as client:
-            assert client.post("/login", data={"reviewer": "ann"}).status_code == 303
+            sign_in(client, "ann")
             page = client.get(client.get("/next").headers["location"]).text
     assert DATAMARK not in page
     assert f'<mark id="quote">{passage}</mark>' in page
@@ -104,7 +105,7 @@ def test_an_item_stored_with_a_marked_quote_and_no_place_is_shown_plain_and_mark
     with ReviewStore(tmp_path / "review.sqlite") as store:
         store.add([item])
         with serve_page(store) as url, httpx.Client(base_url=url, timeout=10) as client:
-            assert client.post("/login", data={"reviewer": "ann"}).status_code == 303
+            sign_in(client, "ann")
             page = client.get(f"/item/{item.item_id}").text
     assert DATAMARK not in page
     assert '<mark id="quote">within 3 days</mark>' in page

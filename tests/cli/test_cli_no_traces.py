@@ -55,7 +55,7 @@ def test_run_with_traces_replaces_the_earlier_output(tmp_path: Path) -> None:
     out.write_text("earlier\n")
     result = citewatch(*_command("run", ROOT / "examples" / "traces.jsonl", out))
     assert result.returncode == 0, result.stderr
-    assert "earlier" not in out.read_text() and len(out.read_text().splitlines()) == 35
+    assert "earlier" not in out.read_text() and len(out.read_text().splitlines()) == 36
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ def test_the_offline_screen_is_named_and_makes_no_requests(tmp_path: Path, comma
     assert result.returncode == 0, result.stderr
     rows = table_rows(result.stderr)
     assert rows["judge"] == ("lexical (offline)", "")
-    assert rows["traces judged by the offline screen"] == ("31", "")
+    assert rows["traces judged by the offline screen"] == ("32", "")
     assert [name for name in rows if "request" in name] == []
 
 

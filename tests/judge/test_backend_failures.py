@@ -22,6 +22,7 @@ from sidecar.judge.backend import BackendReply, JudgeBackend
 from sidecar.judge.openai_backends import OpenAIChatBackend, make_client
 from sidecar.judge.packet import JudgePacket
 from sidecar.judge.rubric import Rubric
+from tests.cli.test_cli_summary import table_rows
 from tests.judge.test_unjudged import PARAPHRASE, states, trace
 from tests.support.judged import MODEL, Judged
 from tests.support.openai_server import FakeOpenAI
@@ -213,14 +214,7 @@ def test_check_writes_every_trace_counts_the_failure_and_exits_3(
     assert "bad lines" in result.stderr and "bad:" not in result.stderr
     failed = [r for r in records if r.judge is not None and r.judge.outcome != "ok"]
     assert failed and {r.judge.outcome for r in failed if r.judge} == {"backend_error"}
-    rows = {
-        measure.strip(): value
-        for measure, value in (
-            [cell.strip() for cell in line.strip("│ ").split("│")][:2]
-            for line in result.stderr.splitlines()
-            if line.startswith("│")
-        )
-    }
+    rows = {measure: value for measure, (value, _) in table_rows(result.stderr).items()}
     assert rows["judge requests failed"] == str(len(failed))
     assert rows["judge failed: backend_error"] == str(len(failed))
     assert rows["judge requests ok"] == "0"
