@@ -13,7 +13,10 @@ import pytest
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
-    from kafka.net.sasl.oauth import AbstractTokenProvider
+    try:  # kafka-python 3
+        from kafka.net.sasl.oauth import AbstractTokenProvider
+    except ImportError:  # kafka-python 2
+        from kafka.sasl.oauth import AbstractTokenProvider  # type: ignore[no-redef]
 
 from sidecar._userinfo import forget_secrets, mask_secrets
 from sidecar.config.kafka import KafkaSecurity
