@@ -136,9 +136,14 @@ def without(text: str, spans: list[tuple[int, int]]) -> str:
     if len(spans) == 1:  # the common case: one marker, at the end or the start
         start, end = spans[0]
         head, tail = text[:start], text[end:]
-        if not tail.strip() or tail[0] in _PUNCT:
+        if not tail or tail[0] in _PUNCT or tail.isspace():
             head = head.rstrip()
-        return " ".join((head + tail).split())
+        kept = head + tail
+        # No whitespace but single spaces inside (every other one is not printable):
+        # already closed up, without the split and join.
+        if kept.isprintable() and "  " not in kept and kept[:1] != " " and kept[-1:] != " ":
+            return kept
+        return " ".join(kept.split())
     # Whether the text after each marker's run of markers ends or is punctuation:
     # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
     closes = [False] * len(spans)
