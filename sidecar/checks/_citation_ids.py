@@ -140,6 +140,9 @@ def _cluster_end(text: str, start: int, end: int) -> int:
 
 def _key(text: str) -> str:
     """The matching key of a whole string, cluster by cluster as the text is walked."""
+    if text.isascii():
+        # Every ASCII character is a cluster of its own, keyed by its lower case.
+        return text.lower()
     parts = []
     position = 0
     while position < len(text):

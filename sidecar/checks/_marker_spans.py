@@ -7,13 +7,14 @@ import bisect
 import re
 from typing import Protocol, TypeVar
 
-__all__ = ["code_and_urls", "outside"]
+__all__ = ["code_and_urls", "outside", "without"]
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _TICKS = re.compile(r"`+")
 _URL = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9+.-]{0,15}://|www\.)[^\s<>\"'`]+")
 _URL_TRAILER = ".,;:!?*_~'\""
 _PAIRS = {")": "(", "]": "["}
+_PUNCT = frozenset(".,;:!?\u2026\u3002")
 
 
 class _Spanned(Protocol):
@@ -127,3 +128,39 @@ def _url_end(text: str, start: int, end: int) -> int:
     while end > start and text[end - 1] in _URL_TRAILER:
         end -= 1
     return end
+
+
+def without(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the markers at ``spans``, spaces before punctuation and runs of
+    spaces closed up."""
+    if len(spans) == 1:  # the common case: one marker, at the end or the start
+        start, end = spans[0]
+        head, tail = text[:start], text[end:]
+        if not tail or tail[0] in _PUNCT or tail.isspace():
+            head = head.rstrip()
+        kept = head + tail
+        # No whitespace but single spaces inside (every other one is not printable):
+        # already closed up, without the split and join.
+        if kept.isprintable() and "  " not in kept and kept[:1] != " " and kept[-1:] != " ":
+            return kept
+        return " ".join(kept.split())
+    # Whether the text after each marker's run of markers ends or is punctuation:
+    # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
+    closes = [False] * len(spans)
+    following = True
+    for index in range(len(spans) - 1, -1, -1):
+        end = spans[index][1]
+        next_start = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+        if text[end:next_start].strip():
+            following = text[end] in _PUNCT
+        elif next_start == len(text):
+            following = True
+        closes[index] = following
+    pieces = []
+    cursor = 0
+    for (start, end), closing in zip(spans, closes, strict=True):
+        piece = text[cursor:start]
+        pieces.append(piece.rstrip() if closing else piece)
+        cursor = end
+    pieces.append(text[cursor:])
+    return " ".join("".join(pieces).split())

@@ -118,12 +118,13 @@ def analyse(
     facts: dict[str, PassageFacts] = {}
     # Most traces have no negation word in any claim: one scan of all claims (a word never
     # spans the line break) spares one per claim.
-    joined = "\n".join([claim.text for claim in trace.claims])
+    claim_texts = [claim.text for claim in trace.claims]
+    joined = "\n".join(claim_texts)
     negated = None if has_negation(joined) else False
-    marked = parser.may_hold_markers(joined)  # most claims are sent without markers
+    # Most claims are sent without markers: then one search of all claims.
+    unmarked_texts = parser.unmarked_each(claim_texts, resolver)
     claims = []
-    for claim in trace.claims:
-        unmarked = parser.unmarked(claim.text, resolver) if marked else None
+    for claim, unmarked in zip(trace.claims, unmarked_texts, strict=True):
         cited = claim.citation_ids
         if len(cited) > 1:
             cited = list(dict.fromkeys(cited))

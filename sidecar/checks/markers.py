@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from sidecar._regex import compile_linear
@@ -26,7 +27,7 @@ from sidecar.checks._citation_ids import (
     Match,
     canonical,
 )
-from sidecar.checks._marker_spans import code_and_urls, outside
+from sidecar.checks._marker_spans import code_and_urls, outside, without
 
 __all__ = [
     "DEFAULT_MARKER_PATTERN",
@@ -91,7 +92,6 @@ _SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _RANGE = re.compile("([0-9]{1,6})[-\u2013]([0-9]{1,6})")
 _DIGITS = frozenset("0123456789")
-_PUNCT = frozenset(".,;:!?\u2026\u3002")
 MAX_RANGE = 50
 """The most numbers a range marker (``[1-3]``) stands for; a wider one is one ID."""
 
@@ -209,34 +209,42 @@ class MarkerParser:
             spans = [match.span() for match in _BUILTIN_ASCII.finditer(text)]
         else:
             spans = [(marker.start, marker.end) for marker in self.markers(text, resolver)]
-        if not spans:
-            return None
-        if len(spans) == 1:  # the common case: one marker, at the end or the start
-            start, end = spans[0]
-            head, tail = text[:start], text[end:]
-            if not tail.strip() or tail[0] in _PUNCT:
-                head = head.rstrip()
-            return " ".join((head + tail).split())
-        # Whether the text after each marker's run of markers ends or is punctuation:
-        # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
-        closes = [False] * len(spans)
-        following = True
-        for index in range(len(spans) - 1, -1, -1):
-            end = spans[index][1]
-            next_start = spans[index + 1][0] if index + 1 < len(spans) else len(text)
-            if text[end:next_start].strip():
-                following = text[end] in _PUNCT
-            elif next_start == len(text):
-                following = True
-            closes[index] = following
-        pieces = []
-        cursor = 0
-        for (start, end), closing in zip(spans, closes, strict=True):
-            piece = text[cursor:start]
-            pieces.append(piece.rstrip() if closing else piece)
-            cursor = end
-        pieces.append(text[cursor:])
-        return " ".join("".join(pieces).split())
+        return without(text, spans) if spans else None
+
+    def unmarked_each(
+        self, texts: Sequence[str], resolver: IdResolver | None = None
+    ) -> list[str | None]:
+        """:meth:`unmarked` of each of ``texts`` (a trace's claims). With the built-in
+        pattern, ASCII texts and IDs of the pattern's shape, one search over all of them
+        (no marker spans two texts) instead of one per text."""
+        joined = "\n".join(texts)
+        if not self.may_hold_markers(joined):
+            return [None] * len(texts)
+        if not (
+            self._regex is _BUILTIN
+            and joined.isascii()
+            and (resolver is None or resolver.all_shaped())
+            and "`" not in joined
+            and "://" not in joined
+            and "www." not in joined
+        ):
+            return [self.unmarked(text, resolver) for text in texts]
+        spans: list[list[tuple[int, int]]] = [[] for _ in texts]
+        index, offset = 0, 0
+        end = len(texts[0]) if texts else 0
+        for match in _BUILTIN_ASCII.finditer(joined):
+            start, stop = match.span()
+            while start > end:  # the match is in a later text
+                index += 1
+                offset = end + 1
+                end = offset + len(texts[index])
+            if stop > end:  # a bracket run across two texts: each text on its own
+                return [self.unmarked(text, resolver) for text in texts]
+            spans[index].append((start - offset, stop - offset))
+        return [
+            without(text, found) if found else None
+            for text, found in zip(texts, spans, strict=True)
+        ]
 
     def ids(self, text: str, resolver: IdResolver | None = None) -> list[str]:
         """Distinct cited IDs in first-seen order."""
