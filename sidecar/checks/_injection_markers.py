@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sidecar.checks._injection_syntax import CJK, G20, S, any_of
 
-__all__ = ["HEADER", "JUDGE", "ROLE", "SECRECY", "SYSTEM_PROMPT", "TEMPLATE"]
+__all__ = ["HEADER", "JUDGE", "LEAK_VERBS", "ROLE", "SECRECY", "SYSTEM_PROMPT", "TEMPLATE"]
 
 _USER = any_of("user", "users", "human", "reader", "operator")
 SECRECY = [
@@ -59,9 +59,22 @@ SECRECY = [
     rf"(?:この|これらの)(?:指示|命令|メッセージ){CJK}{{0,6}}(?:言及|明か|開示)(?:しないで|さないで|するな)",
 ]
 
+LEAK_VERBS = (
+    "reveal",
+    "print",
+    "output",
+    "show",
+    "display",
+    "repeat",
+    "leak",
+    "disclose",
+    "dump",
+    rf"tell{S}me",
+    rf"write{S}out",
+    rf"give{S}me",
+)
 SYSTEM_PROMPT = [
-    rf"\b(?:reveal|print|output|show|display|repeat|leak|disclose|dump|tell{S}me|write{S}out|"
-    rf"give{S}me)\b{G20}\b(?:system{S}prompt|(?:initial|hidden|original|secret){S}"
+    rf"\b(?:{'|'.join(LEAK_VERBS)})\b{G20}\b(?:system{S}prompt|(?:initial|hidden|original|secret){S}"
     rf"(?:prompt|instructions)|your{S}(?:instructions|prompt|rules|guidelines))\b",
     rf"\b(?:new|override|updated){S}system{S}(?:prompt|message|instructions?)\b",
     rf"\bsystem{S}(?:override|prompt|instructions?|message){S}?:",

@@ -17,7 +17,16 @@ pattern is compiled by RE2 (linear in the text).
 
 from __future__ import annotations
 
-from sidecar.checks._injection_markers import HEADER, JUDGE, ROLE, SECRECY, SYSTEM_PROMPT, TEMPLATE
+from sidecar.checks import _injection_learned as learned
+from sidecar.checks._injection_markers import (
+    HEADER,
+    JUDGE,
+    LEAK_VERBS,
+    ROLE,
+    SECRECY,
+    SYSTEM_PROMPT,
+    TEMPLATE,
+)
 from sidecar.checks._injection_normal import fold_text
 from sidecar.checks._injection_syntax import CJK, G20, G30, G40, NEG, S, any_of
 from sidecar.checks._injection_world import AUTHORITY, WORLD_LABEL, WORLD_OVERRIDE
@@ -289,21 +298,84 @@ LABEL = [
     r"分類|判断|扱|記録|ラベル|回答|答え)",
 ]
 
+_LEAK_VERBS = any_of(*LEAK_VERBS)
 _YOUR_OUTPUT = any_of("response", "answer", "reply", "output", "summary", "responses", "answers")
+_HIJACK_VERBS = any_of(
+    "add", "include", "insert", "integrate", "incorporate", "append", "embed", "encode",
+    "encrypt", "translate", "reverse", "convert", "rewrite", "format", "end", "begin", "start",
+    "conclude", "finish", "mention", "replace", "use", "represent", "write", "modify", "enhance",
+    "provide", "render", "scramble", "introduce", "group", "shift", "invert", "display",
+    "present", "structure", "split", "wrap", "sign", "capitali[sz]e", "alter", "change", "tweak",
+    "adjust", "frame", "phrase", "deliver", "give",
+)
 RESPONSE_HIJACK = [
-    rf"\b(?:add|include|insert|integrate|incorporate|append|embed|encode|encrypt|translate|"
-    rf"reverse|convert|rewrite|format|end|begin|start|conclude|finish|mention|replace|use|"
-    rf"represent|write|modify|enhance|provide|render|scramble|introduce|group|shift|invert|"
-    rf"display|present|structure|split|wrap|sign|capitali[sz]e|alter|change|tweak|"
-    rf"adjust|frame|phrase|deliver|give){S}{G40}\byour{S}{_YOUR_OUTPUT}\b",
+    rf"\b{_HIJACK_VERBS}{S}{G40}\byour{S}{_YOUR_OUTPUT}\b",
     rf"\b(?:encode|encrypt|render|invert|scramble|reverse|translate){S}your{S}message\b",
     rf"(?m)(?:^|[.!?:]\s{{1,3}})in{S}your{S}(?:response|reply|answer|output)\b",
     rf"\byour{S}{_YOUR_OUTPUT}{S}(?:must|should|has{S}to|needs{S}to|will){S}(?:be{S}|"
     r"include|contain|mention|end|begin|start)",
 ]
 
+# fmt: on
+
+
+def learned_patterns(kind: str, words: tuple[str, ...]) -> list[str]:
+    """The patterns a class of learned vocabulary (:mod:`sidecar.checks._injection_learned`)
+    fills: the hand-written frames of its rule with ``words`` in the learned slot."""
+    if not words:
+        return []
+    slot = any_of(*words)
+    if kind == "override_verbs":
+        return [
+            NEG + rf"\b{slot}\b{G40}\b{_SCOPES}\b{G30}\b{_OBJECTS}\b{G20}\b{_AFTER}",
+            NEG + rf"\b{slot}\b{G40}\b{_AFTER}\b{G30}\b{_OBJECTS}\b",
+        ]
+    if kind == "instruction_nouns":
+        return [
+            NEG + rf"\b{_VERBS}\b{G40}\b{_SCOPES}\b{G30}\b{slot}\b",
+            NEG + rf"\b{_VERBS}\b{G30}\b{slot}\b{G20}\b{_AFTER}",
+        ]
+    if kind == "leak_verbs":
+        return [
+            rf"\b{slot}\b{G20}\b(?:system{S}prompt|(?:initial|hidden|original|secret){S}"
+            rf"(?:prompt|instructions)|your{S}(?:instructions|prompt|rules|guidelines))\b"
+        ]
+    if kind == "hijack_verbs":
+        return [rf"\b{slot}{S}{G40}\byour{S}{_YOUR_OUTPUT}\b"]
+    if kind == "output_nouns":
+        return [rf"\b{_HIJACK_VERBS}{S}{G40}\byour{S}{slot}\b"]
+    raise ValueError(kind)
+
+
+LEARNED_RULES = {
+    "override_verbs": "override_instructions",
+    "instruction_nouns": "override_instructions",
+    "leak_verbs": "system_prompt",
+    "hijack_verbs": "response_hijack",
+    "output_nouns": "response_hijack",
+}
+"""The rule each class of learned vocabulary extends."""
+_LEARNED = {
+    "override_verbs": learned.OVERRIDE_VERBS,
+    "instruction_nouns": learned.INSTRUCTION_NOUNS,
+    "leak_verbs": learned.LEAK_VERBS,
+    "hijack_verbs": learned.HIJACK_VERBS,
+    "output_nouns": learned.OUTPUT_NOUNS,
+}
+
+
+def _with_learned(name: str, patterns: list[str]) -> list[str]:
+    return patterns + [
+        pattern
+        for kind, rule in LEARNED_RULES.items()
+        if rule == name
+        for pattern in learned_patterns(kind, _LEARNED[kind])
+    ]
+
+
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
-    (name, tuple(fold_text(pattern) for pattern in patterns)) for name, patterns in (
+    (name, tuple(fold_text(pattern) for pattern in _with_learned(name, patterns)))
+    for name, patterns in (
         ("override_instructions", OVERRIDE + WORLD_OVERRIDE),
         ("role_reassignment", REASSIGN),
         ("new_instructions", NEW_INSTRUCTIONS),
