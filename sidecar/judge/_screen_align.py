@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sidecar.judge import _lexicon as lx
-from sidecar.judge._screen_binding import reported_or_asked, several_named
+from sidecar.judge._screen_binding import (
+    list_count_differs,
+    modifier_elsewhere,
+    name_unbound,
+    referent_missing,
+    reported_or_asked,
+    several_named,
+)
 from sidecar.judge._screen_clauses import Clause, split_clauses
 from sidecar.judge._screen_numbers import ranked_at
 from sidecar.judge._screen_roles import roles, verb_like
@@ -255,6 +262,16 @@ def _blocked(clause: Clause, window: Window) -> str:
         return reported
     if clause.unnamed and several_named(span, window.passage):
         return "abstained: the claim's unnamed referent may be any of several the text names"
+    if clause.unnamed and referent_missing(clause.pronoun, span, window.passage):
+        return "abstained: the claim's pronoun has nothing to refer to in the matched text"
+    unbound_name = name_unbound(clause.names, window.passage.text)
+    if unbound_name:
+        return unbound_name
+    if modifier_elsewhere(clause.tokens, clause.units, span, lx.SPLITTERS):
+        return "abstained: a modifier of the claim belongs to another head in the cited text"
+    for cq in clause.quantities:
+        if not cq.dim and any(list_count_differs(cq.value, h, window.passage) for h in cq.heads):
+            return "abstained: the cited text lists another number of them than the claim counts"
     for unit in clause.units:
         opposites = lx.ANTONYMS.get(unit, frozenset()) - clause.units
         if opposites and any(t.key in opposites and not t.neg and not t.compound for _, t in span):

@@ -35,6 +35,10 @@ class Clause:
     unnamed: bool = False
     """The claim refers by a pronoun or a bare definite description to someone or something
     it never names (:func:`sidecar.judge._screen_binding.unnamed_referent`)."""
+    pronoun: str = ""
+    names: tuple[str, ...] = ()
+    """The names the claim writes (:func:`sidecar.judge._screen_binding.claim_names`)."""
+    """The family of the personal pronoun the claim opens with ("he", "she"), or ""."""
 
 
 def split_clauses(claim: Prepared) -> list[Clause]:

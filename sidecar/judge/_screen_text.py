@@ -20,6 +20,20 @@ from sidecar.judge._screen_words import unit as _unit
 __all__ = ["Prepared", "Quantity", "Token", "prepare"]
 
 _BREAK = frozenset(",:") | {"but"}
+
+
+def _joined_sentences(text: str, dot: int) -> bool:
+    """Whether the dot at ``dot`` ends a sentence run into the next without a space
+    ("founded in 1987.Hot Rod is", as scraped text often joins them): a lower-case letter
+    or digit before it, a capital and a lower-case letter after it."""
+    return (
+        (text[dot - 1].islower() or text[dot - 1].isdigit())
+        and dot + 2 < len(text)
+        and text[dot + 1].isupper()
+        and text[dot + 2].islower()
+    )
+
+
 _MAX_SENTENCE_TOKENS = 160  # a longer run without a sentence end is cut into sentences
 # measured with tracemalloc on encyclopedic and number-dense text (bench.screen_cost)
 _BYTES_PER_CHAR = 2
@@ -110,6 +124,7 @@ def prepare(text: str) -> Prepared:
                 and w.end < len(text)
                 and text[w.start - 1].isalnum()
                 and text[w.end].isalnum()
+                and not _joined_sentences(text, w.start)
             ):
                 i += 1  # a dot inside a word (an address, a domain, a file name) ends nothing
                 continue

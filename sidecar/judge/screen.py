@@ -36,7 +36,7 @@ from threading import Lock
 
 from schemas import VerdictLabel
 from sidecar.judge._screen_align import Clause, ClauseResult, judge_clause, split_clauses
-from sidecar.judge._screen_binding import unnamed_referent
+from sidecar.judge._screen_binding import claim_names, claim_pronoun, unnamed_referent
 from sidecar.judge._screen_roles import states_something
 from sidecar.judge._screen_text import Prepared, prepare
 
@@ -197,8 +197,12 @@ def _clauses_of(claim_text: str) -> list[Clause] | ScreenVerdict:
     if any(c.hedged for c in clauses):
         # a hedge ("usually", "may") qualifies the whole claim, not only its own clause
         clauses = [replace(c, hedged=True) for c in clauses]
+    names = claim_names(claim_text)
+    if names:
+        clauses = [replace(c, names=names) for c in clauses]
     if unnamed_referent(claim_text):
-        clauses = [replace(c, unnamed=True) for c in clauses]
+        pronoun = claim_pronoun(claim_text)
+        clauses = [replace(c, unnamed=True, pronoun=pronoun) for c in clauses]
     return clauses
 
 
