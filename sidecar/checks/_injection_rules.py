@@ -326,9 +326,10 @@ def learned_patterns(kind: str, words: tuple[str, ...]) -> list[str]:
         return []
     slot = any_of(*words)
     if kind == "override_verbs":
+        # stricter than the hand-written frame: a scope word and a backward qualifier both
         return [
-            NEG + rf"\b{slot}\b{G40}\b{_SCOPES}\b{G30}\b{_OBJECTS}\b{G20}\b{_AFTER}",
-            NEG + rf"\b{slot}\b{G40}\b{_AFTER}\b{G30}\b{_OBJECTS}\b",
+            NEG + rf"\b{slot}\b{G40}(?:\b{_SCOPES}\b{G30}\b{_OBJECTS}\b{G20}\b{_AFTER}|"
+            rf"\b{_AFTER}\b{G30}\b{_OBJECTS}\b)"
         ]
     if kind == "instruction_nouns":
         return [
@@ -355,22 +356,25 @@ LEARNED_RULES = {
     "output_nouns": "response_hijack",
 }
 """The rule each class of learned vocabulary extends."""
-_LEARNED = {
-    "override_verbs": learned.OVERRIDE_VERBS,
-    "instruction_nouns": learned.INSTRUCTION_NOUNS,
-    "leak_verbs": learned.LEAK_VERBS,
-    "hijack_verbs": learned.HIJACK_VERBS,
-    "output_nouns": learned.OUTPUT_NOUNS,
-}
 
 
 def _with_learned(name: str, patterns: list[str]) -> list[str]:
-    return patterns + [
-        pattern
-        for kind, rule in LEARNED_RULES.items()
-        if rule == name
-        for pattern in learned_patterns(kind, _LEARNED[kind])
-    ]
+    """``patterns`` with the learned vocabulary of rule ``name``. Learned verbs and nouns
+    join the alternation of the hand-written frame they fill (one pattern, not one more per
+    class: every pattern is a state of the set's DFA and costs time on every trace)."""
+    if name == "system_prompt":
+        return learned_patterns("leak_verbs", (*LEAK_VERBS, *learned.LEAK_VERBS)) + patterns[1:]
+    if name == "response_hijack":
+        verbs = any_of(_HIJACK_VERBS, *learned.HIJACK_VERBS)
+        outputs = any_of(_YOUR_OUTPUT, *learned.OUTPUT_NOUNS)
+        return [rf"\b{verbs}{S}{G40}\byour{S}{outputs}\b", *patterns[1:]]
+    if name == "override_instructions":
+        return [
+            *patterns,
+            *learned_patterns("override_verbs", learned.OVERRIDE_VERBS),
+            *learned_patterns("instruction_nouns", learned.INSTRUCTION_NOUNS),
+        ]
+    return patterns
 
 
 RULES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
