@@ -455,6 +455,9 @@ def test_quotes_are_verbatim_and_reasons_carry_no_trace_text(
         else:
             assert result.evidence_quote == ""
         reasons.add(result.reason)
+        words = str(pair["claim"]).split()
+        for k in range(len(words) - 3):
+            assert " ".join(words[k : k + 4]) not in result.reason, pair["id"]
     codes = {r.split(":", 1)[0] for r in reasons}
     assert codes <= {
         "found",
