@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -51,9 +52,9 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
     _tracked_copy(tree)
     lock_before = (tree / "native" / "Cargo.lock").read_bytes()
     venv = tmp_path / "venv"
-    # The venv sees the machine's packages (pydantic, kafka-python...) so only citewatch
+    # The venv sees this environment's packages (pydantic, kafka-python...) so only citewatch
     # itself is built and installed into it, from PyPI's build tools.
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    _venv_seeing_this_environment(venv)
     env = {
         # That toolchain's cargo and rustc and nothing else of Rust (no ~/.cargo/bin).
         "PATH": os.pathsep.join([str(toolchain), str(venv / "bin"), "/usr/bin", "/bin"]),
@@ -91,6 +92,28 @@ def test_installs_in_a_fresh_venv_with_the_oldest_supported_rust_only(tmp_path: 
     assert smoke.returncode == 0, smoke.stderr[-4000:]
     where, good, bad = json.loads(smoke.stdout)
     assert (where.startswith(str(venv)), good, bad) == (True, True, False)
+
+
+def _venv_seeing_this_environment(venv: Path) -> None:
+    """A new virtual environment whose Python also finds the packages of the one running the
+    tests, after its own. `--system-site-packages` alone is not that when the tests run in a
+    virtual environment (README's test command): a venv made by a venv's Python sees the base
+    interpreter's packages, not the running venv's, where README installed the dependencies."""
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    own = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib'))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    # Plain paths, so the .pth files there (this environment's editable citewatch) stay unread.
+    (Path(own) / "_tests_environment.pth").write_text(
+        "".join(f"{path}\n" for path in site.getsitepackages() if Path(path).is_dir())
+    )
 
 
 def _tracked_copy(tree: Path) -> None:
@@ -146,7 +169,7 @@ def test_a_wheel_built_once_installs_where_there_is_no_rust_at_all(tmp_path: Pat
     assert built.returncode == 0, built.stderr[-4000:]
     [wheel] = dist.glob("citewatch-*.whl")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    _venv_seeing_this_environment(venv)
     # No Rust anywhere on PATH, no ~/.cargo: the wheel carries the compiled engine. PATH is
     # the venv and an empty directory, not the machine's /usr/bin, which holds a cargo once
     # scripts/install-system-deps --build installed the distribution's.

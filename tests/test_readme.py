@@ -1,8 +1,10 @@
-"""README.md's two commands stay true: the test command is the one .ci/run runs."""
+"""README.md's two commands stay true: the test command is the one .ci/run runs, and both
+are the ones scripts/readme-as-user runs as an ordinary user in CI."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,3 +32,20 @@ def test_main_job_input_exists() -> None:
     run_command = _commands()[0]
     match = re.search(r"--input (\S+)", run_command)
     assert match and (ROOT / match.group(1)).is_file()
+
+
+def test_the_ordinary_user_s_run_reads_the_same_two_commands() -> None:
+    printed = subprocess.run(
+        [str(ROOT / "scripts" / "readme-as-user"), "--print"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert printed.split("\0") == [*_commands(), ""]
+
+
+def test_ci_runs_readme_s_commands_as_an_ordinary_user_before_the_suite() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    [user_run] = [i for i, line in enumerate(ci) if line.strip() == "scripts/readme-as-user"]
+    assert user_run < ci.index(_commands()[1])
