@@ -298,30 +298,32 @@ it goes at the start of the text."""
 def _closes_up_in_place(joined: str, marked: str, count: int) -> bool:
     """Whether ``count`` ASCII texts joined by line breaks (``joined``), their markers
     replaced by NULs (``marked``), are closed up by :func:`_closed_up_all`: each text
-    printable, without a leading, trailing or double space, and no two markers in a run
-    (then each marker closes up on its own; a marker that took a line break leaves fewer
-    texts)."""
+    printable, not empty, without a leading, trailing or double space (each of which shows
+    as a double space once the line breaks are spaces), and no two markers in a run (then
+    each marker closes up on its own; a marker that took a line break leaves fewer texts)."""
+    flat = joined.replace("\n", " ")
     return (
-        "  " not in joined
-        and " \n" not in joined
-        and "\n " not in joined
-        and joined[:1] != " "
-        and joined[-1:] != " "
+        "  " not in flat
+        and flat[:1] != " "
+        and flat[-1:] != " "
+        and flat.isprintable()
         and marked.count("\n") == count - 1
-        and joined.replace("\n", " ").isprintable()
         and "\0\0" not in marked
         and "\0 \0" not in marked
     )
 
 
 def _closed_up_all(marked: str) -> list[str]:
-    """Each text of ``marked`` (see :func:`_closes_up_in_place`) without its marker, closed
-    up as :func:`sidecar.checks._marker_spans.without` does."""
+    """Each text of ``marked`` (see :func:`_closes_up_in_place`) without its markers,
+    closed up as :func:`sidecar.checks._marker_spans.without` does."""
     text = f"\n{marked}\n"
-    for old, new in _CLOSING:
-        if old in text:
-            text = text.replace(old, new)
-    return text.replace("\0", "").split("\n")[1:-1]
+    for old, new in _CLOSING:  # the commonest first: a marker before a full stop
+        if "\0" not in text:
+            break
+        text = text.replace(old, new)
+    else:
+        text = text.replace("\0", "")
+    return text.split("\n")[1:-1]
 
 
 def _ascii_markers(
