@@ -9,7 +9,7 @@ evaluations topic receives). Prints traces per second and the ratio to json.load
 same bytes (the baseline, measured in the same run) for the whole path, for the whole path
 without the redaction stage (the same loop, the record built from the unredacted trace), and
 for checks + scoring alone, then each stage's share of the whole. Target: the whole path,
-redaction included, <= 20x json.loads, judged by the median of the rounds' ratios (each
+redaction included, <= 15x json.loads, judged by the median of the rounds' ratios (each
 round times every loop once, the baseline over several passes so that its run lasts about as
 long as the others; a round's ratio compares runs taken at the same moment). Times are this
 process's CPU time (best and median of the runs, interleaved), so other load on a shared
@@ -42,7 +42,7 @@ from sidecar.runtime.guard import serialise_record
 from sidecar.scoring import score
 
 STAGES = ("decode/validate", "analysis+checks", "redaction", "scoring+record", "record JSON")
-TARGET = 20.0
+TARGET = 15.0
 BASELINE_PASSES = 8
 
 

@@ -265,13 +265,14 @@ class IdResolver:
     Built once per trace; the normalised and case-folded tables, and the automaton, are
     built on first need (most written IDs are exactly a declared one)."""
 
-    __slots__ = ("declared", "_canonical", "_folded", "_automata")
+    __slots__ = ("declared", "_canonical", "_folded", "_automata", "_unshaped_keys")
 
     def __init__(self, declared: frozenset[str]) -> None:
         self.declared = declared
         self._canonical: dict[str, str | None] | None = None
         self._folded: dict[str, str | None] | None = None
         self._automata: dict[bool, DeclaredIds] = {}
+        self._unshaped_keys: list[str] | None = None
 
     def _tables(self) -> tuple[dict[str, str | None], dict[str, str | None]]:
         """The declared IDs by canonical form (those not in it already) and by case-folded
@@ -338,9 +339,28 @@ class IdResolver:
             self._automata[every_id] = built
         return built
 
+    def _none_bracketed(self, text: str) -> bool:
+        """Whether ASCII ``text`` surely holds none of the patterns of the automaton over
+        the IDs the shape cannot find: when those IDs are ASCII, a pattern's key is its
+        lower case, and so is the text's (every ASCII character a cluster of its own), so
+        one substring search per ID tells, without building the automaton."""
+        keys = self._unshaped_keys
+        if keys is None:
+            unshaped = [i for i in self.declared if SHAPED.fullmatch(i) is None]
+            # Empty when an ID is not ASCII: then only the automaton tells.
+            keys = self._unshaped_keys = (
+                [f"[{i}]".lower() for i in unshaped] if "".join(unshaped).isascii() else []
+            )
+        if not keys:
+            return False
+        lowered = text.lower()
+        return not any(key in lowered for key in keys)
+
     def find(self, text: str, *, every_id: bool) -> list[Match]:
         """Bracketed occurrences of declared IDs in ``text`` (see :meth:`automaton`),
         resolved as :meth:`resolve` does."""
+        if not every_id and text.isascii() and self._none_bracketed(text):
+            return []
         automaton = self.automaton(every_id=every_id)
         if not automaton:
             return []

@@ -130,20 +130,26 @@ def _url_end(text: str, start: int, end: int) -> int:
     return end
 
 
+def closed_up(head: str, tail: str) -> str:
+    """What is left of a text around its one marker, ``head`` before it and ``tail`` after
+    it: the space before the marker goes when the text ends or is punctuation after it,
+    and runs of spaces are closed up."""
+    if not tail or tail[0] in _PUNCT or tail.isspace():
+        head = head.rstrip()
+    kept = head + tail
+    # No whitespace but single spaces inside (every other one is not printable): already
+    # closed up, without the split and join.
+    if kept.isprintable() and "  " not in kept and kept[:1] != " " and kept[-1:] != " ":
+        return kept
+    return " ".join(kept.split())
+
+
 def without(text: str, spans: list[tuple[int, int]]) -> str:
     """``text`` without the markers at ``spans``, spaces before punctuation and runs of
     spaces closed up."""
     if len(spans) == 1:  # the common case: one marker, at the end or the start
         start, end = spans[0]
-        head, tail = text[:start], text[end:]
-        if not tail or tail[0] in _PUNCT or tail.isspace():
-            head = head.rstrip()
-        kept = head + tail
-        # No whitespace but single spaces inside (every other one is not printable):
-        # already closed up, without the split and join.
-        if kept.isprintable() and "  " not in kept and kept[:1] != " " and kept[-1:] != " ":
-            return kept
-        return " ".join(kept.split())
+        return closed_up(text[:start], text[end:])
     # Whether the text after each marker's run of markers ends or is punctuation:
     # then the space before the run goes too ("20 EUR [2][3]." -> "20 EUR.").
     closes = [False] * len(spans)

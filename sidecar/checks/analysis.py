@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
+from operator import itemgetter
 from typing import NamedTuple
 
 from schemas import Claim, ClaimStatus, Trace
@@ -10,6 +12,10 @@ from sidecar.checks.markers import IdResolver, Marker, MarkerParser, Scan
 from sidecar.checks.prescreen import PassageFacts, has_negation, prescreen_flags
 
 __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
+
+_IDS = itemgetter(2)
+"""A marker's IDs (``Marker.ids``), read in C."""
+_new_tuple = tuple.__new__
 
 
 class ClaimAnalysis(NamedTuple):
@@ -113,7 +119,7 @@ def analyse(
         resolver = IdResolver(source_ids)
         scan = parser.scan(trace.answer, resolver)
     markers = tuple(scan.markers)
-    seen = dict.fromkeys([marker_id for marker in markers for marker_id in marker.ids])
+    seen = dict.fromkeys(chain.from_iterable(map(_IDS, markers)))
     case_only: list[tuple[str | None, str]] = [(None, source_id) for source_id in scan.case_only]
     facts: dict[str, PassageFacts] = {}
     # Most traces have no negation word in any claim: one scan of all claims (a word never
@@ -122,7 +128,7 @@ def analyse(
     joined = "\n".join(claim_texts)
     negated = None if has_negation(joined) else False
     # Most claims are sent without markers: then one search of all claims.
-    unmarked_texts = parser.unmarked_each(claim_texts, resolver)
+    unmarked_texts = parser.unmarked_each(claim_texts, resolver, joined=joined)
     claims = []
     for claim, unmarked in zip(trace.claims, unmarked_texts, strict=True):
         cited = claim.citation_ids
@@ -154,7 +160,7 @@ def analyse(
             flags = prescreen_flags(
                 claim.text if unmarked is None else unmarked, passages, negated=negated
             )
-        claims.append(ClaimAnalysis(claim, status, valid, invalid, flags, unmarked))
+        claims.append(_new_tuple(ClaimAnalysis, (claim, status, valid, invalid, flags, unmarked)))
     unknown = scan.unknown
     invalid_markers = tuple([i for i in seen if i in unknown]) if unknown else ()
     return Analysis(

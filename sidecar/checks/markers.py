@@ -27,7 +27,7 @@ from sidecar.checks._citation_ids import (
     Match,
     canonical,
 )
-from sidecar.checks._marker_spans import code_and_urls, outside, without
+from sidecar.checks._marker_spans import closed_up, code_and_urls, outside, without
 
 __all__ = [
     "DEFAULT_MARKER_PATTERN",
@@ -187,8 +187,13 @@ class MarkerParser:
 
     def may_hold_markers(self, text: str) -> bool:
         """False when ``text`` surely holds no marker (the built-in pattern needs an
-        opening bracket); one search."""
-        return self._regex is not _BUILTIN or OPENERS.search(text) is not None
+        opening bracket); one search (at memchr speed in ASCII text, whose only opening
+        bracket is ``[``)."""
+        if self._regex is not _BUILTIN:
+            return True
+        if text.isascii():
+            return "[" in text
+        return OPENERS.search(text) is not None
 
     def unmarked(self, text: str, resolver: IdResolver | None = None) -> str | None:
         """``text`` without its markers (a claim sent with them: ``"The fee is 20 EUR
@@ -212,12 +217,14 @@ class MarkerParser:
         return without(text, spans) if spans else None
 
     def unmarked_each(
-        self, texts: Sequence[str], resolver: IdResolver | None = None
+        self, texts: Sequence[str], resolver: IdResolver | None = None, *, joined: str | None = None
     ) -> list[str | None]:
         """:meth:`unmarked` of each of ``texts`` (a trace's claims). With the built-in
         pattern, ASCII texts and IDs of the pattern's shape, one search over all of them
-        (no marker spans two texts) instead of one per text."""
-        joined = "\n".join(texts)
+        (no marker spans two texts) instead of one per text. ``joined`` is the texts
+        joined by line breaks, when the caller has it."""
+        if joined is None:
+            joined = "\n".join(texts)
         if not self.may_hold_markers(joined):
             return [None] * len(texts)
         if not (
@@ -229,6 +236,29 @@ class MarkerParser:
             and "www." not in joined
         ):
             return [self.unmarked(text, resolver) for text in texts]
+        if "\0" not in joined and joined.count("\n") == len(texts) - 1:
+            # Each marker replaced by a NUL in one C-level pass, the texts split apart
+            # again: a text without a NUL held no marker, one with a single NUL is closed
+            # up around it (a marker that took a line break leaves fewer texts).
+            marked = _BUILTIN_ASCII.sub("\0", joined)
+            if _closes_up_in_place(joined, marked, len(texts)):
+                return [
+                    None if kept == text else kept
+                    for text, kept in zip(texts, _closed_up_all(marked), strict=True)
+                ]
+            pieces = marked.split("\n")
+            if len(pieces) == len(texts):
+                out: list[str | None] = []
+                for text, piece in zip(texts, pieces, strict=True):
+                    if "\0" not in piece:
+                        out.append(None)
+                        continue
+                    head, _, tail = piece.partition("\0")
+                    if "\0" in tail:  # a run of markers: their spans tell how to close up
+                        out.append(self.unmarked(text, resolver))
+                    else:
+                        out.append(closed_up(head, tail))
+                return out
         spans: list[list[tuple[int, int]]] = [[] for _ in texts]
         index, offset = 0, 0
         end = len(texts[0]) if texts else 0
@@ -253,6 +283,47 @@ class MarkerParser:
             for marker_id in marker.ids:
                 seen.setdefault(marker_id, None)
         return list(seen)
+
+
+_CLOSING = tuple((f" \0{p}", p) for p in ".,;:!?") + (
+    (" \0\n", "\n"),
+    (" \0 ", " "),
+    ("\n\0 ", "\n"),
+)
+"""Around a marker (a NUL) in a text already closed up: the space before it goes when
+punctuation or the end of the text follows; one of two spaces around it goes; the one after
+it goes at the start of the text."""
+
+
+def _closes_up_in_place(joined: str, marked: str, count: int) -> bool:
+    """Whether ``count`` ASCII texts joined by line breaks (``joined``), their markers
+    replaced by NULs (``marked``), are closed up by :func:`_closed_up_all`: each text
+    printable, not empty, without a leading, trailing or double space (each of which shows
+    as a double space once the line breaks are spaces), and no two markers in a run (then
+    each marker closes up on its own; a marker that took a line break leaves fewer texts)."""
+    flat = joined.replace("\n", " ")
+    return (
+        "  " not in flat
+        and flat[:1] != " "
+        and flat[-1:] != " "
+        and flat.isprintable()
+        and marked.count("\n") == count - 1
+        and "\0\0" not in marked
+        and "\0 \0" not in marked
+    )
+
+
+def _closed_up_all(marked: str) -> list[str]:
+    """Each text of ``marked`` (see :func:`_closes_up_in_place`) without its markers,
+    closed up as :func:`sidecar.checks._marker_spans.without` does."""
+    text = f"\n{marked}\n"
+    for old, new in _CLOSING:  # the commonest first: a marker before a full stop
+        if "\0" not in text:
+            break
+        text = text.replace(old, new)
+    else:
+        text = text.replace("\0", "")
+    return text.split("\n")[1:-1]
 
 
 def _ascii_markers(

@@ -25,6 +25,8 @@ evaluation record shows what each claim cites.
 from __future__ import annotations
 
 import re
+from itertools import chain
+from operator import attrgetter
 from typing import NamedTuple
 
 from schemas import Trace
@@ -38,6 +40,9 @@ __all__ = ["Numbered", "number"]
 _NUMBER = re.compile(r"[0-9]{1,3}")
 """A number a marker can mean a position with (1 to 999 sources)."""
 _NUMERIC_SETS: dict[frozenset[str], bool] = {}
+_CITATION_IDS = attrgetter("citation_ids")
+_ID = attrgetter("id")
+_new_tuple = tuple.__new__
 
 
 class Numbered(NamedTuple):
@@ -66,19 +71,20 @@ def number(trace: Trace, parser: MarkerParser, numbering: Numbering) -> Numbered
     """``trace`` with its markers parsed and its citations resolved as ``numbering`` says
     (see the module docstring). Never raises on a valid trace."""
     sources = trace.sources
-    declared = frozenset([source.id for source in sources])
+    declared = frozenset(map(_ID, sources))
     resolver = IdResolver(declared)
     scan = parser.scan(trace.answer, resolver)
     if numbering == "by_id" or not sources:
-        return Numbered(trace, resolver, scan)
+        return _new_tuple(Numbered, (trace, resolver, scan, None))
     claims = trace.claims
-    if all(declared.issuperset(claim.citation_ids) for claim in claims):
-        cited: list[str] = []  # the common case, one C call per claim
+    if declared.issuperset(chain.from_iterable(map(_CITATION_IDS, claims))):
+        cited: list[str] = []  # the common case, one C-level pass over every citation
+        if numbering == "auto" and not scan.unknown:
+            # The common case: every ID is declared (no NamedTuple __new__ in Python).
+            return _new_tuple(Numbered, (trace, resolver, scan, None))
     else:
         cited = [i for claim in claims for i in claim.citation_ids if i not in declared]
     if numbering == "auto":
-        if not scan.unknown and not cited:
-            return Numbered(trace, resolver, scan)  # the common case: every ID is declared
         unknown = [*scan.unknown, *cited]
         if not any(_NUMBER.fullmatch(i) for i in unknown):
             return Numbered(trace, resolver, scan)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from sidecar.assembly import build_pipeline
 from sidecar.checks import MarkerParser, analyse
+from sidecar.checks.markers import IdResolver
 from sidecar.checks.quotes import CitedTextCheck
 from sidecar.config import load_settings
 from sidecar.inputs import CITED_TEXTS
@@ -105,3 +106,23 @@ def test_unmarking_never_raises_and_only_removes(text: str) -> None:
     if unmarked is not None:
         assert len(unmarked) < len(text)
         assert set(unmarked) <= set(text) | {" "}
+
+
+_TOKENS = ["a", "b.", "fee", ".", ",", "!", "[S1]", "[1]", "[1][2]", "x[S1]y", "[^1]"] + [
+    f"[S2]{p}" for p in ".,;:!?"
+]
+_CLAIM_TEXT = st.one_of(
+    # Words and markers between single spaces, as most claims are written.
+    st.lists(st.sampled_from(_TOKENS), max_size=8).map(" ".join),
+    st.text(alphabet=st.sampled_from(list("ab .,;!\n\t[]^S12-\u00a0\u3010\0")), max_size=30),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_CLAIM_TEXT, min_size=1, max_size=5))
+def test_the_claims_are_unmarked_together_as_each_on_its_own(texts: list[str]) -> None:
+    # The one pass over all of a trace's claims reads each as the pass over it alone does.
+    parser = MarkerParser()
+    resolver = IdResolver(frozenset(["S1", "S2", "1"]))
+    expected = [parser.unmarked(text, resolver) for text in texts]
+    assert parser.unmarked_each(texts, resolver) == expected

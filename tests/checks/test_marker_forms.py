@@ -337,6 +337,28 @@ def test_scanning_never_raises_on_any_text_and_ids(text: str, declared: list[str
     assert set(unknown) == ids - set(declared)
 
 
+_ASCII_ID = st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_ASCII_ID, min_size=1, max_size=5),
+    st.lists(st.one_of(_ASCII_ID, st.sampled_from(["[", "]", " ", "[S1]"])), max_size=12),
+    st.booleans(),
+)
+def test_the_declared_ids_found_in_ascii_text_are_the_automatons(
+    declared: list[str], pieces: list[str], bracket_one: bool
+) -> None:
+    # The search by lower case that spares the automaton finds what the automaton finds.
+    if bracket_one:
+        pieces.append(f"[{declared[0].swapcase()}]")
+    text = "".join(pieces)
+    resolver = IdResolver(frozenset(declared))
+    automaton = IdResolver(frozenset(declared)).automaton(every_id=False)
+    expected = [(found.start, found.end) for found in automaton.find(text)] if automaton else []
+    assert [(m.start, m.end) for m in resolver.find(text, every_id=False)] == expected
+
+
 def test_the_format_characters_are_unicodes_category_cf() -> None:
     import sys
 
