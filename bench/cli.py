@@ -6,12 +6,18 @@ The same synthetic traces as bench.checks go through the command twice, N and 2N
 each as its own process; the difference of the two children's CPU times (user + system),
 divided by N, is what one more trace costs, start-up excluded. json.loads of the same bytes,
 timed in this process in the same run, is the baseline. Target: <= 20x json.loads (the
-median of the rounds). bench.checks gives the in-process path for the same traces.
+median of the rounds).
+
+Each round also times the in-process path in this process: the same N traces through
+``evaluate_raw`` (decode, the pipeline the command builds, the record's JSON), one after the
+other, nothing written. The CLI's ratio to it is what the command adds around the pipeline
+(reading, the ordered loop, writing, the summary); bench.checks breaks the pipeline down.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import resource
 import statistics
@@ -22,6 +28,10 @@ import time
 from pathlib import Path
 
 from bench._traces import encoded_traces
+from sidecar.assembly import build_pipeline
+from sidecar.config import Settings
+from sidecar.decode import DecodeLimits
+from sidecar.runtime.guard import evaluate_raw
 
 TARGET = 20.0
 
@@ -41,13 +51,30 @@ def _loads_seconds(lines: list[bytes]) -> float:
     return (time.process_time() - start) / 5
 
 
+def _in_process_seconds(lines: list[bytes]) -> float:
+    """CPU seconds of ``lines`` through what the command does per trace, in this process."""
+    settings = Settings(judge={"backend": "none"})
+    pipeline = build_pipeline(settings)
+    limits = DecodeLimits.from_settings(settings)
+
+    async def run() -> None:
+        for line in lines:
+            await evaluate_raw(pipeline, line, limits)
+
+    asyncio.run(run())  # the first pass compiles what is compiled on first use
+    start = time.process_time()
+    asyncio.run(run())
+    return time.process_time() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     lines = encoded_traces(2 * args.traces)
-    ratios = []
+    ratios: list[float] = []
+    in_process: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         files = {}
         for count in (args.traces, 2 * args.traces):
@@ -61,15 +88,23 @@ def main() -> None:
                 argv = [sys.executable, "-m", "sidecar.cli", "check", str(path)]
                 cpu[count] = _child_cpu([*argv, "--judge", "none", "--output", out])
             loads = _loads_seconds(lines[: args.traces]) / args.traces
+            inside = _in_process_seconds(lines[: args.traces]) / args.traces
             marginal = (cpu[2 * args.traces] - cpu[args.traces]) / args.traces
             ratios.append(marginal / loads)
+            in_process.append(inside / loads)
             print(
-                f"round {round_ + 1}: marginal {marginal * 1e6:7.1f} us/trace, json.loads "
-                f"{loads * 1e6:5.1f} us/trace: {marginal / loads:5.1f}x"
+                f"round {round_ + 1}: marginal {marginal * 1e6:7.1f} us/trace, in-process "
+                f"{inside * 1e6:7.1f} us/trace, json.loads {loads * 1e6:5.1f} us/trace: "
+                f"CLI {marginal / loads:5.1f}x, in-process {inside / loads:5.1f}x, "
+                f"CLI/in-process {marginal / inside:4.2f}"
             )
     median = statistics.median(ratios)
     verdict = "meets" if median <= TARGET else "misses"
     print(f"CLI marginal cost {median:.1f}x json.loads (median): {verdict} the target <= {TARGET}x")
+    print(
+        f"in-process path {statistics.median(in_process):.1f}x json.loads (median): the CLI "
+        f"adds {statistics.median(ratios) - statistics.median(in_process):+.1f}x around it"
+    )
 
 
 if __name__ == "__main__":

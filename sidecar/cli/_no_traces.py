@@ -10,7 +10,7 @@ from schemas import InputFormat
 from sidecar.decode import DecodeLimits, decode_trace
 from sidecar.errors import CitewatchError
 from sidecar.inputs import LINE_FORMATS
-from sidecar.runtime.filesource import SAMPLE_LINES, SAMPLED_REASONS
+from sidecar.runtime.guard import SAMPLE_LINES, SAMPLED_REASONS
 
 __all__ = ["SAMPLE_LINES", "SAMPLED_REASONS", "formats_reading", "no_traces_message"]
 

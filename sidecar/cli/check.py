@@ -10,11 +10,10 @@ import time
 from collections import Counter
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from schemas import EvaluationRecord
 from sidecar.assembly import build_pipeline
@@ -43,7 +42,11 @@ from sidecar.judge import JUDGE_CHOICES
 from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
 from sidecar.runtime.lines import LineSource
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from sidecar.runtime.records import evaluates_inline
 from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 __all__ = ["check_command", "CheckSummary"]
 
@@ -302,6 +305,7 @@ def check_command(
                 concurrency=concurrency or settings.input.concurrency,
                 finish_timeout=0.0,
                 stopping=stop.is_set,
+                inline=evaluates_inline(pipeline),
             )
         finally:
             if pipeline.judge is not None:
@@ -317,6 +321,8 @@ def check_command(
                 stop=stop,
                 deadline_seconds=_INTERRUPTED_SECONDS,
             )
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
         columns = (
             *Progress.get_default_columns()[:1],
             BarColumn(),

@@ -25,10 +25,10 @@ from sidecar.config import Settings
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.dead_letters import letter_content
-from sidecar.runtime.guard import Failure, Skipped, where
+from sidecar.runtime.guard import SAMPLE_LINES, SAMPLED_REASONS, Failure, Skipped, where
 from sidecar.runtime.lines import TraceSource
 from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
-from sidecar.runtime.records import RecordProcessor
+from sidecar.runtime.records import RecordProcessor, evaluates_inline
 from sidecar.runtime.shutdown import ShutdownBudget
 from sidecar.runtime.slow import SlowRecords
 from sidecar.runtime.worker import Heartbeat
@@ -39,11 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["FileRunner", "FileSummary", "JsonLinesSink", "LineSink", "TextOut"]
 
 logger = logging.getLogger(__name__)
-
-SAMPLE_LINES = 5
-"""Bad lines a file run keeps (the first ones) to try other input formats on."""
-SAMPLED_REASONS = frozenset({"invalid_trace", "unreadable_input"})
-"""Failures another input format may read: the line is JSON, only not this format."""
 
 
 @dataclass
@@ -193,6 +188,7 @@ class FileRunner:
                 concurrency=self.settings.input.concurrency,
                 finish_timeout=budget.in_flight_seconds,
                 stopping=stop.is_set,
+                inline=evaluates_inline(self.pipeline),
             )
         finally:
             self.input_open = False

@@ -21,6 +21,8 @@ from sidecar.errors import CitewatchError
 from sidecar.pipeline import Pipeline
 
 __all__ = [
+    "SAMPLED_REASONS",
+    "SAMPLE_LINES",
     "Admit",
     "Evaluated",
     "Failure",
@@ -33,6 +35,11 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+SAMPLE_LINES = 5
+"""Bad lines a file run keeps (the first ones) to try other input formats on."""
+SAMPLED_REASONS = frozenset({"invalid_trace", "unreadable_input"})
+"""Failures another input format may read: the line is JSON, only not this format."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-from exporters.prometheus import CitewatchMetrics
 from schemas import EvaluationRecord, Trace
 from sidecar.decode import DecodeLimits
 from sidecar.pipeline import Pipeline
@@ -15,7 +15,10 @@ from sidecar.runtime.dedup import DEFAULT_MAX_BYTES, RecentIds
 from sidecar.runtime.guard import Evaluated, Failure, Skipped, evaluate_raw
 from sidecar.runtime.slow import SlowRecords
 
-__all__ = ["RecordProcessor"]
+if TYPE_CHECKING:  # `citewatch check` imports this module and never the metrics
+    from exporters.prometheus import CitewatchMetrics
+
+__all__ = ["RecordProcessor", "evaluates_inline"]
 
 
 class RecordProcessor:
@@ -88,3 +91,16 @@ class RecordProcessor:
     def dead_lettered(self, failure: Failure, app: str) -> None:
         """Count a dead letter by its reason."""
         self.metrics.dead_letter(failure.reason, app)
+
+
+def evaluates_inline(pipeline: Pipeline) -> bool:
+    """Whether the pipeline's evaluations may start inline in the ordered loop (see
+    :func:`~sidecar.runtime.ordered.evaluate_in_order`): with no judge, or with one whose
+    backend calls no service (the offline screen, not metered), an evaluation waits on no
+    network and never waits inside a timer. An LLM judge's calls run in tasks of their own.
+    """
+    judge = pipeline.judge
+    if judge is None:
+        return True
+    backend = getattr(judge, "backend", None)
+    return backend is not None and getattr(backend, "metered", True) is False

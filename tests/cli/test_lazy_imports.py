@@ -58,6 +58,27 @@ def test_a_deterministic_check_imports_neither_the_openai_sdk_nor_the_screen(
     assert _heavy(modules) == set()
 
 
+_RUNTIME_ONLY = (
+    "prometheus_client",
+    "uvicorn",
+    "kafka",
+    "exporters",
+    "sidecar.runtime.build",
+    "sidecar.runtime.consumer",
+    "rich.progress",
+)
+"""What `citewatch run` needs and `check` does not: metrics, their server, the Kafka
+runtime, and the progress bar (imported when one is shown)."""
+
+
+def test_check_imports_none_of_the_service_runtime(traces: Path, tmp_path: Path) -> None:
+    code, modules = _modules_after(
+        "check", str(traces), "--judge", "none", "--output", str(tmp_path / "out.jsonl")
+    )
+    assert code == 0
+    assert {m for m in modules if m.split(".")[0] in _RUNTIME_ONLY or m in _RUNTIME_ONLY} == set()
+
+
 def test_the_offline_screen_is_imported_when_it_runs(traces: Path, tmp_path: Path) -> None:
     code, modules = _modules_after(
         "check", str(traces), "--judge", "lexical", "--output", str(tmp_path / "out.jsonl")

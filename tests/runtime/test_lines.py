@@ -107,3 +107,28 @@ def test_a_quiet_pipe_is_idle_while_its_read_goes_on() -> None:
         os.close(write_fd)
         reader.close()
     assert got == [(1, b'{"a": 1}'), (IDLE, b""), (2, b'{"b": 2}')]
+
+
+def test_a_pipe_read_by_the_chunk_numbers_its_lines_as_a_file_does() -> None:
+    """Many lines a chunk, a line split across chunks, blank lines, CRLF, a last line with
+    no line end: the records and their numbers are a file's."""
+    content = b'{"a": 1}\r\n\n{"b": 2}\n   \n' + b'{"c": "' + b"x" * 200_000 + b'"}\n{"d": 4}'
+    from_file = asyncio.run(_take(LineSource(io.BytesIO(content)), threading.Event(), 10))
+    read_fd, write_fd = os.pipe()
+    reader = os.fdopen(read_fd, "rb")
+
+    def write_all() -> None:
+        with os.fdopen(write_fd, "wb") as writer:
+            for start in range(0, len(content), 70_001):
+                writer.write(content[start : start + 70_001])
+                writer.flush()
+
+    writer = threading.Thread(target=write_all)
+    writer.start()
+    try:
+        from_pipe = asyncio.run(_take(LineSource(reader), threading.Event(), 10))
+    finally:
+        writer.join()
+        reader.close()
+    assert [number for number, _ in from_file] == [1, 3, 5, 6]
+    assert from_pipe == from_file

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import AsyncGenerator, Sequence
 
 from schemas import EvaluationRecord
 from sidecar.config import Settings
 from sidecar.pipeline import Pipeline
 from sidecar.runtime.guard import Evaluated, Failure
-from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from sidecar.runtime.ordered import IDLE, INLINE_BATCH, Outcome, evaluate_in_order
 from tests.support.factories import make_trace
 
 
@@ -133,3 +134,87 @@ def test_a_slow_record_holds_one_slot_and_the_backlog_bounds_what_waits_behind_i
     assert sink.events == [("write", n, "Evaluated") for n in range(1, 41)]
     # concurrency 2 + backlog 6: record 1 and seven behind it, not one at a time
     assert len(started_before_slow) == 8, started_before_slow
+
+
+_SEEN: contextvars.ContextVar[int] = contextvars.ContextVar("seen", default=0)
+
+
+def test_inline_evaluations_are_written_in_order_whether_they_wait_or_not() -> None:
+    """Inline, an evaluation that returns at once is written at once, and one that waits
+    goes on in a task of its own: the order of the output is the input's all the same."""
+    events: list[str] = []
+
+    async def start(position: int, value: bytes) -> Outcome:
+        events.append(f"start {position}")
+        if position % 3 == 0:
+            await asyncio.sleep(0.01 * (4 - position // 3))
+        if position == 4:
+            raise RuntimeError("boom")
+        _SEEN.set(position)  # a task's own context: never the loop's, never a neighbour's
+        return Evaluated(RECORD, b"{}")
+
+    sink = ListSink()
+
+    async def main() -> int:
+        before = _SEEN.get()
+        abandoned = await evaluate_in_order(
+            _records(range(1, 10)), start, sink, concurrency=2, inline=True
+        )
+        assert _SEEN.get() == before
+        return abandoned
+
+    assert asyncio.run(main()) == 0
+    assert sink.events == [
+        ("write", n, "evaluation_error" if n == 4 else "Evaluated") for n in range(1, 10)
+    ]
+    # The first records are written as they return, before record 3 (which waits) ends.
+    assert events[:3] == ["start 1", "start 2", "start 3"]
+
+
+def test_an_inline_evaluation_still_waiting_at_the_finish_timeout_is_cancelled() -> None:
+    cancelled: list[int] = []
+
+    async def start(position: int, value: bytes) -> Outcome:
+        if position == 2:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                cancelled.append(position)
+                raise
+        return Evaluated(RECORD, b"{}")
+
+    sink = ListSink()
+    abandoned = asyncio.run(
+        evaluate_in_order(
+            _records([1, 2, 3]), start, sink, concurrency=8, finish_timeout=0.05, inline=True
+        )
+    )
+    assert abandoned == 1
+    assert cancelled == [2]
+    assert sink.events == [("write", 1, "Evaluated"), ("write", 3, "Evaluated")]
+
+
+def test_inline_evaluations_let_the_event_loop_turn_between_batches() -> None:
+    """Evaluations that never wait still leave the loop its turns (a heartbeat, timers)."""
+    turns = 0
+
+    async def start(position: int, value: bytes) -> Outcome:
+        return Evaluated(RECORD, b"{}")
+
+    async def main() -> None:
+        nonlocal turns
+        loop = asyncio.get_running_loop()
+
+        def beat() -> None:
+            nonlocal turns
+            turns += 1
+            loop.call_soon(beat)
+
+        loop.call_soon(beat)
+        count = 5 * INLINE_BATCH
+        await evaluate_in_order(
+            _records(range(1, count + 1)), start, ListSink(), concurrency=4, inline=True
+        )
+
+    asyncio.run(main())
+    assert turns >= 5
