@@ -7,7 +7,7 @@ import bisect
 import re
 from typing import Protocol, TypeVar
 
-__all__ = ["code_and_urls", "outside", "without"]
+__all__ = ["closed_up_all", "closes_up_in_place", "code_and_urls", "outside", "without"]
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _TICKS = re.compile(r"`+")
@@ -170,3 +170,44 @@ def without(text: str, spans: list[tuple[int, int]]) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return " ".join("".join(pieces).split())
+
+
+_CLOSING = tuple((f" \0{p}", p) for p in ".,;:!?") + (
+    (" \0\n", "\n"),
+    (" \0 ", " "),
+    ("\n\0 ", "\n"),
+)
+"""Around a marker (a NUL) in a text already closed up: the space before it goes when
+punctuation or the end of the text follows; one of two spaces around it goes; the one after
+it goes at the start of the text."""
+
+
+def closes_up_in_place(joined: str, marked: str, count: int) -> bool:
+    """Whether ``count`` ASCII texts joined by line breaks (``joined``), their markers
+    replaced by NULs (``marked``), are closed up by :func:`closed_up_all`: each text
+    printable, not empty, without a leading, trailing or double space (each of which shows
+    as a double space once the line breaks are spaces), and no two markers in a run (then
+    each marker closes up on its own; a marker that took a line break leaves fewer texts)."""
+    flat = joined.replace("\n", " ")
+    return (
+        "  " not in flat
+        and flat[:1] != " "
+        and flat[-1:] != " "
+        and flat.isprintable()
+        and marked.count("\n") == count - 1
+        and "\0\0" not in marked
+        and "\0 \0" not in marked
+    )
+
+
+def closed_up_all(marked: str) -> list[str]:
+    """Each text of ``marked`` (see :func:`closes_up_in_place`) without its markers,
+    closed up as :func:`without` does."""
+    text = f"\n{marked}\n"
+    for old, new in _CLOSING:  # the commonest first: a marker before a full stop
+        if "\0" not in text:
+            break
+        text = text.replace(old, new)
+    else:
+        text = text.replace("\0", "")
+    return text.split("\n")[1:-1]

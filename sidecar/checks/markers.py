@@ -27,7 +27,15 @@ from sidecar.checks._citation_ids import (
     Match,
     canonical,
 )
-from sidecar.checks._marker_spans import closed_up, code_and_urls, outside, without
+from sidecar.checks._marker_ids import expanded, resolve_ids, resolved
+from sidecar.checks._marker_spans import (
+    closed_up,
+    closed_up_all,
+    closes_up_in_place,
+    code_and_urls,
+    outside,
+    without,
+)
 
 __all__ = [
     "DEFAULT_MARKER_PATTERN",
@@ -90,10 +98,7 @@ _BUILTIN_ASCII = re.compile(_builtin_pattern("\t\n\f\r ", "0-9", "0-9A-Za-z_", a
 skips from bracket to bracket at memchr speed instead of testing a set at every character."""
 _SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_RANGE = re.compile("([0-9]{1,6})[-\u2013]([0-9]{1,6})")
 _DIGITS = frozenset("0123456789")
-MAX_RANGE = 50
-"""The most numbers a range marker (``[1-3]``) stands for; a wider one is one ID."""
 
 
 class Marker(NamedTuple):
@@ -154,7 +159,7 @@ class MarkerParser:
         else:
             found = _markers(self._regex, text)
             if resolver is not None:
-                found = _resolved(found, resolver, cased, unknown)
+                found = resolved(found, resolver, cased, unknown)
             # Text whose IDs may be written otherwise than declared (format characters,
             # compatibility or decomposed forms) has every declared ID looked for; other
             # text only those the pattern's shape cannot find.
@@ -241,10 +246,10 @@ class MarkerParser:
             # again: a text without a NUL held no marker, one with a single NUL is closed
             # up around it (a marker that took a line break leaves fewer texts).
             marked = _BUILTIN_ASCII.sub("\0", joined)
-            if _closes_up_in_place(joined, marked, len(texts)):
+            if closes_up_in_place(joined, marked, len(texts)):
                 return [
                     None if kept == text else kept
-                    for text, kept in zip(texts, _closed_up_all(marked), strict=True)
+                    for text, kept in zip(texts, closed_up_all(marked), strict=True)
                 ]
             pieces = marked.split("\n")
             if len(pieces) == len(texts):
@@ -285,47 +290,6 @@ class MarkerParser:
         return list(seen)
 
 
-_CLOSING = tuple((f" \0{p}", p) for p in ".,;:!?") + (
-    (" \0\n", "\n"),
-    (" \0 ", " "),
-    ("\n\0 ", "\n"),
-)
-"""Around a marker (a NUL) in a text already closed up: the space before it goes when
-punctuation or the end of the text follows; one of two spaces around it goes; the one after
-it goes at the start of the text."""
-
-
-def _closes_up_in_place(joined: str, marked: str, count: int) -> bool:
-    """Whether ``count`` ASCII texts joined by line breaks (``joined``), their markers
-    replaced by NULs (``marked``), are closed up by :func:`_closed_up_all`: each text
-    printable, not empty, without a leading, trailing or double space (each of which shows
-    as a double space once the line breaks are spaces), and no two markers in a run (then
-    each marker closes up on its own; a marker that took a line break leaves fewer texts)."""
-    flat = joined.replace("\n", " ")
-    return (
-        "  " not in flat
-        and flat[:1] != " "
-        and flat[-1:] != " "
-        and flat.isprintable()
-        and marked.count("\n") == count - 1
-        and "\0\0" not in marked
-        and "\0 \0" not in marked
-    )
-
-
-def _closed_up_all(marked: str) -> list[str]:
-    """Each text of ``marked`` (see :func:`_closes_up_in_place`) without its markers,
-    closed up as :func:`sidecar.checks._marker_spans.without` does."""
-    text = f"\n{marked}\n"
-    for old, new in _CLOSING:  # the commonest first: a marker before a full stop
-        if "\0" not in text:
-            break
-        text = text.replace(old, new)
-    else:
-        text = text.replace("\0", "")
-    return text.split("\n")[1:-1]
-
-
 def _ascii_markers(
     text: str, resolver: IdResolver | None, cased: dict[str, None], unknown: dict[str, None]
 ) -> list[Marker]:
@@ -343,9 +307,9 @@ def _ascii_markers(
         elif "," in inner or ";" in inner or ("-" in inner and inner[0] in _DIGITS):
             ids = tuple([part for part in _SPLIT.split(inner) if part])
             if "-" in inner:
-                ids = _expanded(ids)
+                ids = expanded(ids)
             if declared is not None and not declared.issuperset(ids):
-                ids = _resolve_ids(ids, resolver, cased, unknown)  # type: ignore[arg-type]
+                ids = resolve_ids(ids, resolver, cased, unknown)  # type: ignore[arg-type]
         elif declared is None:
             ids = (inner,)
         else:
@@ -369,7 +333,7 @@ def _markers(regex: Any, text: str) -> list[Marker]:
             ids = tuple([part for part in map(canonical, _SPLIT.split(inner)) if part])
             if not ids:
                 continue
-            ids = _expanded(ids)
+            ids = expanded(ids)
         elif inner:
             ids = (inner,)
         else:
@@ -377,55 +341,6 @@ def _markers(regex: Any, text: str) -> list[Marker]:
         start, end = match.span()
         found.append(Marker(start, end, ids))
     return found
-
-
-def _expanded(ids: tuple[str, ...]) -> tuple[str, ...]:
-    """``ids`` with each range of numbers (``1-3``, ``1–3``) written out: 1, 2, 3. A range
-    wider than :data:`MAX_RANGE` numbers, or one that does not go up, stays one ID."""
-    if not any("-" in i or "\u2013" in i for i in ids):
-        return ids
-    out: list[str] = []
-    for written in ids:
-        found = _RANGE.fullmatch(written)
-        if found is not None:
-            low, high = int(found[1]), int(found[2])
-            if low < high and high - low < MAX_RANGE:
-                out.extend(str(number) for number in range(low, high + 1))
-                continue
-        out.append(written)
-    return tuple(out)
-
-
-def _resolve_ids(
-    ids: tuple[str, ...], resolver: IdResolver, cased: dict[str, None], unknown: dict[str, None]
-) -> tuple[str, ...]:
-    resolved = []
-    declared = resolver.declared
-    for written in ids:
-        if written.isdigit() and written.isascii() and written not in declared:
-            # ASCII digits have no other case or normal form: unknown, without the tables.
-            unknown.setdefault(written, None)
-            resolved.append(written)
-            continue
-        source_id, how = resolver.resolve(written)
-        if how == "case":
-            cased.setdefault(source_id, None)
-        elif how is None:
-            unknown.setdefault(source_id, None)
-        resolved.append(source_id)
-    return tuple(resolved)
-
-
-def _resolved(
-    found: list[Marker], resolver: IdResolver, cased: dict[str, None], unknown: dict[str, None]
-) -> list[Marker]:
-    declared = resolver.declared
-    return [
-        marker
-        if declared.issuperset(marker.ids)  # the common case, one C call
-        else marker._replace(ids=_resolve_ids(marker.ids, resolver, cased, unknown))
-        for marker in found
-    ]
 
 
 def _merged(
