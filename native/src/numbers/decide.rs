@@ -105,7 +105,7 @@ impl Numbers {
         None
     }
 
-    fn phone_key(&self, value: &[char], digits: &[char], ext: &[char]) -> String {
+    pub(super) fn phone_key(&self, value: &[char], digits: &[char], ext: &[char]) -> String {
         let k = value.iter().position(|&c| c != '(').unwrap_or(value.len());
         let value = &value[k..];
         // written into one String: "+", the country code or none, the digits, the extension
@@ -204,7 +204,7 @@ impl<'a, F: Fn(char) -> bool> Iterator for Groups<'a, F> {
     }
 }
 
-fn ssn_key(value: &[char], context: bool) -> Option<String> {
+pub(super) fn ssn_key(value: &[char], context: bool) -> Option<String> {
     let (area, group, serial) = if let Some(parts) = ssn_parts(value) {
         parts
     } else if context && value.len() == 9 && ch::all_digit(value) {

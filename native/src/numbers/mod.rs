@@ -15,6 +15,7 @@ mod decide;
 mod evidence;
 mod metadata;
 mod shapes;
+mod spaced;
 mod strong;
 
 use crate::chars::{self as ch, Text};
@@ -108,7 +109,13 @@ fn strength(ty: Ty) -> u8 {
 
 impl Numbers {
     /// Entities in text[start:end] (a candidate of the number pattern, code points).
-    pub fn classify(&self, t: &Text, mut start: usize, end: usize) -> Vec<Ent> {
+    pub fn classify(&self, t: &Text, start: usize, end: usize) -> Vec<Ent> {
+        self.classify_run(t, start, end, false)
+    }
+
+    /// ``whole``: a run glued to a word by a hyphen or an underscore and holding blanks
+    /// ("cust_4111 1111 1111 1111") read whole, as after a thing's word.
+    fn classify_run(&self, t: &Text, mut start: usize, end: usize, whole: bool) -> Vec<Ent> {
         let mut body_end = end;
         let mut ext: &[char] = &[];
         let tail = t.sl(start, end);
@@ -145,7 +152,17 @@ impl Numbers {
             match ch::find(&t.c, " ", start.min(t.len()), body_end.max(start).min(t.len())) {
                 None if hyphen_word_before(t, start) => hyphened = true,
                 None => return Vec::new(),
-                Some(space) => start = space + 1,
+                Some(_) if whole => hyphened = true,
+                Some(space) => {
+                    // a value that proves itself whole wins over the part after the blank
+                    if hyphen_word_before(t, start) {
+                        let found = self.classify_run(t, start, end, true);
+                        if !found.is_empty() {
+                            return found;
+                        }
+                    }
+                    start = space + 1;
+                }
             }
         }
         if excluded_by_surroundings(t, start, if ext.is_empty() { body_end } else { end }) {
@@ -169,6 +186,13 @@ impl Numbers {
             }
         }
         let nearest: &str = if thing { "" } else { &word };
+        // one digit at a time ("4 1 1 1 ...", "1 2 3 - 4 5 - 6 7 8 9"): decided whole
+        if ext.is_empty() {
+            if let Some(spaced) = spaced::Spaced::read(t.sl(start, body_end)) {
+                let found = self.spaced(t, start, body_end, &spaced, nearest);
+                return found.filter(|e| !(thing && e.ty == Ty::Phone)).into_iter().collect();
+            }
+        }
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();
         let offset = start;

@@ -101,9 +101,9 @@ pub(super) fn strong_grouping(token: &[char]) -> bool {
     }
 }
 
-/// Whether a word of letters and a hyphen come right before ``start``.
+/// Whether a word of letters and a hyphen or an underscore come right before ``start``.
 pub(super) fn hyphen_word_before(t: &Text, start: usize) -> bool {
-    start >= 2 && t.c[start - 1] == '-' && {
+    start >= 2 && matches!(t.c[start - 1], '-' | '_') && {
         let word = t.sl(start.saturating_sub(24), start - 1);
         let n = word.iter().rev().take_while(|c| c.is_alphabetic()).count();
         n >= 1 && (n == word.len() || !ch::is_alnum(word[word.len() - n - 1]))

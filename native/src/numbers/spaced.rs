@@ -1,0 +1,115 @@
+//! A number written one digit at a time ("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
+//! "1 2 3 - 4 5 - 6 7 8 9"): a card, an SSN or a phone number spelled out to dodge a
+//! filter, decided on its digits as a whole; a count ("1 2 3 4 5 6 7") stays.
+
+use super::decide::ssn_key;
+use super::Numbers;
+use crate::chars::Text;
+use crate::validate::luhn_valid;
+use crate::words;
+use crate::{Ent, Ty};
+
+/// The digits of a run written one digit at a time, and after how many digits each dash
+/// stands; on the stack (a run the pattern found holds 20 digits at most).
+pub(super) struct Spaced {
+    digits: [u8; 24],
+    n: usize,
+    dashes: [usize; 8],
+    nd: usize,
+    plus: bool,
+}
+
+impl Spaced {
+    /// ``body`` read as single digits between blanks (a dash may stand between two), with a
+    /// '+' before the first maybe; None when any two digits touch or anything else is there.
+    pub(super) fn read(body: &[char]) -> Option<Spaced> {
+        let mut s = Spaced { digits: [0; 24], n: 0, dashes: [0; 8], nd: 0, plus: false };
+        let mut body = body;
+        if let Some(('+', rest)) = body.split_first().map(|(c, r)| (*c, r)) {
+            s.plus = true;
+            body = rest;
+        }
+        let mut previous_digit = false;
+        let mut dash_since_digit = false;
+        for &c in body {
+            if c.is_ascii_digit() {
+                if previous_digit || s.n == s.digits.len() {
+                    return None;
+                }
+                s.digits[s.n] = c as u8;
+                s.n += 1;
+                previous_digit = true;
+                dash_since_digit = false;
+            } else if c == ' ' || c == '\u{a0}' {
+                previous_digit = false;
+            } else if c == '-' && s.n > 0 && !dash_since_digit && s.nd < s.dashes.len() {
+                s.dashes[s.nd] = s.n;
+                s.nd += 1;
+                previous_digit = false;
+                dash_since_digit = true;
+            } else {
+                return None;
+            }
+        }
+        (s.n >= 7).then_some(s)
+    }
+
+    fn dashes(&self) -> &[usize] {
+        &self.dashes[..self.nd]
+    }
+
+    /// Whether the digits step by one fixed difference (0 1 2 3 ..., 9 8 7 ...): a count.
+    fn counting(&self) -> bool {
+        let d = &self.digits[..self.n];
+        let step = i16::from(d[1]) - i16::from(d[0]);
+        step != 0 && d.windows(2).all(|w| i16::from(w[1]) - i16::from(w[0]) == step)
+    }
+}
+
+impl Numbers {
+    /// The entity of a run written one digit at a time over text[start:end], or None (a
+    /// count, or digits no card, SSN or phone number is written as).
+    pub(super) fn spaced(
+        &self,
+        t: &Text,
+        start: usize,
+        end: usize,
+        s: &Spaced,
+        nearest: &str,
+    ) -> Option<Ent> {
+        let digits = &s.digits[..s.n];
+        let text: String = digits.iter().map(|&b| b as char).collect();
+        let dashes = s.dashes();
+        if self.ssn && s.n == 9 && !s.plus && (dashes == [3, 5] || words::ssn(nearest)) {
+            let written: Vec<char> =
+                format!("{}-{}-{}", &text[..3], &text[3..5], &text[5..]).chars().collect();
+            if let Some(key) = ssn_key(&written, false) {
+                return Some(Ent::new(Ty::Ssn, start, end, Some(key)));
+            }
+        }
+        if s.counting() {
+            return None;
+        }
+        if self.card
+            && (12..=19).contains(&s.n)
+            && !s.plus
+            && dashes.iter().all(|&d| d % 4 == 0)
+            && (digits[0] != b'0' || words::card(nearest))
+            && digits.iter().any(|&d| d != digits[0])
+            && luhn_valid(digits)
+        {
+            return Some(Ent::new(Ty::Card, start, end, Some(text)));
+        }
+        let north_american = dashes == [3, 6] && s.n == 10;
+        if self.phone
+            && s.n <= 15
+            && (s.plus || digits[0] == b'0' || words::phone(nearest) || north_american)
+        {
+            let value: Vec<char> = t.sl(start, end).to_vec();
+            let chars: Vec<char> = text.chars().collect();
+            let key = self.phone_key(&value, &chars, &[]);
+            return Some(Ent::new(Ty::Phone, start, end, Some(key)));
+        }
+        None
+    }
+}
