@@ -136,6 +136,42 @@ def test_a_thing_word_never_shields_a_checked_value(
     assert [e.type for e in redacted.entities if e.start == start] == [entity_type]
 
 
+def _spaced(entity_type: str, value: str) -> str:
+    """``value`` written one digit at a time: an SSN keeps its dashes (1 2 3 - 4 5 - 6 7 8 9),
+    a phone number its '+' (+4 4 7 7 0 0 ...)."""
+    digits = [c for c in value if c.isdigit()]
+    if entity_type == "US_SSN":
+        return " - ".join(" ".join(digits[a:b]) for a, b in ((0, 3), (3, 5), (5, 9)))
+    lead = "+" if value.startswith("+") else ""
+    return lead + " ".join(digits)
+
+
+GLUE_WORDS = st.sampled_from(["cust", "id", "acct", "user", "ref", "order", "claim"])
+
+
+@SETTINGS
+@given(
+    PROSE,
+    st.sampled_from(["CREDIT_CARD", "US_SSN", "PHONE"]),
+    st.integers(0, 2**32),
+    st.sampled_from(["spaced", "underscore"]),
+    GLUE_WORDS,
+    st.one_of(st.just(""), THING_WORDS),
+)
+def test_a_spaced_or_underscore_glued_value_never_survives(
+    before: str, entity_type: str, seed: int, disguise: str, glue: str, word: str
+) -> None:
+    value = _international_phone(seed) if entity_type == "PHONE" else _value(entity_type, seed)
+    written = _spaced(entity_type, value) if disguise == "spaced" else f"{glue}_{value}"
+    # commas around it: a number right before or after a value may be read as part of it
+    text = f"{before}, {word} {written}, thanks"
+    redacted = REDACTOR.redact_text(text).text
+    digits = "".join(c for c in value if c.isdigit())
+    assert value not in redacted
+    assert digits not in "".join(c for c in redacted if c.isdigit() or c == "<")
+    assert f"{word} {written}" not in redacted
+
+
 def _ambiguous(entity_type: str, value: str) -> bool:
     """A generated phone number that reads as well as something the rules keep by design
     when no word around it says otherwise (see docs/redaction.md, "Recall first"): a range

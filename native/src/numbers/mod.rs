@@ -189,8 +189,10 @@ impl Numbers {
         // one digit at a time ("4 1 1 1 ...", "1 2 3 - 4 5 - 6 7 8 9"): decided whole
         if ext.is_empty() {
             if let Some(spaced) = spaced::Spaced::read(t.sl(start, body_end)) {
-                let found = self.spaced(t, start, body_end, &spaced, nearest);
-                return found.filter(|e| !(thing && e.ty == Ty::Phone)).into_iter().collect();
+                return self
+                    .spaced(t, start, body_end, &spaced, nearest, thing)
+                    .into_iter()
+                    .collect();
             }
         }
         // Tokens separated by blanks (on the stack: a run has a few).

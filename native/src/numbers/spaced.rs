@@ -68,7 +68,9 @@ impl Spaced {
 
 impl Numbers {
     /// The entity of a run written one digit at a time over text[start:end], or None (a
-    /// count, or digits no card, SSN or phone number is written as).
+    /// count, or digits no card, SSN or phone number is written as). After a thing's word
+    /// (``thing``) a phone number needs a country code or a trunk 0 and the phone metadata's
+    /// consent; a card's checksum and an SSN's dashes prove themselves.
     pub(super) fn spaced(
         &self,
         t: &Text,
@@ -76,6 +78,7 @@ impl Numbers {
         end: usize,
         s: &Spaced,
         nearest: &str,
+        thing: bool,
     ) -> Option<Ent> {
         let digits = &s.digits[..s.n];
         let text: String = digits.iter().map(|&b| b as char).collect();
@@ -108,6 +111,12 @@ impl Numbers {
             let value: Vec<char> = t.sl(start, end).to_vec();
             let chars: Vec<char> = text.chars().collect();
             let key = self.phone_key(&value, &chars, &[]);
+            if thing {
+                let trunk = (!s.plus && digits[0] == b'0').then(|| &text[1..]);
+                if !((s.plus || trunk.is_some()) && super::metadata::accepted(&key, trunk)) {
+                    return None;
+                }
+            }
             return Some(Ent::new(Ty::Phone, start, end, Some(key)));
         }
         None
