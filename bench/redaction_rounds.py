@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,116 @@ sys.path.append(str(ROOT))
 
 NATIVE = "_native.cpython-311-x86_64-linux-gnu.so"
 
+# The fourth round's forms (numbers written one digit at a time, values glued to a word by
+# an underscore) and its must-stay lists of numbers: generated here, apart from the tests
+# the rules were fitted on (tests/redaction/test_spaced_and_lists.py and the Hypothesis
+# property of test_properties.py), from a seed no test uses, in templates no test has.
+ROUND_FOUR_SEED = 410_007
+GLUE_WORDS = ["cust", "acct", "member", "client", "uid", "patient", "emp", "holder"]
+SPACED_TEMPLATES = [
+    "Please charge {v} for the renewal.",
+    "Number on file (written out): {v}",
+    "he read it back to me as {v} over the phone",
+    "| {v} | pending |",
+    "note: {v} -- confirm with the customer",
+]
+LIST_TEMPLATES = [
+    "The readings were {v} over the week.",
+    "Answers: {v}",
+    "Rounds {v} were replayed.",
+    "We sampled {v} at random.",
+    "Row values {v} (see appendix).",
+]
+
+
+def _luhn_card(rng: random.Random) -> str:
+    prefix = rng.choice(["4", "51", "55", "37", "6011", "35", "2221"])
+    length = 15 if prefix == "37" else 16
+    body = prefix + "".join(rng.choice("0123456789") for _ in range(length - 1 - len(prefix)))
+    total = 0
+    for i, c in enumerate(reversed(body)):
+        d = int(c) * (2 if i % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return body + str((10 - total % 10) % 10)
+
+
+def _issued_ssn(rng: random.Random) -> str:
+    area = rng.choice([a for a in range(1, 900) if a != 666])
+    return f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
+
+
+def _intl_phone(rng: random.Random) -> str:
+    import phonenumbers
+
+    regions = sorted(phonenumbers.SUPPORTED_REGIONS)
+    while True:
+        number = phonenumbers.example_number(rng.choice(regions))
+        if number is not None:
+            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+def _spaced(digits: str) -> str:
+    return " ".join(digits)
+
+
+def round_four_cases(per_class: int = 200) -> dict[str, list[tuple[str, list[str]]]]:
+    """Cases of the fourth round's forms: a text and the values that must not be left in it
+    (as written, and as bare digits)."""
+    rng = random.Random(ROUND_FOUR_SEED)
+
+    def spaced_card() -> tuple[str, list[str]]:
+        card = _luhn_card(rng)
+        written = _spaced(card)
+        return rng.choice(SPACED_TEMPLATES).format(v=written), [written, card]
+
+    def spaced_ssn() -> tuple[str, list[str]]:
+        ssn = _issued_ssn(rng)
+        written = f"{_spaced(ssn[:3])} - {_spaced(ssn[3:5])} - {_spaced(ssn[5:])}"
+        return rng.choice(SPACED_TEMPLATES).format(v=written), [written, ssn]
+
+    def spaced_phone() -> tuple[str, list[str]]:
+        e164 = _intl_phone(rng)
+        written = "+" + _spaced(e164[1:])
+        return rng.choice(SPACED_TEMPLATES).format(v=written), [written, e164[1:]]
+
+    def underscore() -> tuple[str, list[str]]:
+        kind = rng.randrange(3)
+        value = (_luhn_card(rng), _issued_ssn(rng), _intl_phone(rng))[kind]
+        if kind == 1:
+            value = f"{value[:3]}-{value[3:5]}-{value[5:]}"
+        written = f"{rng.choice(GLUE_WORDS)}_{value}"
+        text = rng.choice(["ref {v} closed", "key={v};", "{v}", "see {v} in the export"])
+        return text.format(v=written), [value]
+
+    makers = {
+        "spaced digits: card": spaced_card,
+        "spaced digits: SSN": spaced_ssn,
+        "spaced digits: phone with +": spaced_phone,
+        "underscore-glued card/SSN/phone": underscore,
+    }
+    return {name: [make() for _ in range(per_class)] for name, make in makers.items()}
+
+
+def number_lists(count: int = 200) -> list[str]:
+    """Sentences holding lists of numbers that are evidence (steps, scores, counts, pages),
+    which must come back unchanged."""
+    rng = random.Random(ROUND_FOUR_SEED + 1)
+    out = []
+    for _ in range(count):
+        kind = rng.randrange(4)
+        if kind == 0:  # a fixed step
+            start, step = rng.randint(1, 200), rng.randint(1, 50)
+            items = [str(start + step * i) for i in range(rng.randint(5, 9))]
+        elif kind == 1:  # scores of one to three digits
+            items = [str(rng.randint(1, 150)) for _ in range(rng.randint(6, 10))]
+        elif kind == 2:  # a count
+            items = [str(i) for i in range(1, rng.randint(8, 15))]
+        else:  # pages, comma-separated
+            items = [str(rng.randint(1, 400)) for _ in range(rng.randint(4, 8))]
+        sep = ", " if kind == 3 or rng.random() < 0.3 else " "
+        out.append(rng.choice(LIST_TEMPLATES).format(v=sep.join(items)))
+    return out
+
 
 def _child(min_seconds: float) -> dict[str, Any]:
     import sidecar.redaction
@@ -47,7 +158,7 @@ def _child(min_seconds: float) -> dict[str, Any]:
 
     redactor = build_redactor(RedactionSettings())
     recall = {}
-    for name, class_cases in cases().items():
+    for name, class_cases in {**cases(), **round_four_cases()}.items():
         hidden = 0
         for text, values in class_cases:
             out = redactor.redact_text(text).text
@@ -55,6 +166,8 @@ def _child(min_seconds: float) -> dict[str, Any]:
         recall[name] = hidden / len(class_cases)
     kept_texts = must_stay("heldout")
     kept = sum(redactor.redact_text(text).text == text for text in kept_texts)
+    lists = number_lists()
+    lists_kept = sum(redactor.redact_text(text).text == text for text in lists)
     scores = score(
         load_corpus("heldout"),
         lambda text: [(e.type, e.start, e.end) for e in (redactor.detect(text) or [])],
@@ -77,6 +190,7 @@ def _child(min_seconds: float) -> dict[str, Any]:
         "engine": str(Path(sidecar.redaction.__file__).parent),
         "recall": recall,
         "must_stay": [kept, len(kept_texts)],
+        "lists": [lists_kept, len(lists)],
         "corpus": {t: [s.tp, s.tp + s.fn, s.fp] for t, s in scores.items()},
         "speed": speeds,
     }
@@ -149,6 +263,9 @@ def _report(results: dict[str, list[dict[str, Any]]]) -> None:
     for label, r in (("before", before), ("after", after)):
         kept, total = r["must_stay"]
         out(f"must-stay rate, held-out ({label}): {kept / total:.3f} ({kept} of {total})\n")
+    for label, r in (("before", before), ("after", after)):
+        kept, total = r["lists"]
+        out(f"lists of numbers kept, generated ({label}): {kept / total:.3f} ({kept} of {total})\n")
     out("generated corpus, held-out split, recall (found/labelled, false positives):\n")
     for t in before["corpus"]:
         b, a = before["corpus"][t], after["corpus"][t]

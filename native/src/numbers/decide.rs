@@ -165,6 +165,12 @@ fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
         previous = g;
         n += 1;
     }
+    if n >= 5
+        && !context
+        && Groups::new(value, |c| c == '-' || ch::is_space(c)).all(|g| g.len() <= 3)
+    {
+        return false; // five groups or more of three digits or fewer: a list of numbers
+    }
     if count >= 16 || n == 1 {
         return true;
     }
