@@ -1,6 +1,7 @@
 """Redaction before and after a change of the engine, in one run: recall per class on the
-held-out split of the forms the third round added (tests/support/redaction_heldout.py), the
-must-stay rate on the must-stay corpus's held-out sentences, the generated corpus's recall
+held-out split of the forms the third round added (tests/support/redaction_heldout.py) and
+of the fourth round's (generated below), the must-stay rate on the must-stay corpus's
+held-out sentences and on generated lists of numbers, the generated corpus's recall
 per type (held-out split), and the speed of Redactor.detect on the corpus's dev texts with
 personal data and on its hard negatives; then `citewatch redact` on a few MB of JSON Lines,
 with its start-up (an empty input) timed apart.
@@ -11,10 +12,14 @@ given, the current from this tree. The children take turns, ``--rounds`` times e
 best speed of each counts (a shared machine's slow spells hit both), and the ratio of the
 current engine's time to the baseline's is printed.
 
-    python bench/redaction_rounds.py --baseline PATH/TO/_native.so [--rounds N] [--cli-mb MB]
+    python bench/redaction_rounds.py --baseline PATH/TO/_native.so [--baseline-python REV]
+                                     [--rounds N] [--cli-mb MB]
 
-Build the baseline from the commit before the change (`git worktree add`, `cargo build
---release` in its native/, its target/release/lib_native.so).
+Build the baseline from the commit before the change (`git archive REV native | tar -x`,
+`cargo build --release` in its native/, its target/release/lib_native.so); with
+``--baseline-python REV`` the baseline also runs the redaction package's Python files of
+that commit, so Redactor.redact on whole traces (the checks benchmark's 6 KB traces, CPU time
+per trace) compares the Python side too.
 """
 
 from __future__ import annotations
@@ -186,6 +191,7 @@ def _child(min_seconds: float) -> dict[str, Any]:
             for text in texts:
                 redactor.detect(text)
         speeds[kind] = size * passes / (time.perf_counter() - start) / 1e6
+    speeds["trace"] = _trace_microseconds(min_seconds)
     return {
         "engine": str(Path(sidecar.redaction.__file__).parent),
         "recall": recall,
@@ -196,12 +202,52 @@ def _child(min_seconds: float) -> dict[str, Any]:
     }
 
 
-def _baseline_tree(so: Path, into: Path) -> Path:
+def _trace_microseconds(min_seconds: float) -> float:
+    """Redactor.redact (the whole trace: texts, identifiers, URLs) on the checks benchmark's
+    6 KB traces, in microseconds of CPU per trace (the best of a few timed passes)."""
+    from bench._traces import encoded_traces
+    from sidecar.config import Settings
+    from sidecar.decode import decode_trace
+    from sidecar.redaction import build_redactor
+
+    redactor = build_redactor(Settings().redaction)
+    traces = [decode_trace(payload) for payload in encoded_traces(500)]
+    for trace in traces:  # warm-up
+        redactor.redact(trace)
+    best, spent = math.inf, 0.0
+    while spent < min_seconds or best == math.inf:
+        start = time.process_time()
+        for trace in traces:
+            redactor.redact(trace)
+        took = time.process_time() - start
+        best, spent = min(best, took), spent + took
+    return best / len(traces) * 1e6
+
+
+def _baseline_tree(so: Path, into: Path, python_rev: str | None) -> Path:
     for package in ("sidecar", "schemas", "exporters"):
         shutil.copytree(
             ROOT / package, into / package, ignore=shutil.ignore_patterns("__pycache__")
         )
     shutil.copyfile(so, into / "sidecar" / "redaction" / NATIVE)
+    if python_rev is not None:
+        # the redaction package's Python as it was at that commit (the rest as in this tree)
+        listing = subprocess.run(
+            ["git", "ls-tree", "--name-only", python_rev, "sidecar/redaction/"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        for path in (p for p in listing if p.endswith(".py")):
+            source = subprocess.run(
+                ["git", "show", f"{python_rev}:{path}"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            (into / path).write_text(source, encoding="utf-8")
     return into
 
 
@@ -233,6 +279,11 @@ def _cli_seconds(path: str, data: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, help="the baseline's compiled engine")
+    parser.add_argument(
+        "--baseline-python",
+        metavar="REV",
+        help="the redaction package's Python files at this git revision in the baseline",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="runs of each engine, taking turns")
     parser.add_argument("--min-seconds", type=float, default=1.0, help="per timed pass")
     parser.add_argument("--cli-mb", type=float, default=4.0, help="MB of input to redact")
@@ -244,12 +295,14 @@ def main() -> None:
     if args.baseline is None:
         parser.error("--baseline is required")
     with tempfile.TemporaryDirectory() as tmp:
-        engines = {"before": str(_baseline_tree(args.baseline, Path(tmp))), "after": str(ROOT)}
+        before = _baseline_tree(args.baseline, Path(tmp), args.baseline_python)
+        engines = {"before": str(before), "after": str(ROOT)}
         results: dict[str, list[dict[str, Any]]] = {name: [] for name in engines}
         for _ in range(args.rounds):
             for name, path in engines.items():
                 results[name].append(_run_child(path, args.min_seconds))
         _report(results)
+        _report_traces(results)
         _cli(engines, args.cli_mb, args.rounds, Path(tmp))
 
 
@@ -277,6 +330,15 @@ def _report(results: dict[str, list[dict[str, Any]]]) -> None:
             f"Redactor.detect, dev {kind} texts: before {b:.2f} MB/s, after {a:.2f} MB/s, "
             f"time after/before {b / a:.3f}x\n"
         )
+
+
+def _report_traces(results: dict[str, list[dict[str, Any]]]) -> None:
+    b = min(r["speed"]["trace"] for r in results["before"])
+    a = min(r["speed"]["trace"] for r in results["after"])
+    sys.stdout.write(
+        f"Redactor.redact, 6 KB traces: before {b:.1f} us, after {a:.1f} us of CPU per trace, "
+        f"time after/before {a / b:.3f}x\n"
+    )
 
 
 def _cli(engines: dict[str, str], mb: float, rounds: int, tmp: Path) -> None:
