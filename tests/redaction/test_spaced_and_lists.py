@@ -65,6 +65,8 @@ KEPT = [
     "Years 1997 1999 2001 2004 in the study.",
     "It ran 12 15 18 21 24 27 30 33 36 39 42 45 48 51 54 57 cycles.",
     "Sizes 100 150 200 250 300 350 were tested.",
+    # a list of three-digit numbers whose digits pass Luhn is no card either
+    "Rounds 113 154 195 236 277 318 were replayed.",
 ]
 
 
