@@ -43,6 +43,10 @@ UNDERSCORE = [
     ("user_0151 555 0142", "user_<PHONE_1>"),
     ("cust_4111 1111 1111 1111", "cust_<CREDIT_CARD_1>"),
     ("acct_512-44-7809 on file", "acct_<US_SSN_1> on file"),
+    # glued to a word naming the value, it is that word's value
+    ("phone_5552017731", "phone_<PHONE_1>"),
+    ("tel-5552017731", "tel-<PHONE_1>"),
+    ("ssn_123456789", "ssn_<US_SSN_1>"),
     # a thing's code glued by an underscore stays, as by a hyphen
     ("file_20240315.csv", "file_20240315.csv"),
     ("build_1234567", "build_1234567"),
