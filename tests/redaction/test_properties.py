@@ -133,7 +133,11 @@ def test_a_thing_word_never_shields_a_checked_value(
     redacted = REDACTOR.redact_text(text)
     assert value not in redacted.text
     start = len(before) + len(word) + 2
-    assert [e.type for e in redacted.entities if e.start == start] == [entity_type]
+    # Typed as what it is, unless the words before it made a longer value of another type
+    # with it ("DE89 30 transaction 369-35..." can pass an IBAN checksum).
+    assert [e.type for e in redacted.entities if e.start == start] == [entity_type] or any(
+        e.start < start < e.end for e in redacted.entities
+    )
 
 
 def _spaced(entity_type: str, value: str) -> str:
@@ -163,7 +167,10 @@ def test_a_spaced_or_underscore_glued_value_never_survives(
 ) -> None:
     value = _international_phone(seed) if entity_type == "PHONE" else _value(entity_type, seed)
     written = _spaced(entity_type, value) if disguise == "spaced" else f"{glue}_{value}"
-    # commas around it: a number right before or after a value may be read as part of it
+    # Commas around it: a number right after a value may be read as part of it, and a long
+    # run of numbers right before it (four dates) can make the number pattern's bound cut
+    # the spaced digits in two (docs/redaction.md, "Linear time"); one number before it is
+    # covered by tests/redaction/test_spaced_and_lists.py.
     text = f"{before}, {word} {written}, thanks"
     redacted = REDACTOR.redact_text(text).text
     digits = "".join(c for c in value if c.isdigit())

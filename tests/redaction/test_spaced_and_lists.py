@@ -54,6 +54,11 @@ UNDERSCORE = [
 ]
 
 
+def test_spaced_digits_after_a_number_of_their_own() -> None:
+    texts = ["Room 12 1 2 3 - 4 5 - 6 7 8 9", "2024 0 1 5 1 5 5 5 0 1 4 2", "12 3 4 5 6 7 8 9 0"]
+    assert redact(texts) == ["Room 12 <US_SSN_1>", "2024 <PHONE_1>", "12 3 4 5 6 7 8 9 0"]
+
+
 def test_a_value_glued_to_a_word_by_an_underscore() -> None:
     assert redact([text for text, _ in UNDERSCORE]) == [want for _, want in UNDERSCORE]
 

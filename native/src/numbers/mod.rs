@@ -26,7 +26,6 @@ use context::{
     excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
 };
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
-use spaced::Spaced;
 use strong::{hyphen_word_before, strong, strong_grouping};
 
 const MAX_GROUPS: usize = 7;
@@ -190,9 +189,10 @@ impl Numbers {
         }
         let nearest: &str = if thing { "" } else { &word };
         // one digit at a time ("4 1 1 1 ...", "1 2 3 - 4 5 - 6 7 8 9"): decided whole
-        let spaced = if ext.is_empty() { Spaced::read(t.sl(start, body_end)) } else { None };
-        if let Some(spaced) = spaced {
-            return self.spaced(t, start, body_end, &spaced, nearest, thing).into_iter().collect();
+        if let Some(found) =
+            ext.is_empty().then(|| self.spaced_run(t, start, body_end, nearest, thing)).flatten()
+        {
+            return found;
         }
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();

@@ -66,7 +66,57 @@ impl Spaced {
     }
 }
 
+/// Where the run ``body`` ends with seven single digits or more between blanks and dashes
+/// (and a '+' before them), walking back from its end; None when it does not.
+fn spaced_tail(body: &[char]) -> Option<usize> {
+    let (mut i, mut n, mut first) = (body.len(), 0, None);
+    while i > 0 {
+        let c = body[i - 1];
+        if c.is_ascii_digit() {
+            if i >= 2 && !matches!(body[i - 2], ' ' | '\u{a0}' | '-' | '+') {
+                break; // a digit of a longer number ("30", "10.0")
+            }
+            n += 1;
+            first = Some(i - 1);
+        } else if !matches!(c, ' ' | '\u{a0}' | '-') {
+            break;
+        }
+        i -= 1;
+    }
+    let first = first.filter(|&f| n >= 7 && f > 0)?;
+    Some(if body[first - 1] == '+' { first - 1 } else { first })
+}
+
 impl Numbers {
+    /// The entities of text[start:end] when it is a number written one digit at a time, or
+    /// ends with one after something else of the run ("30 4 1 1 1 ...", "2 / 4 1 1 1 ...":
+    /// what comes before decided apart, the digits without its context word); None when it
+    /// is neither.
+    pub(super) fn spaced_run(
+        &self,
+        t: &Text,
+        start: usize,
+        end: usize,
+        nearest: &str,
+        thing: bool,
+    ) -> Option<Vec<Ent>> {
+        let body = t.sl(start, end);
+        if let Some(s) = Spaced::read(body) {
+            return Some(self.spaced(t, start, end, &s, nearest, thing).into_iter().collect());
+        }
+        let tail = spaced_tail(body)?;
+        let s = Spaced::read(&body[tail..])?;
+        let e = self.spaced(t, start + tail, end, &s, "", thing)?;
+        let head = body[..tail].iter().rposition(|c| c.is_ascii_digit()).map_or(0, |p| p + 1);
+        let mut found = if body[..head].iter().filter(|c| c.is_ascii_digit()).count() >= 6 {
+            self.classify(t, start, start + head)
+        } else {
+            Vec::new()
+        };
+        found.push(e);
+        Some(found)
+    }
+
     /// The entity of a run written one digit at a time over text[start:end], or None (a
     /// count, or digits no card, SSN or phone number is written as). After a thing's word
     /// (``thing``) a phone number needs a country code or a trunk 0 and the phone metadata's
