@@ -23,6 +23,12 @@ impl Spaced {
     /// ``body`` read as single digits between blanks (a dash may stand between two), with a
     /// '+' before the first maybe; None when any two digits touch or anything else is there.
     pub(super) fn read(body: &[char]) -> Option<Spaced> {
+        // seven digits and six blanks at least, and no second digit right after the first:
+        // most runs are told apart here, before anything is set up
+        let lead = usize::from(body.first() == Some(&'+'));
+        if body.len() < 13 || body.get(lead + 1).is_some_and(char::is_ascii_digit) {
+            return None;
+        }
         let mut s = Spaced { digits: [0; 24], n: 0, dashes: [0; 8], nd: 0, plus: false };
         let mut body = body;
         if let Some(('+', rest)) = body.split_first().map(|(c, r)| (*c, r)) {
