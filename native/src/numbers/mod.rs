@@ -26,7 +26,7 @@ use context::{
     excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
 };
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
-use strong::{hyphen_word_before, strong, strong_grouping};
+use strong::{hyphen_word_before, may_be_strong, strong, strong_grouping};
 
 const MAX_GROUPS: usize = 7;
 
@@ -306,8 +306,8 @@ impl Numbers {
         let last = tokens.last().copied();
         for (index, &from) in starts.iter().enumerate() {
             let segment = &runs[from..starts.get(index + 1).copied().unwrap_or(runs.len())];
-            if segment.is_empty() {
-                continue;
+            if segment.is_empty() || (thing && !may_be_strong(t, segment)) {
+                continue; // after a thing's word, only a strong value may come of it
             }
             let context: &str = if index == 0 { nearest } else { "" };
             let has_ext = !ext.is_empty() && Some(*segment.last().unwrap()) == last;
