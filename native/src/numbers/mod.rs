@@ -172,8 +172,8 @@ impl Numbers {
         // A word that names a thing's identifier ("order", "claim", "ticket") keeps a bare
         // run of digits, never a value its checksum or shape proves (`strong`).
         // glued to a word that names the value itself ("phone_5552017731"), it is that word's
-        let named = words::phone(&word) || words::card(&word) || words::ssn(&word);
-        let thing = words::id(&word) || (hyphened && !named);
+        let named = || words::phone(&word) || words::card(&word) || words::ssn(&word);
+        let thing = words::id(&word) || (hyphened && !named());
         if thing {
             // what no strong value can be is the thing's number: a bare run too short for a
             // card, or fewer than nine digits not led by a trunk 0 or a country code

@@ -24,19 +24,15 @@ pub(super) fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usi
         }
         let Some(&x) = bytes.get(p) else { break };
         let digit = x.is_ascii_digit();
-        if (x == b'+' || x == b'(' || (digit && (p == 0 || !word(bytes[p - 1]))))
-            && may_run(bytes, p)
-        {
-            let input = Input::new(bytes).range(p..).anchored(Anchored::Yes);
-            if let Ok(Some(m)) = dfa.try_search_fwd(&input) {
-                return Some((p, m.offset()));
-            }
-        } else if digit && underscore_glued(bytes, p) && may_run(bytes, p) {
-            // a value glued to a word by an underscore ("cust_4111111111111111"): the run
-            // starts after it, as after a hyphen (numbers/ decides it as after a thing's word)
-            let input = Input::new(&bytes[p..]).anchored(Anchored::Yes);
-            if let Ok(Some(m)) = dfa.try_search_fwd(&input) {
-                return Some((p, p + m.offset()));
+        let starts = x == b'+' || x == b'(' || (digit && (p == 0 || !word(bytes[p - 1])));
+        // a value glued to a word by an underscore ("cust_4111111111111111"): the run starts
+        // after it, as after a hyphen (numbers/ decides it as after a thing's word); searched
+        // from there as the start of a text, where the pattern's \b holds
+        let glued = !starts && digit && underscore_glued(bytes, p);
+        if (starts || glued) && may_run(bytes, p) {
+            let input = if glued { Input::new(&bytes[p..]) } else { Input::new(bytes).range(p..) };
+            if let Ok(Some(m)) = dfa.try_search_fwd(&input.anchored(Anchored::Yes)) {
+                return Some((p, if glued { p + m.offset() } else { m.offset() }));
             }
         }
         p += 1;
