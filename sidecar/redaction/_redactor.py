@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -29,15 +31,22 @@ _Model = TypeVar("_Model", bound=BaseModel)
 _MAX_IDS = 4096
 
 
+_SIX_DIGITS = re.compile(r"(?:\D*\d){6}")
+"""Six digits anywhere (matched from the start: each character is looked at once)."""
+
+
+@functools.lru_cache(maxsize=1024)
 def _inert_url(url: str | None) -> bool:
     """Whether redact_url leaves ``url`` as it is without looking at any of it: no password,
-    query or fragment, and a URL urlsplit reads."""
+    query or fragment, no number of six digits or more in its path, and a URL urlsplit reads.
+    Remembered per URL: a deployment's sources come from a few documents, cited again and
+    again."""
     if not url:
         return True
     if "@" in url or "?" in url or "#" in url or "%" in url:
         return False
-    if sum(c.isdigit() for c in url) >= 6:
-        return False  # a path may hold a number worth redacting (six digits or more)
+    if _SIX_DIGITS.match(url) is not None:
+        return False  # a path may hold a number worth redacting
     try:
         urlsplit(url)
     except ValueError:

@@ -77,6 +77,12 @@ TRIGGERS = [
     "cust-0151-555-0142 ",
     "DE89  3704  ",
     "4111.1111.",
+    # digits one at a time, underscore-glued values, lists of numbers
+    "4 1 1 1 - ",
+    "1 2 3 - 4 5 - ",
+    "cust_4111 1111 ",
+    "id_",
+    "12 15 18 ",
     # secrets
     "password ",
     "password=",

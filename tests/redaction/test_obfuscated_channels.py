@@ -32,7 +32,12 @@ from sidecar.runtime.records import RecordProcessor
 from sidecar.runtime.slow import SlowRecords
 from tests.redaction._obfuscate import CLASSES, fold
 from tests.redaction.build_corpus import GENERATORS
-from tests.redaction.test_properties import _ambiguous
+from tests.redaction.test_properties import (
+    _ambiguous,
+    _international_phone,
+    _spaced,
+    _value,
+)
 from tests.support.factories import claim, source, trace_dict
 
 CLAIM = "My details are {v}, thanks."
@@ -147,6 +152,29 @@ def test_a_disguised_value_reaches_no_channel(
         for name, shown in channels.items()
     }
     assert leaked == dict.fromkeys(channels, [])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["CREDIT_CARD", "US_SSN", "PHONE"]),
+    st.integers(0, 2**32),
+    st.sampled_from(["spaced", "underscore"]),
+    st.sampled_from(["", "order ", "claim ", "transaction "]),
+)
+def test_a_spaced_or_glued_value_reaches_no_channel(
+    entity_type: str, seed: int, disguise: str, word: str
+) -> None:
+    """A card, an SSN or a phone number written one digit at a time or glued to a word by an
+    underscore, after a thing's word or none: its digits reach no channel, in a row or
+    spaced out."""
+    value = _international_phone(seed) if entity_type == "PHONE" else _value(entity_type, seed)
+    written = word + (_spaced(entity_type, value) if disguise == "spaced" else f"cust_{value}")
+    channels, _ = _channels(written)
+    digits = "".join(c for c in value if c.isdigit())
+    for name, shown in channels.items():
+        assert value not in shown, name
+        assert written not in shown, name
+        assert digits not in re.sub(r"[\s-]", "", fold(shown)), name
 
 
 def test_every_class_disguises_and_folding_undoes_it() -> None:

@@ -105,7 +105,7 @@ impl Numbers {
         None
     }
 
-    fn phone_key(&self, value: &[char], digits: &[char], ext: &[char]) -> String {
+    pub(super) fn phone_key(&self, value: &[char], digits: &[char], ext: &[char]) -> String {
         let k = value.iter().position(|&c| c != '(').unwrap_or(value.len());
         let value = &value[k..];
         // written into one String: "+", the country code or none, the digits, the extension
@@ -165,6 +165,12 @@ fn card_shaped(value: &[char], count: usize, context: bool) -> bool {
         previous = g;
         n += 1;
     }
+    if n >= 5
+        && !context
+        && Groups::new(value, |c| c == '-' || ch::is_space(c)).all(|g| g.len() <= 3)
+    {
+        return false; // five groups or more of three digits or fewer: a list of numbers
+    }
     if count >= 16 || n == 1 {
         return true;
     }
@@ -204,7 +210,7 @@ impl<'a, F: Fn(char) -> bool> Iterator for Groups<'a, F> {
     }
 }
 
-fn ssn_key(value: &[char], context: bool) -> Option<String> {
+pub(super) fn ssn_key(value: &[char], context: bool) -> Option<String> {
     let (area, group, serial) = if let Some(parts) = ssn_parts(value) {
         parts
     } else if context && value.len() == 9 && ch::all_digit(value) {

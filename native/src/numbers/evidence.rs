@@ -1,12 +1,14 @@
 //! Numbers that carry evidence in a shape a phone number could have, kept whatever their
 //! digits: a list of years ("1997 1999", "(1997) 2001 2004"), a date written with spaces
 //! ("15 03 2024", "2024 03 15"), a round number grouped in thousands ("1 000 000 000"), and
-//! a decimal with one or two places or a leading "0." among a run's tokens ("17.0 30000").
+//! a decimal with one or two places or a leading "0." among a run's tokens ("17.0 30000"),
+//! and lists of numbers: a sequence with a fixed step ("12 15 18 21 24", "10 20 30 40 50"),
+//! and six numbers or more of one to three digits ("98 87 92 76 88 95", scores or pages).
 
 /// The groups of digits of ``value`` between blanks, commas and brackets, on the stack (a
 /// value has a few); None when it holds anything else or too many groups.
-fn groups(value: &[char]) -> Option<([(usize, usize); 8], usize)> {
-    let mut out = [(0usize, 0usize); 8];
+fn groups(value: &[char]) -> Option<([(usize, usize); 24], usize)> {
+    let mut out = [(0usize, 0usize); 24];
     let mut n = 0;
     let mut start = None;
     for (i, &c) in value.iter().chain(std::iter::once(&' ')).enumerate() {
@@ -44,6 +46,24 @@ pub(super) fn kept(value: &[char]) -> bool {
     let year = |g: &(usize, usize)| len(g) == 4 && (1800..=2099).contains(&number(value, *g));
     if groups.iter().all(year) {
         return true;
+    }
+    // a list of numbers, none led by a trunk 0: a fixed step over five or more, or six or
+    // more of one to three digits (no phone number is written in so many short groups
+    // without a country code or a trunk 0)
+    let bare = value.iter().all(|&c| c.is_ascii_digit() || matches!(c, ' ' | '\u{a0}' | ','));
+    let no_zero =
+        value[groups[0].0] != '0' && groups.iter().all(|g| len(g) == 1 || value[g.0] != '0');
+    if bare && no_zero && n >= 5 {
+        let step = |i: usize| {
+            i64::from(number(value, groups[i + 1])) - i64::from(number(value, groups[i]))
+        };
+        let first = step(0);
+        if first != 0 && (1..n - 1).all(|i| step(i) == first) {
+            return true;
+        }
+        if n >= 6 && groups.iter().all(|g| len(g) <= 3) {
+            return true;
+        }
     }
     if n == 3 && value.iter().all(|&c| c.is_ascii_digit() || c == ' ') {
         let (a, b, c) = (groups[0], groups[1], groups[2]);

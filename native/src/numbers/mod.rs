@@ -15,6 +15,7 @@ mod decide;
 mod evidence;
 mod metadata;
 mod shapes;
+mod spaced;
 mod strong;
 
 use crate::chars::{self as ch, Text};
@@ -25,7 +26,7 @@ use context::{
     excluded_by_surroundings, glued_before, is_currency, nearest_context_word, word_after,
 };
 use shapes::{full, shapes, ssn_shaped, strip_chars, stripped_len, thousands};
-use strong::{hyphen_word_before, strong, strong_grouping};
+use strong::{hyphen_word_before, may_be_strong, strong, strong_grouping};
 
 const MAX_GROUPS: usize = 7;
 
@@ -108,7 +109,13 @@ fn strength(ty: Ty) -> u8 {
 
 impl Numbers {
     /// Entities in text[start:end] (a candidate of the number pattern, code points).
-    pub fn classify(&self, t: &Text, mut start: usize, end: usize) -> Vec<Ent> {
+    pub fn classify(&self, t: &Text, start: usize, end: usize) -> Vec<Ent> {
+        self.classify_run(t, start, end, false)
+    }
+
+    /// ``whole``: a run glued to a word by a hyphen or an underscore and holding blanks
+    /// ("cust_4111 1111 1111 1111") read whole, as after a thing's word.
+    fn classify_run(&self, t: &Text, mut start: usize, end: usize, whole: bool) -> Vec<Ent> {
         let mut body_end = end;
         let mut ext: &[char] = &[];
         let tail = t.sl(start, end);
@@ -145,7 +152,17 @@ impl Numbers {
             match ch::find(&t.c, " ", start.min(t.len()), body_end.max(start).min(t.len())) {
                 None if hyphen_word_before(t, start) => hyphened = true,
                 None => return Vec::new(),
-                Some(space) => start = space + 1,
+                Some(_) if whole => hyphened = true,
+                Some(space) => {
+                    // a value that proves itself whole wins over the part after the blank
+                    if hyphen_word_before(t, start) {
+                        let found = self.classify_run(t, start, end, true);
+                        if !found.is_empty() {
+                            return found;
+                        }
+                    }
+                    start = space + 1;
+                }
             }
         }
         if excluded_by_surroundings(t, start, if ext.is_empty() { body_end } else { end }) {
@@ -154,7 +171,9 @@ impl Numbers {
         let word = nearest_context_word(t, start);
         // A word that names a thing's identifier ("order", "claim", "ticket") keeps a bare
         // run of digits, never a value its checksum or shape proves (`strong`).
-        let thing = words::id(&word) || hyphened;
+        // glued to a word that names the value itself ("phone_5552017731"), it is that word's
+        let named = || words::phone(&word) || words::card(&word) || words::ssn(&word);
+        let thing = words::id(&word) || (hyphened && !named());
         if thing {
             // what no strong value can be is the thing's number: a bare run too short for a
             // card, or fewer than nine digits not led by a trunk 0 or a country code
@@ -169,6 +188,12 @@ impl Numbers {
             }
         }
         let nearest: &str = if thing { "" } else { &word };
+        // one digit at a time ("4 1 1 1 ...", "1 2 3 - 4 5 - 6 7 8 9"): decided whole
+        if let Some(found) =
+            ext.is_empty().then(|| self.spaced_run(t, start, body_end, nearest, thing)).flatten()
+        {
+            return found;
+        }
         // Tokens separated by blanks (on the stack: a run has a few).
         let mut tokens: Short<Run, 32> = Short::new();
         let offset = start;
@@ -281,8 +306,8 @@ impl Numbers {
         let last = tokens.last().copied();
         for (index, &from) in starts.iter().enumerate() {
             let segment = &runs[from..starts.get(index + 1).copied().unwrap_or(runs.len())];
-            if segment.is_empty() {
-                continue;
+            if segment.is_empty() || (thing && !may_be_strong(t, segment)) {
+                continue; // after a thing's word, only a strong value may come of it
             }
             let context: &str = if index == 0 { nearest } else { "" };
             let has_ext = !ext.is_empty() && Some(*segment.last().unwrap()) == last;

@@ -1,6 +1,6 @@
 //! Which entities a word naming a thing's identifier ("order", "claim") cannot keep.
 
-use super::metadata;
+use super::{metadata, Run};
 use crate::chars::{self as ch, Text};
 use crate::{Ent, Ty};
 
@@ -101,11 +101,36 @@ pub(super) fn strong_grouping(token: &[char]) -> bool {
     }
 }
 
-/// Whether a word of letters and a hyphen come right before ``start``.
+/// Whether a word of letters and a hyphen or an underscore come right before ``start``.
 pub(super) fn hyphen_word_before(t: &Text, start: usize) -> bool {
-    start >= 2 && t.c[start - 1] == '-' && {
+    start >= 2 && matches!(t.c[start - 1], '-' | '_') && {
         let word = t.sl(start.saturating_sub(24), start - 1);
         let n = word.iter().rev().take_while(|c| c.is_alphabetic()).count();
         n >= 1 && (n == word.len() || !ch::is_alnum(word[word.len() - n - 1]))
     }
+}
+
+/// Whether a segment of a run after a thing's word may hold an entity `strong` keeps: one of
+/// its tokens starts with a trunk 0, a '+' or a '(', or it holds a group of four digits (a
+/// card's, an SSN's serial, a North American number's last) or one of twelve or more (a
+/// card written bare). What holds none of these is the thing's number, whatever its windows.
+pub(super) fn may_be_strong(t: &Text, segment: &[Run]) -> bool {
+    segment.iter().any(|token| {
+        let value = t.sl(token.start, token.end);
+        if matches!(value.first(), Some('0' | '+' | '(')) {
+            return true;
+        }
+        let mut len = 0;
+        for c in value.iter().chain(std::iter::once(&' ')) {
+            if c.is_ascii_digit() {
+                len += 1;
+            } else {
+                if len == 4 || len >= 12 {
+                    return true;
+                }
+                len = 0;
+            }
+        }
+        false
+    })
 }

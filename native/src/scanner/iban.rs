@@ -115,8 +115,11 @@ pub(super) fn iban_loose(t: &Text, m: &Found) -> Vec<Ent> {
 fn iban_at(c: &[char]) -> Option<(usize, String)> {
     let sep = |x: char| matches!(x, ' ' | '\t' | '.' | '-');
     let blank = |x: char| matches!(x, ' ' | '\t');
-    let country: String = c[..2].iter().map(char::to_ascii_uppercase).collect();
-    let total = crate::validate::iban_length(&country)?;
+    let (a, b) = (c[0], c[1]);
+    if !a.is_ascii() || !b.is_ascii() {
+        return None;
+    }
+    let total = crate::validate::iban_length_of(a as u8, b as u8)?;
     let mut compact = String::with_capacity(total);
     let mut groups_without_digit = 0;
     let mut group_digit = false;

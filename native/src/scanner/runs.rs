@@ -23,17 +23,26 @@ pub(super) fn number_run(dfa: &DenseDfa, bytes: &[u8], at: usize) -> Option<(usi
             p += 8;
         }
         let Some(&x) = bytes.get(p) else { break };
-        if (x == b'+' || x == b'(' || (x.is_ascii_digit() && (p == 0 || !word(bytes[p - 1]))))
-            && may_run(bytes, p)
-        {
-            let input = Input::new(bytes).range(p..).anchored(Anchored::Yes);
-            if let Ok(Some(m)) = dfa.try_search_fwd(&input) {
-                return Some((p, m.offset()));
+        let digit = x.is_ascii_digit();
+        let starts = x == b'+' || x == b'(' || (digit && (p == 0 || !word(bytes[p - 1])));
+        // a value glued to a word by an underscore ("cust_4111111111111111"): the run starts
+        // after it, as after a hyphen (numbers/ decides it as after a thing's word); searched
+        // from there as the start of a text, where the pattern's \b holds
+        let glued = !starts && digit && underscore_glued(bytes, p);
+        if (starts || glued) && may_run(bytes, p) {
+            let input = if glued { Input::new(&bytes[p..]) } else { Input::new(bytes).range(p..) };
+            if let Ok(Some(m)) = dfa.try_search_fwd(&input.anchored(Anchored::Yes)) {
+                return Some((p, if glued { p + m.offset() } else { m.offset() }));
             }
         }
         p += 1;
     }
     None
+}
+
+/// Whether ``bytes[p]`` comes right after a word of letters and an underscore ("id_").
+fn underscore_glued(bytes: &[u8], p: usize) -> bool {
+    p >= 2 && bytes[p - 1] == b'_' && bytes[p - 2].is_ascii_alphabetic()
 }
 
 /// Whether a number run may start at ``p`` (a '+', a '(' or a digit): after "+(" or "(+"
