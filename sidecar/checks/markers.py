@@ -29,6 +29,7 @@ from sidecar.checks._citation_ids import (
 )
 from sidecar.checks._marker_ids import expanded, resolve_ids, resolved
 from sidecar.checks._marker_spans import (
+    closed_before_stops,
     closed_up,
     closed_up_all,
     closes_up_in_place,
@@ -255,6 +256,12 @@ class MarkerParser:
             # again: a text without a NUL held no marker, one with a single NUL is closed
             # up around it (a marker that took a line break leaves fewer texts).
             marked = _BUILTIN_ASCII.sub("\0", joined)
+            kept_texts = closed_before_stops(marked, len(texts))
+            if kept_texts is not None:  # the commonest shape: "... 20 EUR [2]."
+                return [
+                    None if kept == text else kept
+                    for text, kept in zip(texts, kept_texts, strict=True)
+                ]
             if closes_up_in_place(joined, marked, len(texts)):
                 return [
                     None if kept == text else kept
