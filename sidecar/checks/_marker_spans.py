@@ -220,17 +220,17 @@ def closed_up_all(marked: str) -> list[str]:
     return text.split("\n")[1:-1]
 
 
-def closed_before_stops(marked: str, count: int) -> list[str] | None:
-    """Each of ``count`` ASCII texts joined by line breaks, their markers replaced by NULs
-    (``marked``), without its markers, when every marker follows a single space and comes
-    before a full stop (``"The fee is 20 EUR [2]."``), and each text is closed up once they
-    are gone: printable, no double space, none at either end, none before a full stop (one
-    left by a marker after two spaces). Then each is what :func:`without` gives (a marker
-    and the space before it go; a run of markers leaves a NUL: None). None otherwise."""
+def closed_before_stops(joined: str, marked: str, count: int) -> list[str] | None:
+    """Each of ``count`` ASCII texts joined by line breaks (``joined``), without its
+    markers, when every marker follows a single space and comes before a full stop (``"The
+    fee is 20 EUR [2]."``: ``marked`` has them replaced by NULs) and the texts are closed up
+    (printable, no double space, none at either end: a double space shows in ``joined``
+    with its line breaks as spaces). Then a marker and the space before it go, and each text
+    is what :func:`without` gives. None otherwise (a run of markers leaves a NUL)."""
     closed = marked.replace(" \0.", ".")
-    if "\0" in closed or " ." in closed:
+    if "\0" in closed:
         return None
-    flat = closed.replace("\n", " ")
+    flat = joined.replace("\n", " ")
     if "  " in flat or flat[:1] == " " or flat[-1:] == " " or not flat.isprintable():
         return None
     kept = closed.split("\n")

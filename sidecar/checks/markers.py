@@ -222,7 +222,7 @@ class MarkerParser:
             and text.isascii()
             and (resolver is None or resolver.all_shaped())
             and "`" not in text
-            and "://" not in text
+            and (":" not in text or "://" not in text)
             and "www." not in text
         ):
             # Every marker is of the pattern's shape, and no code or URL hides one.
@@ -247,7 +247,7 @@ class MarkerParser:
             and joined.isascii()
             and (resolver is None or resolver.all_shaped())
             and "`" not in joined
-            and "://" not in joined
+            and (":" not in joined or "://" not in joined)
             and "www." not in joined
         ):
             return [self.unmarked(text, resolver) for text in texts]
@@ -256,7 +256,7 @@ class MarkerParser:
             # again: a text without a NUL held no marker, one with a single NUL is closed
             # up around it (a marker that took a line break leaves fewer texts).
             marked = _BUILTIN_ASCII.sub("\0", joined)
-            kept_texts = closed_before_stops(marked, len(texts))
+            kept_texts = closed_before_stops(joined, marked, len(texts))
             if kept_texts is not None:  # the commonest shape: "... 20 EUR [2]."
                 return [
                     None if kept == text else kept
