@@ -40,6 +40,8 @@ _MARKER_LED = re.compile(
 _URL = re.compile(r"https?://|www\.", re.IGNORECASE)
 _REFERENCE_WORDS = 12
 _WORD = re.compile(r"[^\W\d_]+|\d+")
+_ASCII_WORD = re.compile(r"[A-Za-z]+|[0-9]+")
+"""``_WORD`` on ASCII text."""
 _WORD_CHARS = re.compile(r"\w")
 _FULL_WIDTH_STOP = re.compile("[\u3002\uff01\uff1f]")
 _ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]*_]*[ \t]*$")
@@ -47,6 +49,8 @@ _MIN_SENTENCE_WORDS = 4
 _SENTENCE_PREFIX = 400
 """Characters of a line read for its words: a verb comes early in a sentence, and a
 reference entry is short."""
+_VERB_PREFIX = 80
+"""Characters of a line read first for a verb."""
 _VERBS = frozenset({
     # English
     "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does",
@@ -77,11 +81,17 @@ def holds_sentence(text: str) -> bool:
     or a sentence end after a few words that are mostly in lower case (a title is mostly
     capitalised) and do not end in a number (a year, a page). A line with a URL is an
     entry."""
-    if _URL.search(text):
+    if _has_url(text):
         return False
-    if _FULL_WIDTH_STOP.search(text):
+    if not text.isascii() and _FULL_WIDTH_STOP.search(text):
         return True
-    words = _WORD.findall(text, 0, _SENTENCE_PREFIX)
+    # A verb among the first words tells without reading the rest of the prefix (the last
+    # word read may be cut short: it is left out).
+    word = _ASCII_WORD if text.isascii() else _WORD
+    head = word.findall(text, 0, _VERB_PREFIX)
+    if any(found.lower() in _VERBS for found in head[:-1]):
+        return True
+    words = word.findall(text, 0, _SENTENCE_PREFIX)
     if not words:
         return False
     if any(word.lower() in _VERBS for word in words):
@@ -94,6 +104,14 @@ def holds_sentence(text: str) -> bool:
     return 2 * lower >= len(words) - 1
 
 
+def _has_url(text: str) -> bool:
+    """Whether ``text`` holds a URL's start (:data:`_URL`): without ``://`` or a ``www.``
+    in any case, one that the regex, read case-insensitively, cannot find either."""
+    if "://" not in text and "www." not in text.lower():
+        return False
+    return _URL.search(text) is not None
+
+
 def _reference_like(line: str) -> bool:
     """A line of a source list: a list item, a marker first, a URL, or a short line
     without a full stop (a title)."""
@@ -101,7 +119,7 @@ def _reference_like(line: str) -> bool:
     return bool(
         BULLET.match(line)
         or _MARKER_LED.match(line)
-        or _URL.search(line)
+        or _has_url(line)
         or _FOOTNOTE_DEFINITION.match(line)
         or (len(stripped.split()) <= _REFERENCE_WORDS and not stripped.endswith((".", "!", "?")))
     )

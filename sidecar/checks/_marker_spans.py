@@ -7,7 +7,14 @@ import bisect
 import re
 from typing import Protocol, TypeVar
 
-__all__ = ["closed_up_all", "closes_up_in_place", "code_and_urls", "outside", "without"]
+__all__ = [
+    "closed_before_stops",
+    "closed_up_all",
+    "closes_up_in_place",
+    "code_and_urls",
+    "outside",
+    "without",
+]
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _TICKS = re.compile(r"`+")
@@ -211,3 +218,20 @@ def closed_up_all(marked: str) -> list[str]:
     else:
         text = text.replace("\0", "")
     return text.split("\n")[1:-1]
+
+
+def closed_before_stops(joined: str, marked: str, count: int) -> list[str] | None:
+    """Each of ``count`` ASCII texts joined by line breaks (``joined``), without its
+    markers, when every marker follows a single space and comes before a full stop (``"The
+    fee is 20 EUR [2]."``: ``marked`` has them replaced by NULs) and the texts are closed up
+    (printable, no double space, none at either end: a double space shows in ``joined``
+    with its line breaks as spaces). Then a marker and the space before it go, and each text
+    is what :func:`without` gives. None otherwise (a run of markers leaves a NUL)."""
+    closed = marked.replace(" \0.", ".")
+    if "\0" in closed:
+        return None
+    flat = joined.replace("\n", " ")
+    if "  " in flat or flat[:1] == " " or flat[-1:] == " " or not flat.isprintable():
+        return None
+    kept = closed.split("\n")
+    return kept if len(kept) == count else None

@@ -16,6 +16,8 @@ __all__ = ["Analysis", "ClaimAnalysis", "ClaimStatus", "analyse"]
 _IDS = itemgetter(2)
 """A marker's IDs (``Marker.ids``), read in C."""
 _new_tuple = tuple.__new__
+_NOT_DIGITS = bytes(b for b in range(256) if not (48 <= b <= 57 or b == 10))
+"""Every byte but the ASCII digits and the line break."""
 
 
 class ClaimAnalysis(NamedTuple):
@@ -129,8 +131,9 @@ def analyse(
     negated = None if has_negation(joined) else False
     # Most claims are sent without markers: then one search of all claims.
     unmarked_texts = parser.unmarked_each(claim_texts, resolver, joined=joined)
+    numbered = _numbered(joined, claim_texts, unmarked_texts) if negated is False else None
     claims = []
-    for claim, unmarked in zip(trace.claims, unmarked_texts, strict=True):
+    for index, (claim, unmarked) in enumerate(zip(trace.claims, unmarked_texts, strict=True)):
         cited = claim.citation_ids
         if len(cited) > 1:
             cited = list(dict.fromkeys(cited))
@@ -148,6 +151,9 @@ def analyse(
             status = "uncited"
         elif not valid:
             status = "invalid_citation"
+        elif numbered is not None and not numbered[index]:
+            # No number and no negation word: nothing for the pre-screen to flag.
+            status = "cited"
         else:
             status = "cited"
             passages = []
@@ -173,6 +179,20 @@ def analyse(
         tuple(case_only),
         parser,
     )
+
+
+def _numbered(joined: str, texts: list[str], unmarked: list[str | None]) -> list[bytes] | None:
+    """For each claim (its ``texts`` ``joined`` by line breaks, ``unmarked``: each one's
+    text without markers, or None), the ASCII digits of the text the pre-screen reads (empty:
+    it holds no number); None when that text is not ASCII or a claim holds a line break."""
+    if any(text is not None for text in unmarked):
+        joined = "\n".join(
+            [text if kept is None else kept for text, kept in zip(texts, unmarked, strict=True)]
+        )
+    if not joined.isascii():
+        return None
+    digits = joined.encode("ascii").translate(None, _NOT_DIGITS).split(b"\n")
+    return digits if len(digits) == len(texts) else None
 
 
 def _renamed_ids(raw: Trace, redacted: Trace) -> dict[str, str]:

@@ -285,3 +285,28 @@ def test_one_negation_scan_of_all_claims_agrees_with_one_per_claim(texts: list[s
 
     joined = prescreen.has_negation("\n".join(texts))
     assert joined == any(prescreen.has_negation(text) for text in texts)
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([*_PIECES, "12", "3.5", "\u0663", " [S1]", " [S2].", " never", "\n"]),
+            max_size=10,
+        ).map("".join),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_analysis_flags_each_claim_as_the_prescreen_does(texts: list[str]) -> None:
+    # Claims without a number or a negation word skip the pre-screen: the flags must be
+    # those the pre-screen gives the text it reads.
+    from sidecar.checks.prescreen import PassageFacts, prescreen_flags
+
+    passages = {"S1": "The fee is 12 EUR.", "S2": "It is not refunded after 3.5 days."}
+    trace = make_trace(
+        sources=[source(i, text) for i, text in passages.items()],
+        claims=[claim(f"c{n}", text or "x", ["S1", "S2"]) for n, text in enumerate(texts)],
+    )
+    facts = [PassageFacts(text) for text in passages.values()]
+    for item in analyse(trace, MarkerParser()).claims:
+        assert item.prescreen == prescreen_flags(item.text, facts)

@@ -126,3 +126,26 @@ def test_the_claims_are_unmarked_together_as_each_on_its_own(texts: list[str]) -
     resolver = IdResolver(frozenset(["S1", "S2", "1"]))
     expected = [parser.unmarked(text, resolver) for text in texts]
     assert parser.unmarked_each(texts, resolver) == expected
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["The fee is 20 EUR [S1].", "Refunds take 5 days [S2]."],
+        ["The fee is 20 EUR  [S1].", "Refunds take 5 days [S2]."],
+        ["The fee is 20 EUR\t[S1].", "No marker here."],
+        [" [S1].", "a [S1]. b [S2]."],
+        ["a [S1] [S2].", "b [S1]."],
+        ["a [S1][S2].", "b ."],
+        ["a . b [S1].", "c [S2]. "],
+        ["a [S1].", "", "b [S2]."],
+        ["a [S1\n].", "b [S2]."],
+    ],
+)
+def test_claims_with_a_marker_before_each_full_stop_are_unmarked_as_each_alone(
+    texts: list[str],
+) -> None:
+    parser = MarkerParser()
+    resolver = IdResolver(frozenset(["S1", "S2"]))
+    expected = [parser.unmarked(text, resolver) for text in texts]
+    assert parser.unmarked_each(texts, resolver) == expected
