@@ -16,7 +16,9 @@ decodes to text is checked too (rule ``encoded_instruction``). Matches map back 
 original text: spans are always in its coordinates.
 
 Linear time: every pattern is RE2. One RE2 set (a single DFA pass) says which patterns
-match the normalised text; only those are searched again for their positions; each base64
+match the normalised text; only those are searched again for their positions
+(:mod:`sidecar.checks._injection_sets` compiles each set and pattern the first time a text
+needs it, and leaves the rules of other scripts out of the set for ASCII text); each base64
 run is decoded and checked once, without going deeper than two levels. ``_scan`` counts
 the characters every pass was handed (``work``), which tests hold to a constant times the
 text's length.
@@ -26,15 +28,13 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any
-
-import re2
 
 from sidecar._regex import compile_linear
 from sidecar.checks._injection_decode import decoded_base64, encodable, url_text
 from sidecar.checks._injection_hidden import HIDDEN_RULES, TAG_CHARS, tag_text, visible
 from sidecar.checks._injection_normal import normalise
 from sidecar.checks._injection_rules import RULES
+from sidecar.checks._injection_sets import RuleSets
 from sidecar.checks.analysis import Analysis
 from sidecar.checks.base import Finding
 
@@ -56,18 +56,6 @@ INJECTION_PATTERNS: tuple[tuple[str, str], ...] = tuple(
 
 ENCODED_RULE = "encoded_instruction"
 _MAX_DEPTH = 2
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False
-_OPTIONS.max_mem = 64 << 20  # room for the set's DFA: below this it falls back to the NFA
-
-
-_OBFUSCATION = r"(?i)&[#a-z0-9]{1,33};|<!--|--!?>|</?[a-z]|[*~`_]|-[ \t]{0,8}\r?\n|[a-z0-9+/_-]{20}"
-"""Anything in ASCII text that normalising would change, or a possible base64 run: ASCII
-text without it is its own normalised form."""
-
-
-_NEG_GROUP = compile_linear(r"\(\?P<neg[0-9]?>")
-
 
 RAW_PATTERNS: tuple[tuple[str, str], ...] = tuple(
     (name, pattern) for name, patterns in HIDDEN_RULES for pattern in patterns
@@ -75,32 +63,14 @@ RAW_PATTERNS: tuple[tuple[str, str], ...] = tuple(
 """(rule name, pattern) of the rules matched on the text as written
 (:mod:`sidecar.checks._injection_hidden`)."""
 
-
-def _compiled() -> tuple[Any, Any, Any, list[tuple[str, Any, bool]], list[tuple[str, Any]]]:
-    patterns = []
-    rule_set, gate = re2.Set.SearchSet(_OPTIONS), re2.Set.SearchSet(_OPTIONS)
-    raw_set = re2.Set.SearchSet(_OPTIONS)
-    for name, pattern in INJECTION_PATTERNS:
-        compile_linear("(?i)" + pattern)  # refuses anything RE2 cannot run, with a reason
-        patterns.append((name, re2.compile("(?i)" + pattern, _OPTIONS), "(?P<neg" in pattern))
-        for each in (rule_set, gate):
-            each.Add("(?i)" + _NEG_GROUP.sub("(?:", pattern))
-    raw = []
-    for name, pattern in RAW_PATTERNS:
-        compile_linear(pattern)
-        raw.append((name, re2.compile(pattern, _OPTIONS)))
-        raw_set.Add(pattern)
-        gate.Add(pattern)
-    gate.Add(_OBFUSCATION)
-    for each in (rule_set, gate, raw_set):
-        each.Compile()
-    return rule_set, gate, raw_set, patterns, raw
-
-
-_SET, _GATE, _RAW_SET, _PATTERNS, _RAW = _compiled()
-"""Which patterns match a (normalised) text; the same with the raw rules and
-:data:`_OBFUSCATION` added, for raw ASCII text; which raw rules match the text as written;
-each pattern compiled alone (and whether it captures a negation), each raw rule alone."""
+_SETS = RuleSets(
+    tuple(pattern for _, pattern in INJECTION_PATTERNS),
+    tuple(pattern for _, pattern in RAW_PATTERNS),
+)
+"""The rules and the raw rules, compiled the first time a text needs them."""
+_NAMES = tuple(name for name, _ in INJECTION_PATTERNS)
+_NEGATABLE = tuple("(?P<neg" in pattern for _, pattern in INJECTION_PATTERNS)
+_RAW_NAMES = tuple(name for name, _ in RAW_PATTERNS)
 _BASE64 = compile_linear(r"[A-Za-z0-9+/]{20,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _PARAGRAPH_END = compile_linear(r"\n(?:[ \t\r\f\v]*\n)+")
 _SENTENCE_END = compile_linear("[.!?\u3002\uff01\uff1f][\"')\\]]{0,2}(?:\\s|$)")
@@ -127,19 +97,19 @@ def _scanencodable(text: str, depth: int) -> _Scan:
     scan = _Scan()
     normal = normalise(text)
     scan.work += normal.work + len(normal.text)
-    found = _SET.Match(normal.text)
-    for index in found or ():
-        name, pattern, negatable = _PATTERNS[index]
+    rules, raw = _SETS.matches(normal.text, text)
+    for index in rules:
+        name, negatable = _NAMES[index], _NEGATABLE[index]
         scan.work += len(normal.text)
-        for match in pattern.finditer(normal.text):
+        for match in _SETS.rule(index).finditer(normal.text):
             if negatable and any(match.groupdict().values()):
                 continue  # a negation or a description around the words: not an instruction
             start, end = normal.original(*match.span())
             scan.hits.append((name, start, end))
-    for index in _RAW_SET.Match(text) or ():
-        name, pattern = _RAW[index]
+    for index in raw:
+        name = _RAW_NAMES[index]
         scan.work += len(text)
-        scan.hits.extend((name, *match.span()) for match in pattern.finditer(text))
+        scan.hits.extend((name, *match.span()) for match in _SETS.raw_rule(index).finditer(text))
     if depth < _MAX_DEPTH:
         scan.work += len(text)
         if not text.isascii():
@@ -263,7 +233,7 @@ class InjectionCheck:
         )
         # ASCII text with nothing to normalise is its own normalised form: one set pass over
         # the whole trace says whether any text of it can match.
-        if whole.isascii() and not _GATE.Match(whole):
+        if whole.isascii() and not _SETS.gate(whole):
             return []
         findings = []
         for field_name, text in (("question", trace.question), ("answer", trace.answer)):
