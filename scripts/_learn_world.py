@@ -18,21 +18,24 @@ Dependencies treebanks, and instruction phrases learned per language from the fi
   to tests/fixtures/injection/ordinary_world.jsonl) or the benign fit half.
 
 A phrase is a pair ``first ... second`` inside one clause of a fit record's normalised
-text: one of a few seed nouns for instructions of its language (``SEEDS``: ``instruccion``,
-``tagubilin``, ``指令``...) and a word up to four words before or after it (for Chinese,
-Japanese and Thai, written without spaces, a run of two or three characters up to eight
-characters away), found in fit records of at least ``MIN_BLOCKS`` blocks and not among the
-most frequent words of the language's ordinary text. It is kept, in order of frequency,
-when it catches a fit record of its language the rules and the phrases kept before it miss,
-and matches no benign text: the benign fit documents of every language, the system prompts
-and judge questions of every fit record (so the topic of a test, "the secret key", is not
-learned as an instruction) and the English benign text of the script.
+text: one of a few seed nouns for instructions of its language (``SEEDS``:
+``instruccion``, ``tagubilin``, ``指令``...) and a word up to four words before or after it
+(for Chinese, Japanese and Thai, written without spaces, a run of two or three characters
+up to eight characters away), found in fit records of at least ``MIN_BLOCKS`` blocks,
+neither among the most frequent words of the language's ordinary text nor another seed
+noun. It is kept, in order of frequency, when it catches a fit record of its language the
+rules and the phrases kept before it miss, and matches no benign text: the benign fit
+documents of every language, the system prompts and judge questions of every fit record
+(so the topic of a test, "the secret key", is not learned as an instruction) and the
+English benign text of the script.
 
 Each English test case is translated into about four of the seventeen languages, so a
 language holds some thirty fit records, nearly all of different test cases: few pairs
 recur in two blocks. Lowering ``MIN_BLOCKS`` to one learns the topics of single records
 ("chiffres ... ordre", from "sort these numbers in descending order") rather than
-instructions, and is not done.
+instructions, and is not done; nor is a second set of seeds, words for "previous" (a verb
+next to one, "ignora ... anterior", also reads "the government ignored the previous
+proposal").
 """
 
 from __future__ import annotations
@@ -225,6 +228,10 @@ def _frequent(texts: list[str], unspaced: bool) -> set[str]:
     return {w for w, _ in counts.most_common(_FREQUENT)}
 
 
+def _holds_seed(word: str, stems: list[str]) -> bool:
+    return any(word.startswith(stem) and len(word) - len(stem) <= ENDING for stem in stems)
+
+
 def _pairs(normal: str, stems: list[str], unspaced: bool) -> set[tuple[str, str]]:
     """(first, second) pairs of a seed and a word near it inside one clause, in the order
     they come. A word holds a seed when it starts with the stem and adds at most
@@ -290,7 +297,9 @@ def learn_phrases(
             {
                 p: len(b)
                 for p, b in blocks.items()
-                if len(b) >= MIN_BLOCKS and not (set(p) - set(stems)) & frequent
+                if len(b) >= MIN_BLOCKS
+                and not (set(p) - set(stems)) & frequent
+                and not (_holds_seed(p[0], stems) and _holds_seed(p[1], stems))
             }
         )
         missed = [
