@@ -11,11 +11,13 @@ Dependencies treebanks, and instruction phrases learned per language from the fi
   one English test case sit next to each other, so the split is by a hash of the block of
   ``BLOCK`` consecutive records a record belongs to (every translation of a test case lands
   in one split, but at a block's edge).
-- UniversalDependencies/UD_<Language>-PUD (CC BY-SA 3.0 for the text; Polish CC BY-SA 4.0)
-  and UD_Vietnamese-VTB (CC BY-SA 4.0): sentences of news and Wikipedia, grouped by the
-  document they come from. A hash of the document ID puts a document in the measured half
-  (bench.injection counts false positives on up to ``MEASURED`` of them a language, written
-  to tests/fixtures/injection/ordinary_world.jsonl) or the benign fit half.
+- UniversalDependencies/UD_<Language>-PUD (CC BY-SA 3.0 for the text; Polish CC BY-SA 4.0),
+  UD_Vietnamese-VTB and UD_Japanese-GSD (CC BY-SA 4.0; the Japanese PUD file was not at
+  hand): sentences of news and Wikipedia, grouped by the document they come from (runs of
+  three sentences where a treebank marks no documents). A hash of the document ID puts a
+  document in the measured half (bench.injection counts false positives on up to
+  ``MEASURED`` of them a language, written to
+  tests/fixtures/injection/ordinary_world.jsonl) or the benign fit half.
 
 A phrase is a pair ``first ... second`` inside one clause of a fit record's normalised
 text: one of a few seed nouns for instructions of its language (``SEEDS``:
@@ -91,6 +93,7 @@ TREEBANKS = {
     "pl": ("UD_Polish-PUD", "pl_pud-ud-test.conllu", "CC BY-SA 4.0"),
     "th": ("UD_Thai-PUD", "th_pud-ud-test.conllu", "CC BY-SA 3.0"),
     "vi": ("UD_Vietnamese-VTB", "vi_vtb-ud-test.conllu", "CC BY-SA 4.0"),
+    "ja": ("UD_Japanese-GSD", "ja_gsd-ud-test.conllu", "CC BY-SA 4.0"),
 }
 """Language -> (repository of UniversalDependencies, file, licence of the text)."""
 BLOCK = 8
@@ -155,8 +158,8 @@ def treebank_documents(ud_root: str) -> list[dict[str, str]]:
         for line in _show(git_dir, commit, path).splitlines():
             if line.startswith("# sent_id"):
                 sent = line.split("=", 1)[1].strip()
-                # PUD: n01001011 is sentence 011 of document n01001; VTB has no documents,
-                # so runs of sentences in order stand for them
+                # PUD: n01001011 is sentence 011 of document n01001; VTB and GSD have no
+                # documents, so runs of sentences in order stand for them
                 number = int(re.sub(r"\D", "", sent) or 0)
                 current = sent[:6] if "PUD" in repo else f"run{number // _SENTENCES_PER_PASSAGE}"
             elif _TEXT.match(line):
@@ -226,6 +229,11 @@ def _frequent(texts: list[str], unspaced: bool) -> set[str]:
         else:
             counts.update(_WORD.findall(text))
     return {w for w, _ in counts.most_common(_FREQUENT)}
+
+
+def _obeyed(match: Any) -> bool:
+    """A match that is not a warning to obey (no negation right before it)."""
+    return match is not None and match.group("neg") is None
 
 
 def _holds_seed(word: str, stems: list[str]) -> bool:
@@ -309,7 +317,7 @@ def learn_phrases(
         for (first, second), df in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
             phrase = f"{first} ... {second}"
             pattern = re2.compile("(?i)" + fold_text(phrase_pattern((phrase,))))
-            newly = [t for t in missed if pattern.search(t)]
+            newly = [t for t in missed if _obeyed(pattern.search(t))]
             if not newly:
                 continue
             stem = first if first in stems else second

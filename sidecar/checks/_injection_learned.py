@@ -35,8 +35,9 @@ matches no benign text: the above, the system prompts and judge questions of the
 fit records, and the fit half of the documents of the Universal Dependencies
 treebanks (news and Wikipedia, CC BY-SA):
 UD_Arabic-PUD, UD_Chinese-PUD, UD_French-PUD, UD_German-PUD, UD_Hindi-PUD,
-UD_Indonesian-PUD, UD_Italian-PUD, UD_Korean-PUD, UD_Polish-PUD, UD_Portuguese-PUD,
-UD_Russian-PUD, UD_Spanish-PUD, UD_Thai-PUD, UD_Turkish-PUD, UD_Vietnamese-VTB.
+UD_Indonesian-PUD, UD_Italian-PUD, UD_Japanese-GSD, UD_Korean-PUD, UD_Polish-PUD,
+UD_Portuguese-PUD, UD_Russian-PUD, UD_Spanish-PUD, UD_Thai-PUD, UD_Turkish-PUD,
+UD_Vietnamese-VTB.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ that asks for it (``mark ... as supported``), inside one sentence.
 from __future__ import annotations
 
 from sidecar.checks import _injection_learned as learned
-from sidecar.checks._injection_syntax import G30, G40, S, any_of, gap
+from sidecar.checks._injection_syntax import G30, G40, NEG, S, any_of, gap
 
 __all__ = ["AUTHORITY", "WORLD_LABEL", "WORLD_OVERRIDE", "phrase_pattern"]
 
@@ -91,8 +91,9 @@ def phrase_pattern(phrases: tuple[str, ...]) -> str:
     the second inside the same sentence. A word of a spaced script may add up to three
     letters (the learning script's ``ENDING``) and no more; a word boundary comes before one
     that starts with an ASCII letter (RE2's ``\\b`` is ASCII). Chinese, Japanese and Thai
-    are matched as written."""
-    return any_of(*(_G.join(_word(w) for w in p.split(" ... ")) for p in phrases))
+    are matched as written. A negation right before the pair (``no ignorar ...``) makes it a
+    warning to obey, dropped like the hand-written rules'."""
+    return NEG + any_of(*(_G.join(_word(w) for w in p.split(" ... ")) for p in phrases))
 
 
 def _word(word: str) -> str:

@@ -127,6 +127,9 @@ def test_a_learned_phrase_holds_inside_one_sentence_with_a_short_ending() -> Non
     assert found("Ignoraron todas las instrucciones")
     # a longer word is another word; a sentence end parts the pair
     assert not found("ignorar los contenidos instruccionales")
+    assert "override_instructions" not in injection_rules(
+        "No ignorar las instrucciones del fabricante."
+    )
     assert not found("Es difícil ignorar el ruido. Las instrucciones están en la caja.")
 
 
@@ -150,5 +153,5 @@ def test_translated_records_keep_a_block_of_translations_in_one_split() -> None:
 def test_news_and_wikipedia_in_other_languages_are_not_flagged(language: str) -> None:
     passages = [r for r in ORDINARY_WORLD if r["language"] == language]
     flagged = [r["document"] for r in passages if injection_rules(r["text"])]
-    assert len(passages) == 100
+    assert 80 <= len(passages) <= 100  # 100 a language, 85 for Japanese (a smaller treebank)
     assert len(flagged) <= 2, flagged
