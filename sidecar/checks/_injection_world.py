@@ -93,13 +93,16 @@ def phrase_pattern(phrases: tuple[str, ...]) -> str:
     that starts with an ASCII letter (RE2's ``\\b`` is ASCII). Chinese, Japanese and Thai
     are matched as written. A negation right before the pair (``no ignorar ...``) makes it a
     warning to obey, dropped like the hand-written rules'."""
-    return NEG + any_of(*(_G.join(_word(w) for w in p.split(" ... ")) for p in phrases))
+    pairs = (p.split(" ... ") for p in phrases)
+    return NEG + any_of(*(_word(a, last=False) + _G + _word(b, last=True) for a, b in pairs))
 
 
-def _word(word: str) -> str:
+def _word(word: str, last: bool) -> str:
     if any("\u0e00" <= c <= "\u0e7f" or "\u3040" <= c <= "\u9fff" for c in word):
         return word
-    return (r"\b" if word[0].isascii() else "") + word + r"\pL{0,3}(?:\PL|$)"
+    # a word ends at anything but a letter; before the gap, not at a sentence end either
+    end = r"(?:\PL|$)" if last else "(?:[^\\pL.!?;\u3002\uff01\uff1f]|$)"
+    return (r"\b" if word[0].isascii() else "") + word + r"\pL{0,3}" + end
 
 
 _PHRASES = tuple(p for phrases in learned.PHRASES.values() for p in phrases)

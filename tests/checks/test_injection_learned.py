@@ -131,6 +131,7 @@ def test_a_learned_phrase_holds_inside_one_sentence_with_a_short_ending() -> Non
         "No ignorar las instrucciones del fabricante."
     )
     assert not found("Es difícil ignorar el ruido. Las instrucciones están en la caja.")
+    assert not found("Nadie puede ignorar. Instrucciones: abra la caja.")
 
 
 def test_every_learned_phrase_is_a_pair_in_a_language_of_the_corpus() -> None:
