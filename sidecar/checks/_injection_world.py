@@ -12,9 +12,10 @@ that asks for it (``mark ... as supported``), inside one sentence.
 
 from __future__ import annotations
 
-from sidecar.checks._injection_syntax import G30, G40, S, any_of, gap
+from sidecar.checks import _injection_learned as learned
+from sidecar.checks._injection_syntax import G30, G40, NEG, S, any_of, gap
 
-__all__ = ["AUTHORITY", "WORLD_LABEL", "WORLD_OVERRIDE"]
+__all__ = ["AUTHORITY", "WORLD_LABEL", "WORLD_OVERRIDE", "phrase_pattern"]
 
 # fmt: off
 _L = r"\pL{0,8}"  # an ending, in any script
@@ -82,6 +83,32 @@ _PT_MORE = (
                      "ordens", "regras", "orientacoes", "prompts?", "diretrizes")
 )
 WORLD_OVERRIDE = [_RU, _AR, _HI, _KO, _TR, _ID, _VI, _PL, _PT_MORE]
+# fmt: on
+
+
+def phrase_pattern(phrases: tuple[str, ...]) -> str:
+    """One pattern for learned phrases, each two words ``first ... second``: the first, then
+    the second inside the same sentence. A word of a spaced script may add up to three
+    letters (the learning script's ``ENDING``) and no more; a word boundary comes before one
+    that starts with an ASCII letter (RE2's ``\\b`` is ASCII). Chinese, Japanese and Thai
+    are matched as written. A negation right before the pair (``no ignorar ...``) makes it a
+    warning to obey, dropped like the hand-written rules'."""
+    pairs = (p.split(" ... ") for p in phrases)
+    return NEG + any_of(*(_word(a, last=False) + _G + _word(b, last=True) for a, b in pairs))
+
+
+def _word(word: str, last: bool) -> str:
+    if any("\u0e00" <= c <= "\u0e7f" or "\u3040" <= c <= "\u9fff" for c in word):
+        return word
+    # a word ends at anything but a letter; before the gap, not at a sentence end either
+    end = r"(?:\PL|$)" if last else "(?:[^\\pL.!?;\u3002\uff01\uff1f]|$)"
+    return (r"\b" if word[0].isascii() else "") + word + r"\pL{0,3}" + end
+
+
+_PHRASES = tuple(p for phrases in learned.PHRASES.values() for p in phrases)
+WORLD_OVERRIDE += [phrase_pattern(_PHRASES)] if _PHRASES else []
+"""The instruction phrases learned per language (:mod:`sidecar.checks._injection_learned`)."""
+# fmt: off
 
 _RU_LABEL = (
     any_of("отмет", "помет", "счита", "оцени", "призна", "классифицир", "укажи", "запиши")
