@@ -30,6 +30,7 @@ _MODULES = (
     "_screen_clauses",
     "_screen_window",
     "_screen_binding",
+    "_screen_links",
     "_screen_align",
     "screen",
 )

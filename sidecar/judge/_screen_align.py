@@ -15,6 +15,7 @@ from sidecar.judge._screen_binding import (
     several_named,
 )
 from sidecar.judge._screen_clauses import Clause, split_clauses
+from sidecar.judge._screen_links import unlinked
 from sidecar.judge._screen_numbers import ranked_at
 from sidecar.judge._screen_roles import roles, verb_like
 from sidecar.judge._screen_text import Prepared, Quantity, Token
@@ -104,7 +105,18 @@ def judge_clause(clause: Clause, passages: Sequence[Prepared]) -> ClauseResult:
     if conflict:
         return ClauseResult("conflict", conflict)
     if window.score == total:
-        blocked = _blocked(clause, window) or _unbound(clause, window)
+        blocked = (
+            _blocked(clause, window)
+            or _unbound(clause, window)
+            or unlinked(
+                clause.tokens,
+                clause.source,
+                clause.units,
+                _matched_span(clause, window),
+                window.passage.text,
+                lx.SPLITTERS,
+            )
+        )
         if blocked:
             return ClauseResult("unsure", blocked)
         return ClauseResult(

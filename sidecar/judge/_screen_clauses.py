@@ -36,9 +36,11 @@ class Clause:
     """The claim refers by a pronoun or a bare definite description to someone or something
     it never names (:func:`sidecar.judge._screen_binding.unnamed_referent`)."""
     pronoun: str = ""
+    """The family of the personal pronoun the claim opens with ("he", "she"), or ""."""
     names: tuple[str, ...] = ()
     """The names the claim writes (:func:`sidecar.judge._screen_binding.claim_names`)."""
-    """The family of the personal pronoun the claim opens with ("he", "she"), or ""."""
+    source: str = ""
+    """The claim's text, which the tokens' offsets refer to."""
 
 
 def split_clauses(claim: Prepared) -> list[Clause]:
@@ -124,4 +126,5 @@ def _clause(tokens: list[Token], claim: Prepared, verbs: set[int]) -> Clause:
         subject=subject - predicate,
         predicate=predicate - subject,
         ranked=frozenset(t.key for t in content if ranked_at(claim.text, t.start)),
+        source=claim.text,
     )

@@ -37,6 +37,7 @@ from threading import Lock
 from schemas import VerdictLabel
 from sidecar.judge._screen_align import Clause, ClauseResult, judge_clause, split_clauses
 from sidecar.judge._screen_binding import claim_names, claim_pronoun, unnamed_referent
+from sidecar.judge._screen_links import pro_verb
 from sidecar.judge._screen_roles import states_something
 from sidecar.judge._screen_text import Prepared, prepare
 
@@ -239,14 +240,16 @@ def _sentence_count(text: str) -> int:
 def _unstated(text: str) -> str:
     """Why the claim's meaning depends on what it does not state, or "" when it does not: a
     "yes" or "no" answers a question the screen does not see (so "No, ..." is no
-    negation), a question states nothing, and what the speaker says of themselves is not
-    in any passage."""
+    negation), a question states nothing, what the speaker says of themselves is not in
+    any passage, and "they can do that" names no action to look for."""
     if _ANSWER.match(text):
         return "abstained: the claim answers a question it does not state"
     if "?" in text:
         return "abstained: the claim asks a question"
     if _FIRST_PERSON.search(text):
         return "abstained: the claim speaks of its speaker"
+    if pro_verb(text):
+        return "abstained: the claim stands in 'do that' for an action it does not state"
     return ""
 
 

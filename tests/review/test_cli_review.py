@@ -42,17 +42,17 @@ def test_import_with_traces_keeps_redacted_passages(records: Path, tmp_path: Pat
     result = CliRunner().invoke(cli, args, env=ENV)
     assert result.exit_code == 0, result.output
     # The examples' critical abstentions and the screen's suspicions (2).
-    assert "9 routed claims: 9 stored, 0 already there" in result.output
+    assert "10 routed claims: 10 stored, 0 already there" in result.output
     again = CliRunner().invoke(cli, args, env=ENV)
-    assert "9 routed claims: 0 stored, 9 already there" in again.output
+    assert "10 routed claims: 0 stored, 10 already there" in again.output
     with ReviewStore(store) as opened:
         items = opened.items()
-    assert len(items) == 9
+    assert len(items) == 10
     assert {tuple(i.reasons) for i in items} == {("abstained_critical",), ("suspect",)}
     assert all(p.text for i in items for p in i.passages)
     status = CliRunner().invoke(cli, ["review", "status", "--store", str(store)])
     assert status.exit_code == 0
-    assert "abstained_critical 7" in status.output
+    assert "abstained_critical 8" in status.output
 
 
 def test_import_without_traces_keeps_source_ids_only(records: Path, tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_purge_keeps_labelled_items(records: Path, tmp_path: Path) -> None:
         cli, ["review", "purge", "--older-than", "0", "--store", str(store)]
     )
     assert result.exit_code == 0
-    assert "8 unlabelled items deleted" in result.output
+    assert "9 unlabelled items deleted" in result.output
     with ReviewStore(store) as opened:
         assert [i.item_id for i in opened.items()] == [first.item_id]
 
@@ -208,7 +208,7 @@ def test_run_with_a_file_writes_routed_claims_to_the_store(tmp_path: Path) -> No
     assert sorted((i.model_dump(exclude=strip) for i in items), key=str) == sorted(
         (i.model_dump(exclude=strip) for i in again), key=str
     )
-    assert len(items) == 9
+    assert len(items) == 10
 
 
 def test_run_with_only_a_topic_and_a_file_input_stops_at_start(tmp_path: Path) -> None:
