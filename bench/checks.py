@@ -17,6 +17,11 @@ machine counts less; on a loaded machine compare ratios of the same run, and rep
 stages are timed in a separate run of the same loop with a clock read between stages (the
 reads would add about 4 us a trace to the whole path's figure).
 
+Before and after in one run with ``--before REV``: each round times the baseline and the
+whole path here, then the same two loops in a child process on the Python packages of git
+revision REV (the compiled redaction engine is this tree's, in both); it prints each tree's
+median ratio and the median of the rounds' after/before ratios of the whole path.
+
 Profile the same loop with ``--profile`` (cProfile, top functions by own time), or sample it
 from outside with py-spy (``pip install py-spy``)::
 
@@ -28,10 +33,15 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from bench._traces import encoded_traces
 from sidecar.config import Settings
@@ -61,7 +71,16 @@ def main() -> None:
         action="store_true",
         help="profile the whole path with cProfile and print the top 25",
     )
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="compare with git revision REV's tree, round by round, in the same run",
+    )
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.before:
+        _compare(args.before, args.traces, args.repeat)
+        return
 
     payloads = encoded_traces(args.traces)
     mean_size = statistics.mean(len(p) for p in payloads)
@@ -126,6 +145,10 @@ def main() -> None:
         if sum(totals.values()) < sum(stage_seconds.values()) or not any(stage_seconds.values()):
             stage_seconds.update(totals)
 
+    if args.child:  # one round of --before: this process runs the revision's tree
+        whole_path()  # what is compiled or remembered on first use
+        print(json.dumps([_timed(baseline) / BASELINE_PASSES, _timed(whole_path)]))
+        return
     if args.profile:
         profiler = cProfile.Profile()
         profiler.runcall(whole_path)
@@ -174,6 +197,51 @@ def main() -> None:
         f"whole path {ratio:.1f}x json.loads (median of the rounds' ratios; rounds "
         f"{paired[0]:.1f}x to {paired[-1]:.1f}x): {verdict} the target <= {TARGET:g}x"
     )
+
+
+def _compare(rev: str, traces: int, rounds: int) -> None:
+    """The whole path's ratio to json.loads on this tree and on ``rev``'s, interleaved."""
+    root = Path(__file__).resolve().parent.parent
+    argv = [sys.executable, "-m", "bench.checks", "--traces", str(traces), "--child"]
+    ratios: dict[str, list[float]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory() as folder:
+        _extract(root, rev, Path(folder))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join((folder, str(root)))}
+        for _ in range(rounds):
+            for tree, environ in (
+                ("before", env),
+                ("after", {**os.environ, "PYTHONPATH": str(root)}),
+            ):
+                done = subprocess.run(
+                    argv, env=environ, cwd=root, check=True, capture_output=True, text=True
+                )
+                loads, whole = json.loads(done.stdout)
+                ratios[tree].append(whole / loads)
+    before, after = ratios["before"], ratios["after"]
+    paired = sorted(a / b for a, b in zip(after, before, strict=True))
+    print(f"{traces} traces, {rounds} rounds, each tree in its own process, interleaved")
+    for tree, values in ratios.items():
+        print(
+            f"  {tree:<6} whole path {statistics.median(values):5.1f}x json.loads (median; "
+            f"rounds {min(values):.1f}x to {max(values):.1f}x)"
+        )
+    print(
+        f"  after/before {statistics.median(paired):.3f} (median of the rounds; "
+        f"{paired[0]:.3f} to {paired[-1]:.3f}); before = {rev}, after = this tree"
+    )
+
+
+def _extract(root: Path, rev: str, into: Path) -> None:
+    """The Python packages of ``rev`` in ``into``, with this tree's compiled engine."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", rev, "schemas", "sidecar", "exporters"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    for engine in (root / "sidecar" / "redaction").glob("_native*.so"):
+        (into / "sidecar" / "redaction" / engine.name).write_bytes(engine.read_bytes())
 
 
 if __name__ == "__main__":

@@ -159,63 +159,67 @@ class Redactor:
         """The trace with question, answer, claims, source titles, texts and URL queries, and
         unknown extra fields redacted, and the number of values replaced per entity type."""
         scope = Scope()
+        claims, sources = trace.claims, trace.sources
         # The texts in the order they are numbered in, in one call where they can be: a
         # source URL that may hold a value takes its turn after its source's texts.
-        inert = all(_inert_url(source.url) for source in trace.sources)
-        texts = [trace.question, trace.answer, *(claim.text for claim in trace.claims)]
+        inert = all(_inert_url(source.url) for source in sources)
+        texts = [trace.question, trace.answer]
+        texts += [claim.text for claim in claims]
         if inert:
-            for source in trace.sources:
+            for source in sources:
                 texts += (source.title, source.text)
-        redacted = iter(self._texts.redacted_all(texts, scope))
-        question, answer = next(redacted), next(redacted)
+        redacted = self._texts.redacted_all(texts, scope)
         # Most texts hold nothing to redact: a claim or source is copied only when one of
         # its texts changed, and the trace only when one of its parts did (the models are
-        # not mutated downstream, so sharing is safe).
-        changed = question is not trace.question or answer is not trace.answer
+        # not mutated downstream, so sharing is safe). Identifiers are looked up in the
+        # cache of those seen before, hashed on first sight.
+        changed = redacted[0] is not texts[0] or redacted[1] is not texts[1]
+        known = self._ids.get
         ident = self.redact_identifier
-        claims = []
-        for claim in trace.claims:
-            text = next(redacted)
-            claim_id = ident(claim.id)
-            cited = [ident(c) for c in claim.citation_ids]
+        new_claims = []
+        for at, claim in enumerate(claims, 2):
+            text, claim_id, cites = redacted[at], claim.id, claim.citation_ids
+            new_id = known(claim_id) or ident(claim_id)
+            cited = [known(c) or ident(c) for c in cites]
             if (
                 text is not claim.text
-                or claim_id is not claim.id
-                or any(a is not b for a, b in zip(cited, claim.citation_ids, strict=True))
+                or new_id is not claim_id
+                or any(a is not b for a, b in zip(cited, cites, strict=True))
             ):
-                claim = claim.model_copy(
-                    update={"text": text, "id": claim_id, "citation_ids": cited}
-                )
+                claim = claim.model_copy(update={"text": text, "id": new_id, "citation_ids": cited})
                 changed = True
-            claims.append(claim)
-        sources = []
-        for source in trace.sources:
+            new_claims.append(claim)
+        new_sources = []
+        at = 2 + len(claims)
+        for source in sources:
             if inert:
-                title, text, url = next(redacted), next(redacted), source.url
+                title, text, url = redacted[at], redacted[at + 1], source.url
+                at += 2
             else:
                 title = self._texts.redacted(source.title, scope)
                 text = self._texts.redacted(source.text, scope)
                 url = self.redact_url(source.url, scope) if source.url else source.url
-            source_id = ident(source.id)
+            source_id = source.id
+            new_id = known(source_id) or ident(source_id)
             if (
                 title is not source.title
                 or text is not source.text
                 or url is not source.url
-                or source_id is not source.id
+                or new_id is not source_id
             ):
                 source = source.model_copy(
-                    update={"title": title, "text": text, "url": url, "id": source_id}
+                    update={"title": title, "text": text, "url": url, "id": new_id}
                 )
                 changed = True
-            sources.append(source)
+            new_sources.append(source)
         labels = self._identifiers(trace)
         if not changed and not trace.extra and not labels:
             return trace, dict(scope.counts)
         update: dict[str, Any] = {
-            "question": question,
-            "answer": answer,
-            "claims": claims,
-            "sources": sources,
+            "question": redacted[0],
+            "answer": redacted[1],
+            "claims": new_claims,
+            "sources": new_sources,
             **labels,
         }
         if trace.extra:
