@@ -44,6 +44,7 @@ __all__ = [
     "index_of",
     "last_user_text",
     "split_envelope",
+    "timestamp_of",
     "text_of",
 ]
 
@@ -73,6 +74,16 @@ class InputAdapter(Protocol):
         ...
 
 
+def timestamp_of(count: float, what: str, *, per_second: int = 1) -> str:
+    """The ISO 8601 UTC time ``count`` units (``per_second`` to a second) after the epoch; a
+    time no calendar date holds (before year 1, after 9999, not a number) is refused naming
+    ``what``, never its value."""
+    try:
+        return datetime.fromtimestamp(count / per_second, tz=UTC).isoformat()
+    except (ValueError, OverflowError, OSError):
+        raise InputError(f"{what} is not a time between the years 1 and 9999") from None
+
+
 def envelope_fields(
     record: Mapping[str, Any], *, response_id: str, created: Any, question: str, model: str
 ) -> dict[str, Any]:
@@ -87,7 +98,7 @@ def envelope_fields(
     timestamp = record.get("timestamp")
     if timestamp is None:
         if isinstance(created, int | float) and not isinstance(created, bool):
-            timestamp = datetime.fromtimestamp(created, tz=UTC).isoformat()
+            timestamp = timestamp_of(created, "the response's creation time")
         else:
             timestamp = datetime.now(tz=UTC).isoformat()
     envelope_question = record.get("question")

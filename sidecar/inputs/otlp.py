@@ -53,7 +53,7 @@ from sidecar.inputs._otlp_read import (
     user_text,
 )
 from sidecar.inputs._otlp_wire import Span, spans_from_json, spans_from_proto
-from sidecar.inputs.base import DEFAULT_APP, InputError
+from sidecar.inputs.base import DEFAULT_APP, InputError, timestamp_of
 
 __all__ = ["OtlpAdapter"]
 
@@ -124,10 +124,14 @@ class OtlpAdapter:
             or "unknown"
         )
         end_ns = answer_span.end_ns
-        timestamp = datetime.fromtimestamp(end_ns / 1e9, tz=UTC) if end_ns else datetime.now(tz=UTC)
+        timestamp = (
+            timestamp_of(end_ns, "the answer span's end time", per_second=10**9)
+            if end_ns
+            else datetime.now(tz=UTC).isoformat()
+        )
         trace = {
             "trace_id": answer_span.trace_id,
-            "timestamp": timestamp.isoformat(),
+            "timestamp": timestamp,
             "app": str(answer_span.resource.get("service.name") or DEFAULT_APP),
             "generator": {
                 "model": str(model),

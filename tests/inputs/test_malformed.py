@@ -132,3 +132,34 @@ def test_a_field_of_any_type_is_a_trace_or_a_named_refusal(name: str, data: st.D
         message = str(exc)
         assert SECRET not in message
         assert "unexpected" not in message, message
+
+
+TIME_KEYS = {"created", "created_at", "endTimeUnixNano"}
+TIME_PATHS = [
+    (name, path) for name, paths in PATHS.items() for path in paths if path[-1] in TIME_KEYS
+]
+
+
+@pytest.mark.parametrize(("name", "path"), TIME_PATHS)
+@pytest.mark.parametrize("value", [-62135596801, 10**20, 1e300, "9" * 40])
+def test_a_time_no_calendar_holds_is_a_named_refusal(
+    name: str, path: tuple[Any, ...], value: Any
+) -> None:
+    # The year 0, beyond 9999 and beyond a float: each once fell through as the adapter's own
+    # ValueError or OverflowError.
+    record = _replace(BUILT[name], path, value)
+    input_format = {"otlp_json_events": "otlp_json", "openai_chat_own": "openai_chat"}
+    try:
+        trace = decode_trace(
+            json.dumps(record).encode(),
+            limits=DecodeLimits(input_format=input_format.get(name, name)),  # type: ignore[arg-type]
+        )
+    except TraceError as exc:
+        assert "is not a time between the years 1 and 9999" in str(exc), str(exc)
+        assert str(value) not in str(exc)
+    else:  # a field the format does not read for the time
+        assert trace.timestamp.year >= 1
+
+
+def test_every_format_with_a_creation_or_end_time_is_covered() -> None:
+    assert {name for name, _ in TIME_PATHS} >= {"openai_responses", "openai_chat", "otlp_json"}
