@@ -93,10 +93,12 @@ _UNUSED_BY_A_TRACE_V1_CHECK = (
     "sidecar.judge.backend",
     "sidecar.judge.packet",
     "sidecar.judge.rubric",
+    "phonenumbers",
 )
 """What a check of trace v1 lines without a judge or a config file does not run: the other
 formats' adapters (the OTLP one brings protobuf), OpenTelemetry (tracing is the service's),
-the YAML parser, and the judge's packets and rubric."""
+the YAML parser, the judge's packets and rubric, and the phone metadata (the default phone
+region's country code is known without it)."""
 
 
 def test_a_deterministic_check_of_trace_v1_imports_no_adapter_tracing_or_yaml(
