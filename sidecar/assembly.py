@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from opentelemetry.trace import Tracer
+from typing import TYPE_CHECKING
 
 from schemas import EvaluationRecord
 from schemas.vocabulary import Stage
 from sidecar.config import Settings
-from sidecar.judge import JudgeObserver, build_judge_stage
+from sidecar.judge import build_judge_stage
 from sidecar.pipeline import Pipeline
 from sidecar.redaction import build_redactor
+
+if TYPE_CHECKING:  # for annotations only: a run without tracing never imports OpenTelemetry
+    from opentelemetry.trace import Tracer
+
+    from sidecar.judge import JudgeObserver
 
 __all__ = ["build_pipeline"]
 

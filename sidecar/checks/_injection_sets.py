@@ -8,8 +8,14 @@ nothing is compiled at import:
   ones, found by :func:`needs_non_ascii`) and the raw rules that can. Over an ASCII text it
   says which rules match, and when the text is its own normalised form, which raw rules
   match too, in the same pass.
-- The gate is the ASCII set with :data:`OBFUSCATION`: one pass of it over a trace's ASCII
-  text says whether any text of the trace can match. A trace it passes builds nothing else.
+- The gate is every rule and raw rule with :data:`OBFUSCATION`: one pass of it over a
+  trace's ASCII text says whether any text of the trace can match. A trace it passes builds
+  nothing else.
+- Both sets only ever read ASCII text, so they are built from the patterns as
+  :func:`ascii_only` spells them: the same matches on ASCII text, and a fraction of the
+  automaton (a class that excludes a few stops, forty times over in a bounded gap, is
+  otherwise all of Unicode but those, forty times over). The gate then leaves no rule
+  out: a rule of another script is a few bytes of it.
 - The full set (every rule) is built on the first normalised text that is not ASCII, the
   raw set (every raw rule) on the first text that is not its own normalised form.
 - Each rule is compiled alone the first time a set says it matches (its positions are
@@ -30,7 +36,7 @@ import re2
 
 from sidecar._regex import compile_linear
 
-__all__ = ["OBFUSCATION", "RuleSets", "needs_non_ascii"]
+__all__ = ["OBFUSCATION", "RuleSets", "ascii_only", "needs_non_ascii"]
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
@@ -96,6 +102,71 @@ def needs_non_ascii(pattern: str) -> bool:
     return _needs(parsed, constants)
 
 
+def _past_ascii() -> str:
+    """Every character past ASCII but those ``(?i)`` folds to an ASCII letter, as class
+    ranges: excluded from a case-insensitive class, the long s and the Kelvin sign would
+    take s and k with them."""
+    ranges, start = [], 0x80
+    for code in sorted(_FOLDS_TO_ASCII):
+        ranges.append(f"\\x{{{start:x}}}-\\x{{{code - 1:x}}}")
+        start = code + 1
+    return "".join([*ranges, f"\\x{{{start:x}}}-\\x{{10ffff}}"])
+
+
+_NON_ASCII = _past_ascii()
+
+
+def ascii_only(pattern: str) -> str:
+    r"""``pattern`` (RE2 syntax) with the same matches on ASCII text and none of the
+    Unicode it cannot meet there: a negated class also excludes the characters past ASCII
+    (``[^.!?]`` reads ``[^\x{80}-...-\x{10ffff}.!?]``, all but the two that fold to ASCII
+    letters), and ``\pL`` is ``[A-Za-z]`` (``\PL`` their ASCII complement), the letters
+    it matches in ASCII text. Anything else is left as written."""
+    out: list[str] = []
+    i, end = 0, len(pattern)
+    in_class = False
+    while i < end:
+        c = pattern[i]
+        if c == "\\" and i + 1 < end:
+            escape = pattern[i : i + 3]
+            if escape == r"\pL":
+                out.append("A-Za-z" if in_class else "[A-Za-z]")
+                i += 3
+            elif escape == r"\PL" and not in_class:
+                out.append(f"[^A-Za-z{_NON_ASCII}]")
+                i += 3
+            else:
+                out.append(pattern[i : i + 2])
+                i += 2
+            continue
+        if in_class:
+            if pattern.startswith("[:", i):  # a POSIX class, [:alpha:], inside the class
+                close = pattern.find(":]", i + 2)
+                close = end if close < 0 else close + 2
+                out.append(pattern[i:close])
+                i = close
+                continue
+            in_class = c != "]"
+            out.append(c)
+            i += 1
+            continue
+        if c != "[":
+            out.append(c)
+            i += 1
+            continue
+        in_class = True
+        i += 1
+        negated = pattern.startswith("^", i)
+        out.append(f"[^{_NON_ASCII}" if negated else "[")
+        i += negated
+        # A ']' first in a class is a literal; so is a '-', which after the range added
+        # above must be escaped to stay one.
+        if i < end and (pattern[i] == "]" or (negated and pattern[i] == "-")):
+            out.append("\\" + pattern[i])
+            i += 1
+    return "".join(out)
+
+
 def _compile(pattern: str) -> Any:
     try:
         return re2.compile(pattern, _OPTIONS)
@@ -146,13 +217,14 @@ class RuleSets:
     def _ascii_set(self) -> Any:
         with self._lock:
             if self._ascii is None:
-                self._ascii = _set(self._ascii_patterns())
+                self._ascii = _set([ascii_only(p) for p in self._ascii_patterns()])
             return self._ascii
 
     def _gate_set(self) -> Any:
         with self._lock:
             if self._gate is None:
-                self._gate = _set([*self._ascii_patterns(), OBFUSCATION])
+                rules = [_NEG_GROUP.sub("(?:", p) for p in self._rules]
+                self._gate = _set([ascii_only(p) for p in (*rules, *self._raw, OBFUSCATION)])
             return self._gate
 
     def gate(self, text: str) -> bool:

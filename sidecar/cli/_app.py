@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, MutableMapping
+from gettext import gettext as _
 from typing import Any
 
 import click
@@ -31,6 +32,27 @@ _COMMANDS: dict[str, str] = {
 }
 
 
+# Each command's summary: the first paragraph of its help, which is all `citewatch --help`
+# shows of it (shortened to the terminal's width). Listed here so the group's help imports no
+# command; tests/cli/test_help_listing.py holds each to its command's own help.
+_SUMMARIES: dict[str, str] = {
+    "check": "Evaluate JSON Lines traces from FILE (or - for stdin) without Kafka.",
+    "config": "Inspect the settings citewatch would run with.",
+    "calibrate": "Compare judge verdicts with human labels in LABELS (CSV or JSON Lines).",
+    "gate": "Fail (exit 1) when the candidate regresses against the baseline.",
+    "report": "Write the weekly quality report (self-contained HTML and Markdown) and print "
+    "the Markdown.",
+    "replay": "Re-judge a human-labelled set with the configured judge and calibrate the result.",
+    "stability": "Re-judge a fixed slice of TRACES several times and print the spread.",
+    "run": "Run the service: consume traces, evaluate, export metrics, until SIGTERM.",
+    "redact": "Redact JSON Lines from FILE (or - for stdin) with the configured redaction "
+    "settings.",
+    "review": "The review queue: claims citewatch is unsure of, or that matter most, and an "
+    "audit slice, labelled by people in a small web page. Guide: docs/review.md.",
+    "selftest": "Call each seam of the installed dependencies once and say how it answered.",
+}
+
+
 class _LazyCommands(MutableMapping[str, click.Command]):
     """A group's commands by name, each imported from its module on first lookup."""
 
@@ -48,6 +70,14 @@ class _LazyCommands(MutableMapping[str, click.Command]):
             if command.name != name:
                 raise ValueError(f"{self._specs[name]} is named {command.name!r}, not {name!r}")
             self._loaded[name] = command
+        return command
+
+    def listing(self, name: str) -> click.Command:
+        """What the group's help lists for ``name``: the command when it is imported (or was
+        added as a command), else a stand-in with its summary and nothing else."""
+        command = self._loaded.get(name)
+        if command is None:
+            return click.Command(name, help=_SUMMARIES[name])
         return command
 
     def __setitem__(self, name: str, command: click.Command) -> None:
@@ -68,7 +98,18 @@ class _LazyCommands(MutableMapping[str, click.Command]):
 class _LazyGroup(click.Group):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.commands = _LazyCommands(_COMMANDS)
+        self.commands = self._lazy = _LazyCommands(_COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, as click lists them, without importing them."""
+        commands = [(name, self._lazy.listing(name)) for name in self.list_commands(ctx)]
+        commands = [(name, command) for name, command in commands if not command.hidden]
+        if commands:
+            # click's own layout: three times the default spacing after the longest name
+            limit = formatter.width - 6 - max(len(name) for name, command in commands)
+            rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
+            with formatter.section(_("Commands")):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,7 +7,6 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
@@ -120,6 +119,8 @@ class _YamlFile(YamlConfigSettingsSource):
         super().__init__(settings_cls, yaml_file=path, yaml_file_encoding="utf-8")
 
     def _read_file(self, file_path: Path) -> dict[str, Any]:
+        import yaml  # the source's own parser, imported by it too: only with a config file
+
         try:
             loaded = super()._read_file(file_path)
         except OSError as exc:

@@ -3,21 +3,47 @@
 Every adapter (:class:`InputAdapter`) turns one raw record into a trace v1 object that
 :func:`sidecar.decode.decode_trace` validates under the usual limits, so an adapted record
 takes the one path of every trace (derivation, checks, redaction, judge, scoring). Adding a
-format is one module and one line in :func:`adapter_for`.
+format is one module, one entry in :data:`_LAZY` and one line in :func:`adapter_for`.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from schemas import InputFormat
 from sidecar.inputs._adapt import adapted_object
-from sidecar.inputs._findings import ADAPTER_FINDINGS, AdapterFindingCode
-from sidecar.inputs.anthropic_messages import CITED_TEXTS, AnthropicMessagesAdapter
+from sidecar.inputs._findings import ADAPTER_FINDINGS, CITED_TEXTS, AdapterFindingCode
 from sidecar.inputs.base import InputAdapter, InputError
-from sidecar.inputs.bedrock import BedrockAdapter
-from sidecar.inputs.gemini import GeminiAdapter
-from sidecar.inputs.openai_chat import OpenAIChatAdapter
-from sidecar.inputs.openai_responses import OpenAIResponsesAdapter
-from sidecar.inputs.otlp import OtlpAdapter
+
+if TYPE_CHECKING:
+    from sidecar.inputs.anthropic_messages import AnthropicMessagesAdapter
+    from sidecar.inputs.bedrock import BedrockAdapter
+    from sidecar.inputs.gemini import GeminiAdapter
+    from sidecar.inputs.openai_chat import OpenAIChatAdapter
+    from sidecar.inputs.openai_responses import OpenAIResponsesAdapter
+    from sidecar.inputs.otlp import OtlpAdapter
+
+# Each adapter is imported from its module on first use: a run reads one format, and the
+# OTLP adapter alone brings the protobuf runtime (a tenth of a second of start-up) with it.
+_LAZY: dict[str, str] = {
+    "AnthropicMessagesAdapter": "sidecar.inputs.anthropic_messages",
+    "BedrockAdapter": "sidecar.inputs.bedrock",
+    "GeminiAdapter": "sidecar.inputs.gemini",
+    "OpenAIChatAdapter": "sidecar.inputs.openai_chat",
+    "OpenAIResponsesAdapter": "sidecar.inputs.openai_responses",
+    "OtlpAdapter": "sidecar.inputs.otlp",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ADAPTER_FINDINGS",
@@ -51,17 +77,30 @@ LINE_FORMATS: frozenset[InputFormat] = frozenset(
 
 
 def adapter_for(input_format: InputFormat) -> InputAdapter | None:
-    """The adapter of ``input_format``; None for trace v1, which needs none."""
+    """The adapter of ``input_format``; None for trace v1, which needs none. Only the
+    adapter's own module is imported."""
     if input_format == "trace_v1":
         return None
     if input_format == "openai_responses":
+        from sidecar.inputs.openai_responses import OpenAIResponsesAdapter
+
         return OpenAIResponsesAdapter()
     if input_format == "openai_chat":
+        from sidecar.inputs.openai_chat import OpenAIChatAdapter
+
         return OpenAIChatAdapter()
     if input_format == "anthropic_messages":
+        from sidecar.inputs.anthropic_messages import AnthropicMessagesAdapter
+
         return AnthropicMessagesAdapter()
     if input_format == "gemini":
+        from sidecar.inputs.gemini import GeminiAdapter
+
         return GeminiAdapter()
     if input_format == "bedrock":
+        from sidecar.inputs.bedrock import BedrockAdapter
+
         return BedrockAdapter()
+    from sidecar.inputs.otlp import OtlpAdapter
+
     return OtlpAdapter(input_format)

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-__all__ = ["ADAPTER_FINDINGS", "AdapterFindingCode", "Findings"]
+__all__ = ["ADAPTER_FINDINGS", "CITED_TEXTS", "AdapterFindingCode", "Findings"]
 
 ADAPTER_FINDINGS = "adapter_findings"
 """The key of ``Trace.extra`` that holds an adapter's findings."""
+
+CITED_TEXTS = "cited_texts"
+"""The key of ``Trace.extra`` that holds the quotes an adapter read (the Anthropic adapter,
+:mod:`sidecar.inputs.anthropic_messages`): ``[{"source_id", "quote", "cited"}]``, ``cited``
+being the answer text the quote is given for. Here, not in the adapter's module, so the
+checks that read the quotes do not import every adapter."""
 
 AdapterFindingCode = Literal["citation_out_of_range", "source_truncated", "answer_chosen"]
 

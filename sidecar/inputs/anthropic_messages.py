@@ -24,17 +24,13 @@ from typing import Any
 
 from schemas import InputFormat
 from sidecar.inputs._anthropic_blocks import Document, read_request, web_results
-from sidecar.inputs._findings import Findings
+from sidecar.inputs._findings import CITED_TEXTS, Findings
 from sidecar.inputs._json import loads
 from sidecar.inputs._markers import Citation, insert_markers
 from sidecar.inputs._sources import SourceTable
 from sidecar.inputs.base import InputError, envelope_fields, index_of, split_envelope
 
 __all__ = ["CITED_TEXTS", "AnthropicMessagesAdapter"]
-
-CITED_TEXTS = "cited_texts"
-"""The key of ``Trace.extra`` that holds the quotes: ``[{"source_id", "quote", "cited"}]``,
-``cited`` being the answer text the quote is given for."""
 
 _DOCUMENT_CITATIONS = frozenset({"char_location", "page_location", "content_block_location"})
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from opentelemetry.trace import Tracer
-
 from sidecar.config import Settings
-from sidecar.judge.observer import JudgeObserver
 from sidecar.judge.registry import NO_JUDGE, build_backend, resolve_backend_name
-from sidecar.judge.rubric import load_rubric
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
+    from sidecar.judge.observer import JudgeObserver
     from sidecar.judge.stage import JudgeStageImpl
 
 __all__ = ["build_judge_stage"]
@@ -40,7 +39,9 @@ def build_judge_stage(
     name = resolve_backend_name(settings)
     if name == NO_JUDGE:
         return None
-    # The stage (and the screen it runs first) is imported only when a judge runs.
+    # The stage (and the screen it runs first) and the rubric are imported only when a
+    # judge runs.
+    from sidecar.judge.rubric import load_rubric
     from sidecar.judge.stage import JudgeStageImpl
 
     backend = build_backend(name, settings.judge)

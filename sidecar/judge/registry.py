@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, get_args
+from typing import TYPE_CHECKING, Final, get_args
 
 from schemas import JudgeBackendName, JudgeChoice
 from sidecar.config import JudgeSettings, Settings
 from sidecar.errors import ConfigError
 from sidecar.judge._api_key import api_key_configured
-from sidecar.judge.backend import JudgeBackend
+
+if TYPE_CHECKING:  # the backends' protocol and packets: imported by a backend, when built
+    from sidecar.judge.backend import JudgeBackend
 
 __all__ = [
     "BACKENDS",

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
-from phonenumbers import country_code_for_region
-
 from sidecar.redaction._base import BUILTIN_TYPES, Entity
 from sidecar.redaction._native import Detector
 
@@ -85,8 +83,18 @@ def engine_syntax(pattern: str) -> str:
     return "".join(out)
 
 
+DEFAULT_REGION_CODE = ("US", 1)
+"""The default phone region (``redaction.phone_region``) and its country code, known here:
+the phone metadata (phonenumbers, a tenth of a one-line check's start-up) is imported only
+to look up another region's."""
+
+
 @cache
 def _country_code(region: str) -> int:
+    if region == DEFAULT_REGION_CODE[0]:
+        return DEFAULT_REGION_CODE[1]
+    from phonenumbers import country_code_for_region
+
     return country_code_for_region(region) or 1
 
 

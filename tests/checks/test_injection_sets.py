@@ -12,7 +12,15 @@ import pytest
 import re2
 
 from sidecar.checks._injection_normal import normalise
-from sidecar.checks._injection_sets import _FOLDS_TO_ASCII, RuleSets, needs_non_ascii
+from sidecar.checks._injection_sets import (
+    _FOLDS_TO_ASCII,
+    _NEG_GROUP,
+    OBFUSCATION,
+    RuleSets,
+    _set,
+    ascii_only,
+    needs_non_ascii,
+)
 from sidecar.checks.injection import _SETS, INJECTION_PATTERNS, RAW_PATTERNS
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "injection"
@@ -56,6 +64,43 @@ def test_only_rules_of_other_scripts_are_left_out_of_the_ascii_set() -> None:
     assert [needs_non_ascii(p) for _, p in RAW_PATTERNS] == [True] * 3 + [False] * 7
 
 
+_ASCII = [chr(code) for code in range(128)]
+_PROBES = [*_ASCII, *(a + b for a in "sSkK .!-]a" for b in "sSkK .!-]a9"), "", "x y. z"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "[^.!?;\u3002\uff01]{0,3}",
+        r"\pL{0,3}",
+        r"[^\pL.!]",
+        r"(?:\PL|$)",
+        r"[^]a]",
+        r"[^-a]",
+        r"[]a]",
+        "[[:alpha:]\u00e9]",
+        r"\[x\]",
+        "[^\u017f]",
+        "\u017f",
+        "[\u212a-\u212b]",
+        r"\bignor\w{0,6}[^.!?]{0,4}",
+    ],
+)
+@pytest.mark.parametrize("flags", ["", "(?i)"])
+def test_ascii_only_matches_what_the_pattern_matches_in_ascii_text(
+    pattern: str, flags: str
+) -> None:
+    original, projected = re2.compile(flags + pattern), re2.compile(ascii_only(flags + pattern))
+    for text in _PROBES:
+        assert bool(original.fullmatch(text)) == bool(projected.fullmatch(text)), repr(text)
+        assert bool(original.search(text)) == bool(projected.search(text)), repr(text)
+
+
+def test_the_past_ascii_ranges_keep_s_and_k_in_a_case_insensitive_negated_class() -> None:
+    assert re2.compile(ascii_only("(?i)[^.]")).fullmatch("s")
+    assert re2.compile(ascii_only("(?i)[^.]")).fullmatch("K")
+
+
 def _texts() -> list[str]:
     texts = []
     for name in ("corpus.jsonl", "world.jsonl", "public.jsonl"):
@@ -75,6 +120,18 @@ def test_the_ascii_set_finds_what_the_set_of_every_rule_finds() -> None:
         assert sorted(rules) == sorted(full.Match(text) or ()), text
         found += bool(rules)
     assert found > 300
+
+
+def test_the_gate_reports_the_patterns_the_rules_as_written_report_on_ascii_text() -> None:
+    rules = [_NEG_GROUP.sub("(?:", p) for p in _SETS._rules]
+    as_written = _set([*rules, *_SETS._raw, OBFUSCATION])
+    gate = _SETS._gate_set()
+    texts = _texts()
+    texts += [normalise(text).text for text in texts]
+    ascii_texts = [text for text in texts if text.isascii()]
+    assert len(ascii_texts) > 1000
+    for text in ascii_texts:
+        assert sorted(gate.Match(text) or ()) == sorted(as_written.Match(text) or ()), text
 
 
 def test_the_raw_rules_are_found_alike_on_ascii_text() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.factories import trace_dict
 
+_EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "inputs"
 _HEAVY = ("openai", "sidecar.judge.screen", "lemminflect", "sidecar.cli.calibrate", "flask")
 
 _PROBE = """
@@ -77,6 +78,53 @@ def test_check_imports_none_of_the_service_runtime(traces: Path, tmp_path: Path)
     )
     assert code == 0
     assert {m for m in modules if m.split(".")[0] in _RUNTIME_ONLY or m in _RUNTIME_ONLY} == set()
+
+
+_UNUSED_BY_A_TRACE_V1_CHECK = (
+    "sidecar.inputs.anthropic_messages",
+    "sidecar.inputs.bedrock",
+    "sidecar.inputs.gemini",
+    "sidecar.inputs.openai_chat",
+    "sidecar.inputs.openai_responses",
+    "sidecar.inputs.otlp",
+    "google.protobuf",
+    "opentelemetry",
+    "yaml",
+    "sidecar.judge.backend",
+    "sidecar.judge.packet",
+    "sidecar.judge.rubric",
+    "phonenumbers",
+)
+"""What a check of trace v1 lines without a judge or a config file does not run: the other
+formats' adapters (the OTLP one brings protobuf), OpenTelemetry (tracing is the service's),
+the YAML parser, the judge's packets and rubric, and the phone metadata (the default phone
+region's country code is known without it)."""
+
+
+def test_a_deterministic_check_of_trace_v1_imports_no_adapter_tracing_or_yaml(
+    traces: Path, tmp_path: Path
+) -> None:
+    code, modules = _modules_after(
+        "check", str(traces), "--judge", "none", "--output", str(tmp_path / "out.jsonl")
+    )
+    assert code == 0
+    unused = _UNUSED_BY_A_TRACE_V1_CHECK
+    assert {
+        m for m in modules if m in unused or m.startswith(tuple(u + "." for u in unused))
+    } == set()
+
+
+def test_an_adapter_is_imported_when_its_format_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    first = (_EXAMPLES / "openai_chat.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    path.write_text(first + "\n", encoding="utf-8")
+    out = str(tmp_path / "out.jsonl")
+    code, modules = _modules_after(
+        "check", str(path), "--judge", "none", "--input-format", "openai_chat", "--output", out
+    )
+    assert code == 0
+    assert "sidecar.inputs.openai_chat" in modules
+    assert "sidecar.inputs.otlp" not in modules
 
 
 def test_the_offline_screen_is_imported_when_it_runs(traces: Path, tmp_path: Path) -> None:
