@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BUILTIN", "BUILTIN_ASCII", "DEFAULT_MARKER_PATTERN"]
+__all__ = ["BUILTIN", "BUILTIN_ASCII", "DEFAULT_MARKER_PATTERN", "STOP_MARKER_ASCII"]
 
 _FULL_LETTERS = "\uff21-\uff3a\uff41-\uff5a"  # Ａ-Ｚ ａ-ｚ
 _FULL_DIGITS = "\uff10-\uff19"  # ０-９
@@ -67,3 +67,11 @@ BUILTIN_ASCII = re.compile(
 )
 """``BUILTIN`` for ASCII text (most answers): starting with one literal bracket, a search
 skips from bracket to bracket at memchr speed instead of testing a set at every character."""
+STOP_MARKER_ASCII = re.compile(
+    " " + builtin_pattern(" ", "0-9", "0-9A-Za-z_", ascii_only=True, possessive=True) + r"\."
+)
+"""A marker of ``BUILTIN_ASCII`` with no whitespace in it but spaces, after a space and
+before a full stop (``"20 EUR [2]."``), the space and the stop with it: the marker ends at
+the first closing bracket after its opening one (nothing inside can be one) and holds the
+same whitespace for both patterns, so ``BUILTIN_ASCII`` finds the same marker there. It never
+takes a line break."""

@@ -30,7 +30,7 @@ from sidecar.checks._citation_ids import (
 from sidecar.checks._marker_ids import expanded, resolve_ids, resolved
 from sidecar.checks._marker_pattern import BUILTIN as _BUILTIN
 from sidecar.checks._marker_pattern import BUILTIN_ASCII as _BUILTIN_ASCII
-from sidecar.checks._marker_pattern import DEFAULT_MARKER_PATTERN
+from sidecar.checks._marker_pattern import DEFAULT_MARKER_PATTERN, STOP_MARKER_ASCII
 from sidecar.checks._marker_spans import (
     closed_before_stops,
     closed_up,
@@ -182,30 +182,52 @@ class MarkerParser:
         pattern, ASCII texts and IDs of the pattern's shape, one search over all of them
         (no marker spans two texts) instead of one per text. ``joined`` is the texts
         joined by line breaks, when the caller has it."""
+        return self.unmarked_joined(texts, resolver, joined=joined)[0]
+
+    def unmarked_joined(
+        self, texts: Sequence[str], resolver: IdResolver | None = None, *, joined: str | None = None
+    ) -> tuple[list[str | None], str | None]:
+        """:meth:`unmarked_each`, and the texts as the checks read them (each without its
+        markers, or as given when it has none) joined by line breaks when that took no
+        work of its own (None otherwise)."""
         if joined is None:
             joined = "\n".join(texts)
         if not self.may_hold_markers(joined):
-            return [None] * len(texts)
+            return [None] * len(texts), joined
         if not (
             self._regex is _BUILTIN
             and joined.isascii()
             and (resolver is None or resolver.all_shaped())
             and "`" not in joined
-            and (":" not in joined or "://" not in joined)
-            and "www." not in joined
         ):
-            return [self.unmarked(text, resolver) for text in texts]
+            return [self.unmarked(text, resolver) for text in texts], None
+        if joined[-2:] == "]." and "~" not in joined:
+            # The commonest shape, "... 20 EUR [2].": each marker before a full stop goes
+            # with the space before it, in one C-level pass; when no opening bracket is
+            # left, every marker was of that shape (none in a URL: it follows a space; and
+            # no code fence).
+            closed = STOP_MARKER_ASCII.sub(".", joined)
+            kept_texts = closed_before_stops(joined, closed, len(texts))
+            if kept_texts is not None:
+                unmarked = [
+                    None if kept == text else kept
+                    for text, kept in zip(texts, kept_texts, strict=True)
+                ]
+                return unmarked, closed
+        if (":" in joined and "://" in joined) or "www." in joined:
+            return [self.unmarked(text, resolver) for text in texts], None
+        return self._unmarked_shaped(texts, resolver, joined), None
+
+    def _unmarked_shaped(
+        self, texts: Sequence[str], resolver: IdResolver | None, joined: str
+    ) -> list[str | None]:
+        """:meth:`unmarked_each` of ASCII texts with no code or URL in them, every marker
+        of the built-in pattern's shape."""
         if "\0" not in joined and joined.count("\n") == len(texts) - 1:
             # Each marker replaced by a NUL in one C-level pass, the texts split apart
             # again: a text without a NUL held no marker, one with a single NUL is closed
             # up around it (a marker that took a line break leaves fewer texts).
             marked = _BUILTIN_ASCII.sub("\0", joined)
-            kept_texts = closed_before_stops(joined, marked, len(texts))
-            if kept_texts is not None:  # the commonest shape: "... 20 EUR [2]."
-                return [
-                    None if kept == text else kept
-                    for text, kept in zip(texts, kept_texts, strict=True)
-                ]
             if closes_up_in_place(joined, marked, len(texts)):
                 return [
                     None if kept == text else kept
