@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from operator import ne
 from typing import Any, NamedTuple
 
 from sidecar._regex import compile_linear
@@ -192,14 +193,13 @@ class MarkerParser:
         work of its own (None otherwise)."""
         if joined is None:
             joined = "\n".join(texts)
-        if not self.may_hold_markers(joined):
+        if self._regex is not _BUILTIN or not joined.isascii():
+            if not self.may_hold_markers(joined):
+                return [None] * len(texts), joined
+            return [self.unmarked(text, resolver) for text in texts], None
+        if "[" not in joined:  # no marker: the built-in pattern needs an opening bracket
             return [None] * len(texts), joined
-        if not (
-            self._regex is _BUILTIN
-            and joined.isascii()
-            and (resolver is None or resolver.all_shaped())
-            and "`" not in joined
-        ):
+        if "`" in joined or not (resolver is None or resolver.all_shaped()):
             return [self.unmarked(text, resolver) for text in texts], None
         if joined[-2:] == "]." and "~" not in joined:
             # The commonest shape, "... 20 EUR [2].": each marker before a full stop goes
@@ -209,6 +209,8 @@ class MarkerParser:
             closed = STOP_MARKER_ASCII.sub(".", joined)
             kept_texts = closed_before_stops(joined, closed, len(texts))
             if kept_texts is not None:
+                if all(map(ne, kept_texts, texts)):  # each text had a marker: in C
+                    return kept_texts, closed  # type: ignore[return-value]
                 unmarked = [
                     None if kept == text else kept
                     for text, kept in zip(texts, kept_texts, strict=True)
