@@ -97,6 +97,20 @@ def _contains_number(text: str, number: str) -> bool:
     return False
 
 
+def _nowhere(number: str, passages: Sequence[PassageFacts]) -> bool:
+    """Whether ``number`` (canonical form) is surely none of the passages' numbers, told
+    without them: a canonical number without a comma is a prefix of a number as written,
+    its commas taken out (1,000 -> 1000, 20.50 -> 20.5, 0.0 -> 0), so one that occurs in no
+    passage so written is none of theirs."""
+    if "," in number:
+        return False
+    for fact in passages:
+        text = fact.text
+        if number in (text.replace(",", "") if "," in text else text):
+            return False
+    return True
+
+
 def has_negation(text: str) -> bool:
     """True when the text contains a negation word."""
     if text.isascii():
@@ -148,11 +162,14 @@ def prescreen_flags(
             else:
                 missing.append(number)
         if missing:
-            available: set[str] = set()
-            for fact in passages:
-                available |= fact.numbers
-            if not available.issuperset(missing):
-                flags.append("number_missing")
+            if any(_nowhere(number, passages) for number in missing):
+                flags.append("number_missing")  # known without every passage's numbers
+            else:
+                available: set[str] = set()
+                for fact in passages:
+                    available |= fact.numbers
+                if not available.issuperset(missing):
+                    flags.append("number_missing")
     if has_negation(claim_text) if negated is None else negated:
         for fact in passages:
             if fact.negated:

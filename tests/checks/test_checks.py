@@ -243,6 +243,21 @@ def test_the_ascii_shortcuts_agree_with_the_regex_and_the_word_split(text: str) 
     assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
 
 
+_NUMBERED = st.lists(st.sampled_from([*"0123456789.,0 a", "\u0663"]), max_size=16).map("".join)
+
+
+@given(_NUMBERED, st.lists(_NUMBERED, min_size=1, max_size=3))
+def test_a_number_missing_from_every_passage_as_written_is_flagged_as_their_numbers_tell(
+    claim_text: str, passages: list[str]
+) -> None:
+    from sidecar.checks.prescreen import PassageFacts, prescreen_flags
+
+    # The shortcut (no passage holds the number's digits) against the passages' numbers.
+    missing = not set().union(*(numbers_in(p) for p in passages)).issuperset(numbers_in(claim_text))
+    flags = prescreen_flags(claim_text, [PassageFacts(p) for p in passages], negated=False)
+    assert ("number_missing" in flags) == missing
+
+
 @given(
     st.lists(
         st.sampled_from(
