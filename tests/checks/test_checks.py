@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.checks import Finding, MarkerParser, analyse, default_checks
@@ -325,3 +325,27 @@ def test_the_analysis_flags_each_claim_as_the_prescreen_does(texts: list[str]) -
     facts = [PassageFacts(text) for text in passages.values()]
     for item in analyse(trace, MarkerParser()).claims:
         assert item.prescreen == prescreen_flags(item.text, facts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", " ", "  ", ".", ":", "\n", "[S1]", "[2]", "\u3010S1\u3011"])),
+    st.integers(min_value=0, max_value=40),
+)
+def test_the_markers_after_a_claim_are_those_the_gap_pattern_reaches(
+    pieces: list[str], position: int
+) -> None:
+    from sidecar.checks.builtin import _GAP, _markers_after
+
+    answer = "".join(pieces)
+    position = min(position, len(answer))
+    markers = tuple(MarkerParser().markers(answer))
+    starts = [marker.start for marker in markers]
+    # The gap as the pattern reads it: the first marker of the run starts where it ends.
+    gap_end = _GAP.match(answer, position).end()  # type: ignore[union-attr]
+    after = [m for m in markers if m.start >= position]
+    ids = _markers_after(markers, starts, answer, position)
+    if not after or after[0].start != gap_end or answer.startswith(":", after[0].end):
+        assert ids == []  # no marker where the gap ends, or a footnote's definition
+    else:
+        assert ids[: len(after[0].ids)] == list(after[0].ids)
