@@ -25,9 +25,11 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 
 # ASCII text takes byte-level shortcuts with the same results: one C-speed translate and
 # split instead of a str.translate through a dict or a regex tried at every position.
-_ASCII_PUNCTUATION = bytes(
-    ord(" ") if chr(b) in '.,;:!?()[]{}"/' or chr(b).isspace() else b for b in range(128)
+_ASCII_LOWER_PUNCTUATION = bytes(
+    ord(" ") if chr(b) in '.,;:!?()[]{}"/' or chr(b).isspace() else ord(chr(b).lower())
+    for b in range(128)
 ).ljust(256, b" ")
+"""Lower-cases ASCII letters and blanks punctuation and whitespace, in one translate."""
 _NEGATION_BYTES = frozenset(word.encode("ascii") for word in _NEGATION_WORDS)
 _NUMBER_CHARS = bytes(b if chr(b) in "0123456789.," else ord(" ") for b in range(256))
 _NUMBER_BYTES = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
@@ -114,7 +116,7 @@ def _nowhere(number: str, passages: Sequence[PassageFacts]) -> bool:
 def has_negation(text: str) -> bool:
     """True when the text contains a negation word."""
     if text.isascii():
-        tokens = text.lower().encode("ascii").translate(_ASCII_PUNCTUATION).split()
+        tokens = text.encode("ascii").translate(_ASCII_LOWER_PUNCTUATION).split()
         return not _NEGATION_BYTES.isdisjoint(tokens)
     words = text.lower().translate(_PUNCTUATION).split()
     return not _NEGATION_WORDS.isdisjoint(words)
