@@ -220,18 +220,24 @@ def closed_up_all(marked: str) -> list[str]:
     return text.split("\n")[1:-1]
 
 
-def closed_before_stops(joined: str, marked: str, count: int) -> list[str] | None:
+_PRINTABLE_LINES = bytes(range(32, 127)) + b"\n"
+"""The printable ASCII characters and the line break."""
+
+
+def closed_before_stops(joined: str, closed: str, count: int) -> list[str] | None:
     """Each of ``count`` ASCII texts joined by line breaks (``joined``), without its
     markers, when every marker follows a single space and comes before a full stop (``"The
-    fee is 20 EUR [2]."``: ``marked`` has them replaced by NULs) and the texts are closed up
-    (printable, no double space, none at either end: a double space shows in ``joined``
-    with its line breaks as spaces). Then a marker and the space before it go, and each text
-    is what :func:`without` gives. None otherwise (a run of markers leaves a NUL)."""
-    closed = marked.replace(" \0.", ".")
-    if "\0" in closed:
-        return None
-    flat = joined.replace("\n", " ")
-    if "  " in flat or flat[:1] == " " or flat[-1:] == " " or not flat.isprintable():
+    fee is 20 EUR [2]."``: ``closed`` has each such marker and the space before it taken
+    out, none across a line break, and no opening bracket is left in it) and the texts are
+    closed up: printable, without a line break of their own, no double space, none at
+    either end (a double space shows in ``joined`` with its line breaks as spaces). Then
+    each text is what :func:`without` gives. None otherwise."""
+    if "[" in closed or joined.encode("ascii").translate(None, _PRINTABLE_LINES):
         return None
     kept = closed.split("\n")
-    return kept if len(kept) == count else None
+    if len(kept) != count:
+        return None
+    flat = joined.replace("\n", " ")
+    if "  " in flat or flat[:1] == " " or flat[-1:] == " ":
+        return None
+    return kept

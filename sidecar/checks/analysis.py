@@ -130,8 +130,11 @@ def analyse(
     joined = "\n".join(claim_texts)
     negated = None if has_negation(joined) else False
     # Most claims are sent without markers: then one search of all claims.
-    unmarked_texts = parser.unmarked_each(claim_texts, resolver, joined=joined)
-    numbered = _numbered(joined, claim_texts, unmarked_texts) if negated is False else None
+    unmarked_texts, read = parser.unmarked_joined(claim_texts, resolver, joined=joined)
+    if negated is False:
+        numbered = _numbered(joined, claim_texts, unmarked_texts, read)
+    else:
+        numbered = None
     claims = []
     for index, (claim, unmarked) in enumerate(zip(trace.claims, unmarked_texts, strict=True)):
         cited = claim.citation_ids
@@ -181,11 +184,16 @@ def analyse(
     )
 
 
-def _numbered(joined: str, texts: list[str], unmarked: list[str | None]) -> list[bytes] | None:
+def _numbered(
+    joined: str, texts: list[str], unmarked: list[str | None], read: str | None
+) -> list[bytes] | None:
     """For each claim (its ``texts`` ``joined`` by line breaks, ``unmarked``: each one's
-    text without markers, or None), the ASCII digits of the text the pre-screen reads (empty:
-    it holds no number); None when that text is not ASCII or a claim holds a line break."""
-    if any(text is not None for text in unmarked):
+    text without markers, or None; ``read``: the texts the pre-screen reads joined, when
+    known), the ASCII digits of the text the pre-screen reads (empty: it holds no number);
+    None when that text is not ASCII or a claim holds a line break."""
+    if read is not None:
+        joined = read
+    elif any(text is not None for text in unmarked):
         joined = "\n".join(
             [text if kept is None else kept for text, kept in zip(texts, unmarked, strict=True)]
         )

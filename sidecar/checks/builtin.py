@@ -102,6 +102,8 @@ class ClaimCitationCheck:
 
 _MAX_GAP = 3
 _GAP = re.compile(rf"[\s.,;:]{{0,{_MAX_GAP}}}")
+_GAP_CHARS = ".,;:"
+"""The characters of a gap but whitespace."""
 _SPACE_ONLY = re.compile(r"\s*")
 
 
@@ -119,8 +121,18 @@ def _markers_after(
     first = bisect.bisect_left(starts, position)
     if first == len(starts) or starts[first] > position + _MAX_GAP:
         return []  # no marker after the claim, or none within reach of the gap
-    gap = _GAP.match(answer, position)
-    cursor = gap.end() if gap else position
+    # The common gaps, none or one space before a marker that does not open with a gap
+    # character, are known without the regex.
+    cursor = starts[first]
+    opener = answer[cursor : cursor + 1]
+    if not (
+        (cursor == position or (cursor == position + 1 and answer[position] == " "))
+        and opener
+        and not opener.isspace()
+        and opener not in _GAP_CHARS
+    ):
+        gap = _GAP.match(answer, position)
+        cursor = gap.end() if gap else position
     ids: list[str] = []
     for index in range(first, min(len(markers), first + _MAX_RUN)):
         start, end, marker_ids = markers[index]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from operator import ne
 from typing import Any, NamedTuple
 
 from sidecar._regex import compile_linear
@@ -28,6 +29,9 @@ from sidecar.checks._citation_ids import (
     canonical,
 )
 from sidecar.checks._marker_ids import expanded, resolve_ids, resolved
+from sidecar.checks._marker_pattern import BUILTIN as _BUILTIN
+from sidecar.checks._marker_pattern import BUILTIN_ASCII as _BUILTIN_ASCII
+from sidecar.checks._marker_pattern import DEFAULT_MARKER_PATTERN, STOP_MARKER_ASCII
 from sidecar.checks._marker_spans import (
     closed_before_stops,
     closed_up,
@@ -47,65 +51,6 @@ __all__ = [
     "canonical",
 ]
 
-_FULL_LETTERS = "\uff21-\uff3a\uff41-\uff5a"  # Ａ-Ｚ ａ-ｚ
-_FULL_DIGITS = "\uff10-\uff19"  # ０-９
-_OPEN_SQUARE = "\\[\uff3b\ufe47"  # [ ［ ﹇
-_OPEN_CJK = "\u3010\u3014\u3016\u3018"  # 【 〔 〖 〘
-_CLOSE = "\\]\uff3d\ufe48\u3011\u3015\u3017\u3019"  # ] ］ ﹈ 】 〕 〗 〙
-
-
-def _builtin_pattern(
-    space: str, digit: str, word: str, *, ascii_only: bool = False, possessive: bool = False
-) -> str:
-    """The built-in marker pattern, its classes written as given (each the inside of a
-    character class).
-
-    Built-in formats, one group for the IDs: bracketed lists [S1, S2]; Markdown footnote
-    references [^1]; 【1†source】 (what follows the dagger names the kind of source, not an
-    ID); the full-width and CJK brackets, letters, digits and separators. ``ascii_only``
-    leaves out the parts that need a character ASCII text cannot hold: on ASCII text the
-    pattern finds the same markers. ``possessive`` (for ``re``, which RE2 cannot read) makes
-    every repeat and the list possessive: what follows each can never be matched by it (an
-    ID's characters, whitespace, separators and closers are disjoint sets, the two kinds of
-    ID start with a letter and a digit), so no backtracking is lost and the same markers are
-    found, with less bookkeeping per try."""
-    q = "+" if possessive else ""
-    if ascii_only:
-        letters, digits, words, spaces, separators = "A-Za-z", digit, word, space, ",;"
-    else:
-        letters = "A-Za-z" + _FULL_LETTERS
-        digits = digit + _FULL_DIGITS
-        words = word + _FULL_DIGITS + _FULL_LETTERS + "\uff3f\uff0d"  # ＿ －
-        spaces = space + "\u3000"
-        separators = ",;\uff0c\uff1b\u3001"  # ， ； 、
-    dashes = "-" if ascii_only else "\\-\u2013"  # a range: [1-3], [1–3]
-    marker_id = (
-        rf"(?:[{letters}][{letters}_-]{{0,15}}{q}[{digits}][{words}-]{{0,15}}{q}"
-        rf"|[{digits}]{{1,6}}{q}(?:[{dashes}][{digits}]{{1,6}}{q})?)"
-    )
-    ids = rf"({marker_id}(?:[{spaces}]*{q}[{separators}][{spaces}]*{q}{marker_id})*{q})"
-    if ascii_only:
-        return rf"\[\^?[{spaces}]*{q}{ids}[{spaces}]*{q}\]"
-    return (
-        rf"(?:[{_OPEN_SQUARE}]\^?|[{_OPEN_CJK}])[{spaces}]*{q}{ids}[{spaces}]*{q}"
-        rf"(?:†[^{_CLOSE}\n]{{0,64}}{q})?[{_CLOSE}]"
-    )
-
-
-DEFAULT_MARKER_PATTERN = _builtin_pattern(r"\s", r"\d", r"\w")
-_BUILTIN = re.compile(_builtin_pattern("\t\n\f\r ", "0-9", "0-9A-Za-z_", possessive=True))
-"""The built-in pattern for ``re``, with RE2's ASCII classes spelled out (RE2's ``\\s`` has
-no vertical tab), so both find the same markers: ``re``'s matching costs a fraction of the
-RE2 binding's per-match overhead. It runs in time linear in the text, as RE2 would: a try
-can only start at a bracket, every repeat is bounded or of whitespace, and the list's items
-are kept apart by a required separator, so a failed try costs time linear in the run of
-ID characters, separators and whitespace up to the next bracket, which no other try crosses.
-"""
-_BUILTIN_ASCII = re.compile(
-    _builtin_pattern("\t\n\f\r ", "0-9", "0-9A-Za-z_", ascii_only=True, possessive=True)
-)
-"""``_BUILTIN`` for ASCII text (most answers): starting with one literal bracket, a search
-skips from bracket to bracket at memchr speed instead of testing a set at every character."""
 _SPLIT = re.compile(r"\s*[,;\uff0c\uff1b\u3001]\s*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DIGITS = frozenset("0123456789")
@@ -238,30 +183,53 @@ class MarkerParser:
         pattern, ASCII texts and IDs of the pattern's shape, one search over all of them
         (no marker spans two texts) instead of one per text. ``joined`` is the texts
         joined by line breaks, when the caller has it."""
+        return self.unmarked_joined(texts, resolver, joined=joined)[0]
+
+    def unmarked_joined(
+        self, texts: Sequence[str], resolver: IdResolver | None = None, *, joined: str | None = None
+    ) -> tuple[list[str | None], str | None]:
+        """:meth:`unmarked_each`, and the texts as the checks read them (each without its
+        markers, or as given when it has none) joined by line breaks when that took no
+        work of its own (None otherwise)."""
         if joined is None:
             joined = "\n".join(texts)
-        if not self.may_hold_markers(joined):
-            return [None] * len(texts)
-        if not (
-            self._regex is _BUILTIN
-            and joined.isascii()
-            and (resolver is None or resolver.all_shaped())
-            and "`" not in joined
-            and (":" not in joined or "://" not in joined)
-            and "www." not in joined
-        ):
-            return [self.unmarked(text, resolver) for text in texts]
+        if self._regex is not _BUILTIN or not joined.isascii():
+            if not self.may_hold_markers(joined):
+                return [None] * len(texts), joined
+            return [self.unmarked(text, resolver) for text in texts], None
+        if "[" not in joined:  # no marker: the built-in pattern needs an opening bracket
+            return [None] * len(texts), joined
+        if "`" in joined or not (resolver is None or resolver.all_shaped()):
+            return [self.unmarked(text, resolver) for text in texts], None
+        if joined[-2:] == "]." and "~" not in joined:
+            # The commonest shape, "... 20 EUR [2].": each marker before a full stop goes
+            # with the space before it, in one C-level pass; when no opening bracket is
+            # left, every marker was of that shape (none in a URL: it follows a space; and
+            # no code fence).
+            closed = STOP_MARKER_ASCII.sub(".", joined)
+            kept_texts = closed_before_stops(joined, closed, len(texts))
+            if kept_texts is not None:
+                if all(map(ne, kept_texts, texts)):  # each text had a marker: in C
+                    return kept_texts, closed  # type: ignore[return-value]
+                unmarked = [
+                    None if kept == text else kept
+                    for text, kept in zip(texts, kept_texts, strict=True)
+                ]
+                return unmarked, closed
+        if (":" in joined and "://" in joined) or "www." in joined:
+            return [self.unmarked(text, resolver) for text in texts], None
+        return self._unmarked_shaped(texts, resolver, joined), None
+
+    def _unmarked_shaped(
+        self, texts: Sequence[str], resolver: IdResolver | None, joined: str
+    ) -> list[str | None]:
+        """:meth:`unmarked_each` of ASCII texts with no code or URL in them, every marker
+        of the built-in pattern's shape."""
         if "\0" not in joined and joined.count("\n") == len(texts) - 1:
             # Each marker replaced by a NUL in one C-level pass, the texts split apart
             # again: a text without a NUL held no marker, one with a single NUL is closed
             # up around it (a marker that took a line break leaves fewer texts).
             marked = _BUILTIN_ASCII.sub("\0", joined)
-            kept_texts = closed_before_stops(joined, marked, len(texts))
-            if kept_texts is not None:  # the commonest shape: "... 20 EUR [2]."
-                return [
-                    None if kept == text else kept
-                    for text, kept in zip(texts, kept_texts, strict=True)
-                ]
             if closes_up_in_place(joined, marked, len(texts)):
                 return [
                     None if kept == text else kept

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sidecar.checks import Finding, MarkerParser, analyse, default_checks
@@ -243,6 +243,21 @@ def test_the_ascii_shortcuts_agree_with_the_regex_and_the_word_split(text: str) 
     assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
 
 
+_NUMBERED = st.lists(st.sampled_from([*"0123456789.,0 a", "\u0663"]), max_size=16).map("".join)
+
+
+@given(_NUMBERED, st.lists(_NUMBERED, min_size=1, max_size=3))
+def test_a_number_missing_from_every_passage_as_written_is_flagged_as_their_numbers_tell(
+    claim_text: str, passages: list[str]
+) -> None:
+    from sidecar.checks.prescreen import PassageFacts, prescreen_flags
+
+    # The shortcut (no passage holds the number's digits) against the passages' numbers.
+    missing = not set().union(*(numbers_in(p) for p in passages)).issuperset(numbers_in(claim_text))
+    flags = prescreen_flags(claim_text, [PassageFacts(p) for p in passages], negated=False)
+    assert ("number_missing" in flags) == missing
+
+
 @given(
     st.lists(
         st.sampled_from(
@@ -310,3 +325,27 @@ def test_the_analysis_flags_each_claim_as_the_prescreen_does(texts: list[str]) -
     facts = [PassageFacts(text) for text in passages.values()]
     for item in analyse(trace, MarkerParser()).claims:
         assert item.prescreen == prescreen_flags(item.text, facts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", " ", "  ", ".", ":", "\n", "[S1]", "[2]", "\u3010S1\u3011"])),
+    st.integers(min_value=0, max_value=40),
+)
+def test_the_markers_after_a_claim_are_those_the_gap_pattern_reaches(
+    pieces: list[str], position: int
+) -> None:
+    from sidecar.checks.builtin import _GAP, _markers_after
+
+    answer = "".join(pieces)
+    position = min(position, len(answer))
+    markers = tuple(MarkerParser().markers(answer))
+    starts = [marker.start for marker in markers]
+    # The gap as the pattern reads it: the first marker of the run starts where it ends.
+    gap_end = _GAP.match(answer, position).end()  # type: ignore[union-attr]
+    after = [m for m in markers if m.start >= position]
+    ids = _markers_after(markers, starts, answer, position)
+    if not after or after[0].start != gap_end or answer.startswith(":", after[0].end):
+        assert ids == []  # no marker where the gap ends, or a footnote's definition
+    else:
+        assert ids[: len(after[0].ids)] == list(after[0].ids)

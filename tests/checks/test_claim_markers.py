@@ -140,6 +140,10 @@ def test_the_claims_are_unmarked_together_as_each_on_its_own(texts: list[str]) -
         ["a . b [S1].", "c [S2]. "],
         ["a [S1].", "", "b [S2]."],
         ["a [S1\n].", "b [S2]."],
+        ["a [ S1 ].", "b [S2].", "c [S1\t]."],
+        ["See https://example.com/a?ref=[S1] first [S1].", "b [S2]."],
+        ["~~~ https://example.com a [S1].", "b [S2]."],
+        ["`a [S1].`", "b [S2]."],
     ],
 )
 def test_claims_with_a_marker_before_each_full_stop_are_unmarked_as_each_alone(
