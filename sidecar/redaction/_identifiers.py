@@ -43,6 +43,8 @@ def holds_nothing(value: str, detect: Callable[[str], Sequence[object] | None]) 
 def rewrite_ids(record: _Model, raw: Trace, redacted: Trace) -> _Model:
     """``record`` with each source, claim and citation ID of ``raw`` that differs in
     ``redacted`` replaced by its redacted form, as a whole string or inside one."""
+    if redacted is raw:  # the redaction found nothing: no identifier changed
+        return record
     mapping: dict[str, str] = {}
     pairs = [(old.id, new.id) for old, new in zip(raw.sources, redacted.sources, strict=True)]
     pairs += [(old.id, new.id) for old, new in zip(raw.claims, redacted.claims, strict=True)]
