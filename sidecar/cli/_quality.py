@@ -83,8 +83,7 @@ class QualityTally:
             self.critical_traces += 1
             if len(self.first_critical) < FIRST_CRITICAL:
                 self.first_critical.append(record.trace_id)
-        for finding in record.findings:
-            self.findings[finding.code] += 1
+        self.findings.update([finding.code for finding in record.findings])
 
     def mean(self, measure: str) -> str:
         """The mean of ``measure`` to four places, or "not judged" when no trace had one."""

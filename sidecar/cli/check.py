@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -41,7 +41,7 @@ from sidecar.inputs import LINE_FORMATS
 from sidecar.judge import JUDGE_CHOICES
 from sidecar.runtime.guard import Evaluated, Failure, evaluate_raw
 from sidecar.runtime.lines import LineSource
-from sidecar.runtime.ordered import IDLE, Outcome, evaluate_in_order
+from sidecar.runtime.ordered import Outcome, evaluate_in_order
 from sidecar.runtime.records import evaluates_inline
 from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
 
@@ -97,13 +97,14 @@ class _Output:
     """Where records go: stdout, or a file opened at the first record written (replaced
     unless ``append``), so an input without a trace leaves an earlier output as it was.
     Records are written in batches of whole lines, at most :data:`_FLUSH_SECONDS` apart (a
-    flush per record cost about a sixth of a record's evaluation): whatever stops the
-    command, the file holds complete lines, and :meth:`flush` writes out what is pending."""
+    flush per record cost about a sixth of a record's evaluation), each batch decoded from
+    the records' UTF-8 JSON at once: whatever stops the command, the file holds complete
+    lines, and :meth:`flush` writes out what is pending."""
 
     def __init__(self, path: str, *, append: bool) -> None:
         self.path = path
         self.append = append
-        self._pending: list[str] = []
+        self._pending: list[bytes] = []
         self._flushed = time.monotonic()
         self.stream: IO[str] | None = sys.stdout if path == "-" else None
         if self.stream is None:
@@ -117,8 +118,9 @@ class _Output:
             self.stream = open_output(self.path, append=self.append)
         return self.stream
 
-    def write(self, line: str) -> None:
-        self._pending.append(line)
+    def write(self, payload: bytes) -> None:
+        """Write one record's JSON (without its line end)."""
+        self._pending.append(payload)
         if time.monotonic() - self._flushed >= _FLUSH_SECONDS:
             self.flush()
 
@@ -127,8 +129,9 @@ class _Output:
         if not self._pending and self.stream is None:
             return
         stream = self.open()
-        pending, self._pending = "".join(self._pending), []
-        stream.write(pending)
+        pending, self._pending = self._pending, []
+        if pending:
+            stream.write((b"\n".join(pending) + b"\n").decode("utf-8"))
         stream.flush()
 
     def close(self) -> None:
@@ -150,7 +153,11 @@ class _CheckSink:
     """Evaluation records to the output, bad lines to stderr, both in line order."""
 
     def __init__(
-        self, summary: CheckSummary, out: _Output, err: Console, progress: Callable[[int], None]
+        self,
+        summary: CheckSummary,
+        out: _Output,
+        err: Console,
+        progress: Callable[[int], None] | None,
     ) -> None:
         self.summary = summary
         self.out = out
@@ -169,9 +176,10 @@ class _CheckSink:
                 highlight=False,
             )
         elif isinstance(outcome, Evaluated):
-            self.out.write(outcome.payload.decode("utf-8") + "\n")
+            self.out.write(outcome.payload)
             self.summary.add(outcome.record)
-        self.progress(position)
+        if self.progress is not None:
+            self.progress(position)
 
     def flush(self) -> None:
         self.out.flush()
@@ -281,26 +289,24 @@ def check_command(
     stop = threading.Event()
 
     async def run(progress_bar: Progress | None, task_id: Any) -> None:
-        async def records() -> AsyncGenerator[tuple[int, bytes], None]:
-            async for number, line in LineSource(in_stream).records(stop):
-                if number == IDLE:  # a quiet pipe or terminal: write what has finished
-                    yield number, line
-                    continue
-                summary.lines = number
-                summary.records += 1
-                if summary.records <= SAMPLE_LINES:
-                    summary.first_lines[number] = line
-                yield number, line
+        def start(number: int, line: bytes) -> Coroutine[Any, Any, Outcome]:
+            # Each line is counted as it starts, which is as soon as it is read (the loop
+            # starts a record at once): no generator of its own between source and loop.
+            summary.lines = number
+            summary.records += 1
+            if summary.records <= SAMPLE_LINES:
+                summary.first_lines[number] = line
+            return evaluate_raw(pipeline, line, limits)
 
         def progress(number: int) -> None:
             if progress_bar is not None:
                 progress_bar.update(task_id, completed=number)
 
-        sink = _CheckSink(summary, out, err, progress)
+        sink = _CheckSink(summary, out, err, progress if progress_bar is not None else None)
         try:
             await evaluate_in_order(
-                records(),
-                lambda _, value: evaluate_raw(pipeline, value, limits),
+                LineSource(in_stream).records(stop),
+                start,
                 sink,
                 concurrency=concurrency or settings.input.concurrency,
                 finish_timeout=0.0,
