@@ -181,11 +181,9 @@ class Redactor:
             text, claim_id, cites = redacted[at], claim.id, claim.citation_ids
             new_id = known(claim_id) or ident(claim_id)
             cited = [known(c) or ident(c) for c in cites]
-            if (
-                text is not claim.text
-                or new_id is not claim_id
-                or any(a is not b for a, b in zip(cited, cites, strict=True))
-            ):
+            # An identifier is the same string when it holds nothing, its hash when it
+            # does: one list comparison tells whether any citation changed.
+            if text is not claim.text or new_id is not claim_id or cited != cites:
                 claim = claim.model_copy(update={"text": text, "id": new_id, "citation_ids": cited})
                 changed = True
             new_claims.append(claim)
