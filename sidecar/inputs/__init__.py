@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sidecar.inputs.otlp import OtlpAdapter
 
 # Each adapter is imported from its module on first use: a run reads one format, and the
-# OTLP adapter alone brings the protobuf runtime (a tenth of a second of start-up) with it.
+# OTLP adapter alone brings the protobuf runtime (about 25 ms of start-up) with it.
 _LAZY: dict[str, str] = {
     "AnthropicMessagesAdapter": "sidecar.inputs.anthropic_messages",
     "BedrockAdapter": "sidecar.inputs.bedrock",
