@@ -8,10 +8,10 @@ format is one module, one entry in :data:`_LAZY` and one line in :func:`adapter_
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from schemas import InputFormat
+from sidecar import lazy_names
 from sidecar.inputs._adapt import adapted_object
 from sidecar.inputs._findings import ADAPTER_FINDINGS, CITED_TEXTS, AdapterFindingCode
 from sidecar.inputs.base import InputAdapter, InputError
@@ -36,13 +36,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -4,8 +4,9 @@ share (dedup, offsets, the failure policy, slow-record watch, shutdown, the work
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sidecar import lazy_names
 
 if TYPE_CHECKING:
     from sidecar.runtime.base import RunResult, Runtime
@@ -61,13 +62,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
