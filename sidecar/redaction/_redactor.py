@@ -171,16 +171,14 @@ class Redactor:
         redacted = self._texts.redacted_all(texts, scope)
         # Most texts hold nothing to redact: a claim or source is copied only when one of
         # its texts changed, and the trace only when one of its parts did (the models are
-        # not mutated downstream, so sharing is safe). Identifiers are looked up in the
-        # cache of those seen before, hashed on first sight.
+        # not mutated downstream, so sharing is safe).
         changed = redacted[0] is not texts[0] or redacted[1] is not texts[1]
-        known = self._ids.get
         ident = self.redact_identifier
         new_claims = []
         for at, claim in enumerate(claims, 2):
             text, claim_id, cites = redacted[at], claim.id, claim.citation_ids
-            new_id = known(claim_id) or ident(claim_id)
-            cited = [known(c) or ident(c) for c in cites]
+            new_id = ident(claim_id)
+            cited = [ident(c) for c in cites]
             # An identifier is the same string when it holds nothing, its hash when it
             # does: one list comparison tells whether any citation changed.
             if text is not claim.text or new_id is not claim_id or cited != cites:
@@ -198,7 +196,7 @@ class Redactor:
                 text = self._texts.redacted(source.text, scope)
                 url = self.redact_url(source.url, scope) if source.url else source.url
             source_id = source.id
-            new_id = known(source_id) or ident(source_id)
+            new_id = ident(source_id)
             if (
                 title is not source.title
                 or text is not source.text
