@@ -118,7 +118,7 @@ pub fn may_hold(b: &[u8]) -> bool {
 }
 
 /// Whether any of the eight bytes of `v` is an ASCII digit: its bytes xor '0' below 10.
-fn has_digit(v: u64) -> bool {
+pub(crate) fn has_digit(v: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let t = v ^ (ONES * 0x30);
     (t.wrapping_sub(ONES * 10) & !t & (ONES * 0x80)) != 0

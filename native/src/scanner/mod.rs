@@ -119,7 +119,10 @@ impl Engine {
         };
         let c = compiled();
         let bytes = s.as_bytes();
-        let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
+        // the text's digits and colons, counted in one pass
+        let (digits, colons) = bytes.iter().fold((0usize, 0usize), |(d, c), &b| {
+            (d + usize::from(b.is_ascii_digit()), c + usize::from(b == b':'))
+        });
         let ascii = s.is_ascii();
         let mut text: Option<Text> = None;
         let mut found = Vec::with_capacity(8);
@@ -154,8 +157,11 @@ impl Engine {
                 Group::Email => bytes.contains(&b'@'),
                 Group::Ipv6 => {
                     // eight hextets, or six and an IPv4 address ("2001:db8:0:0:0:0:10.0.0.1")
-                    let colons = bytes.iter().filter(|&&b| b == b':').count();
-                    s.contains("::") || colons >= 7 || (colons >= 6 && bytes.contains(&b'.'))
+                    colons >= 7
+                        || (colons >= 6 && bytes.contains(&b'.'))
+                        || (colons >= 2
+                            && memchr::memchr_iter(b':', bytes)
+                                .any(|i| bytes.get(i + 1) == Some(&b':')))
                 }
                 Group::Tokens | Group::Kv if ascii => *secret_hint.get_or_insert_with(|| {
                     use regex_automata::dfa::Automaton;

@@ -57,11 +57,15 @@ pub(super) fn tokens(t: &Text, m: &Found) -> Option<Ent> {
 
 /// Whether a text may hold a password on a command line or in a .netrc file.
 pub(super) fn may_hold_command(b: &[u8]) -> bool {
-    memchr::memmem::find(b, b" -u").is_some()
-        || memchr::memmem::find(b, b" -p").is_some()
-        || memchr::memmem::find(b, b"--pass").is_some()
-        || memchr::memmem::find(b, b"--user").is_some()
-        || memchr::memmem::find(b, b"login").is_some()
+    // the searchers built once, not on every call
+    static FINDERS: OnceLock<[memchr::memmem::Finder<'static>; 5]> = OnceLock::new();
+    FINDERS
+        .get_or_init(|| {
+            [&b" -u"[..], b" -p", b"--pass", b"--user", b"login"]
+                .map(|n| memchr::memmem::Finder::new(n).into_owned())
+        })
+        .iter()
+        .any(|f| f.find(b).is_some())
 }
 
 fn command_pattern() -> &'static MetaRegex {
