@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sidecar.checks import prescreen
+
+
+def test_every_negation_word_holds_a_piece_the_shortcut_looks_for() -> None:
+    for word in prescreen._NEGATION_WORDS:
+        assert any(piece in word for piece in prescreen._NEGATION_PIECES), word
+
+
+_WORDS = [
+    *sorted(prescreen._NEGATION_WORDS),
+    *"abnotex'., ;:!?()[]{}\"/\t\n\x1c",
+    "NOT",
+    "Never",
+    "CAN'T",
+    "renewal",
+    "know",
+    "exceed",
+    "within",
+    "nt",
+    "n'",
+    "No.",
+    "(none)",
+    "é",
+    "\u2019",
+]
+
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=30).map("".join))
+def test_the_negation_pieces_shortcut_agrees_with_the_word_split(text: str) -> None:
+    words = text.lower().translate(prescreen._PUNCTUATION).split()
+    assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
