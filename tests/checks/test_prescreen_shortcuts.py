@@ -34,3 +34,19 @@ _WORDS = [
 def test_the_negation_pieces_shortcut_agrees_with_the_word_split(text: str) -> None:
     words = text.lower().translate(prescreen._PUNCTUATION).split()
     assert prescreen.has_negation(text) == (not prescreen._NEGATION_WORDS.isdisjoint(words))
+
+
+_URL_PIECES = [*"/?&=_#%+:.aZ09 ", "%2F", "%C3%A9", "%ZZ", "é", "\ud800"]
+
+
+@given(st.lists(st.sampled_from(_URL_PIECES), max_size=20).map("".join))
+def test_an_ascii_url_reads_as_the_str_translate_reads_it(url: str) -> None:
+    import urllib.parse
+
+    from sidecar.checks._injection_decode import _URL_SPACES, url_text
+
+    if "%" in url or "+" in url:
+        expected = urllib.parse.unquote_plus(url, errors="replace").translate(_URL_SPACES)
+    else:
+        expected = url.translate(_URL_SPACES)
+    assert url_text(url) == expected
