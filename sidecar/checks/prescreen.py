@@ -115,6 +115,27 @@ def _nowhere(number: str, passages: Sequence[PassageFacts]) -> bool:
     return True
 
 
+def _quoted(claim_text: str, passages: Sequence[PassageFacts]) -> bool:
+    """Whether ``claim_text`` occurs as written in a passage, neither right after nor right
+    before a digit, a dot or a comma: then the passage holds every number of the claim.
+
+    Every character of a number (a match of ``_NUMBER``) is a digit, a dot or a comma, so
+    no match of the passage runs into the occurrence from before it, and one inside the
+    occurrence runs on past it only through the character after it. The passage's matches
+    within the occurrence are therefore the claim's, and so are their canonical forms."""
+    for fact in passages:
+        text = fact.text
+        at = text.find(claim_text)
+        if at < 0:
+            continue
+        end = at + len(claim_text)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before in ".," or before.isdigit() or after in ".," or after.isdigit()):
+            return True
+    return False
+
+
 def has_negation(text: str) -> bool:
     """True when the text contains a negation word."""
     if text.isascii():
@@ -168,7 +189,7 @@ def prescreen_flags(
 
     ``negated`` says whether the claim holds a negation word, when the caller knows it."""
     flags = []
-    claim_numbers = numbers_in(claim_text)
+    claim_numbers = () if _quoted(claim_text, passages) else numbers_in(claim_text)
     if claim_numbers:
         # Fast path: a number written the same way in a passage needs no full scan of it.
         missing = []

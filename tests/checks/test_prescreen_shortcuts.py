@@ -50,3 +50,22 @@ def test_an_ascii_url_reads_as_the_str_translate_reads_it(url: str) -> None:
     else:
         expected = url.translate(_URL_SPACES)
     assert url_text(url) == expected
+
+
+_NUMERIC = st.lists(st.sampled_from([*"0123456789.,0 a", "\u0663", "1,000"]), max_size=12).map(
+    "".join
+)
+
+
+@given(_NUMERIC, _NUMERIC, _NUMERIC, st.lists(_NUMERIC, max_size=2))
+def test_a_claim_quoted_in_a_passage_is_flagged_as_the_passages_numbers_tell(
+    claim_text: str, before: str, after: str, others: list[str]
+) -> None:
+    # The claim written inside a passage (the quote shortcut's case, when the characters
+    # around it allow) against the numbers of the claim and of the passages.
+    passages = [*others, f"{before}{claim_text}{after}"]
+    available = set().union(*(prescreen.numbers_in(p) for p in passages))
+    missing = not available.issuperset(prescreen.numbers_in(claim_text))
+    facts = [prescreen.PassageFacts(p) for p in passages]
+    flags = prescreen.prescreen_flags(claim_text, facts, negated=False)
+    assert ("number_missing" in flags) == missing
