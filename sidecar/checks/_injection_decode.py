@@ -55,7 +55,12 @@ def url_text(url: str | None) -> str:
         return ""
     if "%" in url or "+" in url:
         url = urllib.parse.unquote_plus(url, errors="replace")
+    if url.isascii():
+        # The same mapping as bytes: one C-level translate, about 5x a str.translate
+        # through a dict on a URL's few dozen characters.
+        return url.encode("ascii").translate(_URL_SPACE_BYTES).decode("ascii")
     return url.translate(_URL_SPACES)
 
 
 _URL_SPACES = str.maketrans(dict.fromkeys("/?&=_#", " "))
+_URL_SPACE_BYTES = bytes(ord(" ") if chr(b) in "/?&=_#" else b for b in range(256))

@@ -133,8 +133,17 @@ def _markers_after(
     ):
         gap = _GAP.match(answer, position)
         cursor = gap.end() if gap else position
-    ids: list[str] = []
-    for index in range(first, min(len(markers), first + _MAX_RUN)):
+    start, end, marker_ids = markers[first]
+    if start != cursor or answer.startswith(":", end):
+        return []  # no marker where the gap ends, or "[^1]: ..." defining a footnote
+    ids = list(marker_ids)
+    following = first + 1
+    # The common end of a run: no marker after this one, or a gap to the next that does
+    # not open with whitespace (as the loop below would find, without it).
+    if following == len(starts) or (starts[following] != end and not answer[end].isspace()):
+        return ids
+    cursor = end
+    for index in range(following, min(len(markers), first + _MAX_RUN)):
         start, end, marker_ids = markers[index]
         # After a marker, cursor < start: a gap that does not open with a space is no run
         # (the common end of a run), known without the regex.

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from sidecar._regex import compile_linear
 from sidecar.checks._injection_decode import decoded_base64, encodable, url_text
@@ -55,6 +56,8 @@ INJECTION_PATTERNS: tuple[tuple[str, str], ...] = tuple(
 """(rule name, pattern) of every pattern; matched with ``(?i)`` on normalised text."""
 
 ENCODED_RULE = "encoded_instruction"
+_TEXT, _ID, _TITLE = attrgetter("text"), attrgetter("id"), attrgetter("title")
+"""A source's text, a source's or a claim's ID, a source's title, read in C."""
 _MAX_DEPTH = 2
 
 RAW_PATTERNS: tuple[tuple[str, str], ...] = tuple(
@@ -221,15 +224,15 @@ class InjectionCheck:
         # The sources' texts one after another: an instruction split across two of them
         # reads as one at their junction in this text too.
         whole = "\n".join(
-            (
+            [
                 trace.question,
                 trace.answer,
-                *(s.text for s in sources),
-                *(s.id for s in sources),
-                *(s.title for s in sources),
-                *(url_text(s.url) for s in sources if s.url),
-                *(claim.id for claim in trace.claims),
-            )
+                *map(_TEXT, sources),
+                *map(_ID, sources),
+                *map(_TITLE, sources),
+                *[url_text(s.url) for s in sources if s.url],
+                *map(_ID, trace.claims),
+            ]
         )
         # ASCII text with nothing to normalise is its own normalised form: one set pass over
         # the whole trace says whether any text of it can match.

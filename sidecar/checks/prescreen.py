@@ -9,6 +9,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from sidecar._regex import compile_linear
+
 __all__ = ["PassageFacts", "normalise", "numbers_in", "has_negation", "prescreen_flags"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -31,6 +33,10 @@ _ASCII_LOWER_PUNCTUATION = bytes(
 ).ljust(256, b" ")
 """Lower-cases ASCII letters and blanks punctuation and whitespace, in one translate."""
 _NEGATION_BYTES = frozenset(word.encode("ascii") for word in _NEGATION_WORDS)
+_NEGATION_PIECES = ("no", "n't", "nev", "nei", "witho", "exc")
+"""A piece of every negation word (checked in ``has_negation`` and the tests)."""
+_NEGATION_PIECE = compile_linear("(?i)" + "|".join(map(re.escape, _NEGATION_PIECES)))
+"""Any of the pieces, case ignored (applied to ASCII text only)."""
 _NUMBER_CHARS = bytes(b if chr(b) in "0123456789.," else ord(" ") for b in range(256))
 _NUMBER_BYTES = re.compile(rb"[0-9]+(?:[.,][0-9]+)*")
 
@@ -113,9 +119,35 @@ def _nowhere(number: str, passages: Sequence[PassageFacts]) -> bool:
     return True
 
 
+def _quoted(claim_text: str, passages: Sequence[PassageFacts]) -> bool:
+    """Whether ``claim_text`` occurs as written in a passage, neither right after nor right
+    before a digit, a dot or a comma: then the passage holds every number of the claim.
+
+    Every character of a number (a match of ``_NUMBER``) is a digit, a dot or a comma, so
+    no match of the passage runs into the occurrence from before it, and one inside the
+    occurrence runs on past it only through the character after it. The passage's matches
+    within the occurrence are therefore the claim's, and so are their canonical forms."""
+    for fact in passages:
+        text = fact.text
+        at = text.find(claim_text)
+        if at < 0:
+            continue
+        end = at + len(claim_text)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not (before in ".," or before.isdigit() or after in ".," or after.isdigit()):
+            return True
+    return False
+
+
 def has_negation(text: str) -> bool:
     """True when the text contains a negation word."""
     if text.isascii():
+        # Every negation word holds one of these pieces, and every ASCII token is a piece
+        # of the text, case aside: text holding none of them (most does) has no negation
+        # word, known from one linear-time search instead of a split into tokens.
+        if _NEGATION_PIECE.search(text) is None:
+            return False
         tokens = text.encode("ascii").translate(_ASCII_LOWER_PUNCTUATION).split()
         return not _NEGATION_BYTES.isdisjoint(tokens)
     words = text.lower().translate(_PUNCTUATION).split()
@@ -153,7 +185,7 @@ def prescreen_flags(
 
     ``negated`` says whether the claim holds a negation word, when the caller knows it."""
     flags = []
-    claim_numbers = numbers_in(claim_text)
+    claim_numbers = () if _quoted(claim_text, passages) else numbers_in(claim_text)
     if claim_numbers:
         # Fast path: a number written the same way in a passage needs no full scan of it.
         missing = []
