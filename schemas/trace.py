@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -133,7 +134,7 @@ class Trace(BaseModel):
     @model_validator(mode="after")
     def _check_unique_ids(self) -> Trace:
         sources, claims = self.sources, self.claims
-        if len({s.id for s in sources}) == len(sources) and len({c.id for c in claims}) == len(
+        if len(set(map(_ID, sources))) == len(sources) and len(set(map(_ID, claims))) == len(
             claims
         ):
             return self  # the common case, without a list of IDs per kind
@@ -152,4 +153,6 @@ class Trace(BaseModel):
 
 
 _FIELD_NAMES = frozenset(Trace.model_fields)
+_ID = attrgetter("id")
+"""A source's or a claim's ID, read in C."""
 _TRACE_ID = re.compile("[0-9a-f]{32}")

@@ -342,19 +342,24 @@ def _clean_string(text: str, limits: DecodeLimits) -> str:
 
 
 def _check_counts(obj: dict[str, Any], limits: DecodeLimits) -> None:
-    for field, limit, reason in (
-        ("claims", limits.max_claims, "too_many_claims"),
-        ("sources", limits.max_sources, "too_many_sources"),
-    ):
-        items = obj.get(field)
-        if isinstance(items, list) and len(items) > limit:
-            raise TraceDecodeError(f"{len(items)} {field} exceed {limit}", reason=reason)
     claims = obj.get("claims")
-    for claim in claims if isinstance(claims, list) else ():
+    if isinstance(claims, list) and len(claims) > limits.max_claims:
+        raise TraceDecodeError(
+            f"{len(claims)} claims exceed {limits.max_claims}", reason="too_many_claims"
+        )
+    sources = obj.get("sources")
+    if isinstance(sources, list) and len(sources) > limits.max_sources:
+        raise TraceDecodeError(
+            f"{len(sources)} sources exceed {limits.max_sources}", reason="too_many_sources"
+        )
+    if not isinstance(claims, list):
+        return
+    max_cites = limits.max_citations_per_claim
+    for claim in claims:
         cites = claim.get("citation_ids") if isinstance(claim, dict) else None
-        if isinstance(cites, list) and len(cites) > limits.max_citations_per_claim:
+        if isinstance(cites, list) and len(cites) > max_cites:
             raise TraceDecodeError(
-                f"a claim cites {len(cites)} sources, more than {limits.max_citations_per_claim}",
+                f"a claim cites {len(cites)} sources, more than {max_cites}",
                 reason="too_many_citations",
             )
 

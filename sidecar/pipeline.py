@@ -263,8 +263,13 @@ def build_record(
     abstained = frozenset(result.abstained_claim_ids)
     withheld = outcome.withheld
     failed = outcome.failed
-    verdicts = outcome.verdicts or {}
-    texts = {claim.id: claim.text for claim in trace.claims}
+    verdicts = outcome.verdicts
+    paths = outcome.paths
+    texts: dict[str, str] = {}
+    cited: set[str] = set()  # the source IDs some claim cites
+    for trace_claim in trace.claims:
+        texts[trace_claim.id] = trace_claim.text
+        cited.update(trace_claim.citation_ids)
     claims = []
     for item in analysis.claims:
         claim = item.claim
@@ -287,6 +292,8 @@ def build_record(
             entry["prescreen_flags"] = item.prescreen
         if derived:
             entry["derived"] = True
+        # Each lookup only when there is something to find: most traces have no verdicts,
+        # paths or critical claims.
         verdict = verdicts.get(claim_id) if verdicts else None
         if verdict is not None:
             entry["verdict"] = verdict.verdict
@@ -300,12 +307,13 @@ def build_record(
                 entry["not_judged"] = "abstained"
             elif failed:
                 entry["not_judged"] = "judge_failed"
-        path = outcome.paths.get(claim_id)
-        if path is not None:
-            entry["path"] = path
-        if claim_id in critical:
+        if paths:
+            path = paths.get(claim_id)
+            if path is not None:
+                entry["path"] = path
+        if critical and claim_id in critical:
             entry["critical_reason"] = critical[claim_id]
-        if claim_id in critical_unjudged:
+        if critical_unjudged and claim_id in critical_unjudged:
             entry["critical_unjudged"] = True
         claims.append(entry)
     sampled_by = outcome.sampled_by if outcome.sampled_by in _SAMPLED_BY else None
@@ -338,7 +346,7 @@ def build_record(
             "skip_reason": outcome.skip_reason,
             "judge": outcome.run,
             "redactions": dict(redactions),
-            "cited_sources": _cited_sources(trace),
+            "cited_sources": _cited_sources(trace, cited),
             "versions": {
                 "citewatch": __version__,
                 "trace_schema": TRACE_SCHEMA_VERSION,
@@ -356,9 +364,8 @@ _validate_record: Callable[..., EvaluationRecord] = (
 """``EvaluationRecord.model_validate`` without the keyword arguments it does not need."""
 
 
-def _cited_sources(trace: Trace) -> list[dict[str, object]]:
-    """The (redacted) trace's cited sources that name a document, by title or URL."""
-    cited = {source_id for claim in trace.claims for source_id in claim.citation_ids}
+def _cited_sources(trace: Trace, cited: set[str]) -> list[dict[str, object]]:
+    """The (redacted) trace's sources in ``cited`` that name a document, by title or URL."""
     return [
         {"source_id": s.id, "title": s.title, "url": s.url}
         for s in trace.sources
