@@ -186,13 +186,19 @@ def _take_markers(
 
 
 def _clean(answer: str, start: int, end: int, markers: list[Marker]) -> str:
-    pieces = []
-    cursor = start
-    for marker in markers:
-        pieces.append(answer[cursor : marker.start])
-        cursor = marker.end
-    pieces.append(answer[cursor:end])
-    text = _MARKUP.sub("", " ".join("".join(pieces).split()))
+    if markers:
+        pieces = []
+        cursor = start
+        for marker in markers:
+            pieces.append(answer[cursor : marker.start])
+            cursor = marker.end
+        pieces.append(answer[cursor:end])
+        text = " ".join("".join(pieces).split())
+    else:
+        text = " ".join(answer[start:end].split())
+    # Most sentences carry no markup: the substitution only when its pattern can match.
+    if "**" in text or "__" in text or "`" in text or text[:1] == ">":
+        text = _MARKUP.sub("", text)
     return _SPACE_BEFORE_PUNCT.sub(r"\1", text).strip()
 
 
