@@ -1,7 +1,7 @@
 """The citation pass of one trace, timed on whichever tree it is imported from: the marker
 parse (``markers``), or the parse, numbering, claim derivation and analysis the pipeline runs
-before the checks (``derive``). bench.markers and bench.derive run it in this process on
-this tree and, in a subprocess, on a git revision's tree (``--before``), on the same traces.
+before the checks (``derive``). bench.markers and bench.derive (``--before``) run it in a
+subprocess on this tree and in another on a git revision's tree, on the same traces.
 
 Run as a script it reads ``{"what", "shapes", "rounds", "loops"}`` as JSON on stdin and
 writes ``{shape: [seconds per trace, one per round]}`` as JSON on stdout; it imports only
