@@ -1,4 +1,5 @@
-//! The groups' patterns and triggers, compiled once for every engine.
+//! The groups' patterns and triggers, compiled once for every engine, each the first time a
+//! text needs it.
 
 use std::sync::OnceLock;
 
@@ -10,52 +11,76 @@ use crate::patterns::{anchored_dfa, compile, kv_rest, re2_to_rust, sources, Dens
 
 /// A group's pattern twice: as written (Unicode classes, for any text) and with Unicode off
 /// (for ASCII texts, where both match the same; the automaton is a fraction of the size).
+/// Each is built the first time a text needs it: most processes only ever meet ASCII text,
+/// and a group whose trigger no text has is never built at all.
 pub(super) struct Pair {
-    unicode: MetaRegex,
-    ascii: MetaRegex,
-    /// For a small pattern, its ASCII form as whole DFAs (forward and reverse): the same
-    /// matches, without the lazy DFA's bookkeeping on every call.
-    pub(super) dense: Option<regex_automata::dfa::regex::Regex>,
+    pattern: String,
+    prefilter: bool,
+    /// Whether the ASCII form also runs as whole DFAs (``dense``).
+    with_dense: bool,
+    unicode: OnceLock<MetaRegex>,
+    ascii: OnceLock<MetaRegex>,
+    dense: OnceLock<regex_automata::dfa::regex::Regex>,
 }
 
 impl Pair {
     fn new(pattern: &str, prefilter: bool) -> Pair {
-        let config = || {
-            MetaRegex::config()
-                .auto_prefilter(prefilter)
-                .nfa_size_limit(Some(256 << 20))
-                .hybrid_cache_capacity(64 << 20)
-        };
-        let unicode = MetaRegex::builder()
-            .configure(config())
-            .build(pattern)
-            .expect("built-in pattern compiles");
-        let bytes = ascii_pattern(pattern);
-        let ascii = MetaRegex::builder()
-            .configure(config().utf8_empty(false))
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
-            .build(&bytes)
-            .expect("built-in pattern compiles for ASCII texts");
-        Pair { unicode, ascii, dense: None }
+        Pair {
+            pattern: pattern.to_owned(),
+            prefilter,
+            with_dense: false,
+            unicode: OnceLock::new(),
+            ascii: OnceLock::new(),
+            dense: OnceLock::new(),
+        }
     }
 
-    /// With whole DFAs for ASCII texts.
-    fn dense(mut self, pattern: &str) -> Pair {
-        let dense = regex_automata::dfa::regex::Builder::new()
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
-            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
-            .build(&ascii_pattern(pattern))
-            .expect("built-in pattern compiles as a DFA");
-        self.dense = Some(dense);
+    /// For a small pattern: its ASCII form also as whole DFAs (forward and reverse), the
+    /// same matches without the lazy DFA's bookkeeping on every call.
+    fn with_dense(mut self) -> Pair {
+        self.with_dense = true;
         self
     }
 
+    fn config(&self) -> regex_automata::meta::Config {
+        MetaRegex::config()
+            .auto_prefilter(self.prefilter)
+            .nfa_size_limit(Some(256 << 20))
+            .hybrid_cache_capacity(64 << 20)
+    }
+
+    /// The pattern for ASCII texts (``ascii``) or for any text.
     pub(super) fn get(&self, ascii: bool) -> &MetaRegex {
         if ascii {
-            &self.ascii
+            self.ascii.get_or_init(|| {
+                MetaRegex::builder()
+                    .configure(self.config().utf8_empty(false))
+                    .syntax(syntax::Config::new().unicode(false).utf8(false))
+                    .build(&ascii_pattern(&self.pattern))
+                    .expect("built-in pattern compiles for ASCII texts")
+            })
         } else {
-            &self.unicode
+            self.unicode.get_or_init(|| {
+                MetaRegex::builder()
+                    .configure(self.config())
+                    .build(&self.pattern)
+                    .expect("built-in pattern compiles")
+            })
         }
+    }
+
+    /// The whole DFAs of the ASCII form, for a pattern that has them.
+    pub(super) fn dense(&self) -> Option<&regex_automata::dfa::regex::Regex> {
+        if !self.with_dense {
+            return None;
+        }
+        Some(self.dense.get_or_init(|| {
+            regex_automata::dfa::regex::Builder::new()
+                .syntax(syntax::Config::new().unicode(false).utf8(false))
+                .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+                .build(&ascii_pattern(&self.pattern))
+                .expect("built-in pattern compiles as a DFA")
+        }))
     }
 }
 
@@ -75,32 +100,149 @@ pub(super) struct Compiled {
     /// For ASCII texts, where a key name is exactly the run of key characters a match
     /// starts with (no shorter key can be followed by a separator, no longer one is a key
     /// name): what follows the key, anchored after it, unbounded value likewise.
-    pub(super) kv_rest: MetaRegex,
+    kv_rest: OnceLock<MetaRegex>,
     /// The number pattern as whole-DFAs searched anchored, for ASCII texts and for others:
     /// every match starts at a '+', a '(' or a digit after a non-word byte, so the runs are
     /// found by trying those places in order (leftmost first, as a search of the whole text
     /// finds them), each try bounded by the pattern's longest match.
-    pub(super) number_dfa: (DenseDfa, DenseDfa),
+    number_pattern: String,
+    number_ascii: OnceLock<DenseDfa>,
+    number_unicode: OnceLock<DenseDfa>,
     /// The kv pattern as it is, should a span ever give the unbounded one another match.
-    pub(super) kv_exact: MetaRegex,
+    kv_source: String,
+    kv_exact: OnceLock<MetaRegex>,
     /// Literals one of which every token candidate holds (a few, such as "AC" of an account
-    /// SID, are shorter than what the pattern needs: a wider trigger only skips less).
-    pub(super) tokens_trigger: aho_corasick::AhoCorasick,
+    /// SID, are shorter than what the pattern needs: a wider trigger only skips less). For
+    /// texts that are not ASCII.
+    tokens_trigger: OnceLock<aho_corasick::AhoCorasick>,
     /// Both secret groups' triggers in one automaton, for ASCII texts, where case-insensitive
     /// means ASCII case (the regexes' Unicode case folding only differs on other characters:
     /// K and ſ): the kv words in either case, the token literals as they are. One scan says
     /// whether either group may hold anything; each group's own pattern then decides. (The
     /// obfuscated group's trigger for ASCII texts is `at_trigger`.)
     pub(super) secret_trigger: regex_automata::dfa::dense::DFA<Vec<u32>>,
-    pub(super) kv_trigger: Regex,
-    pub(super) obfuscated_trigger: Regex,
-    pub(super) at: Regex,
-    pub(super) label: Regex,
-    pub(super) key_part: Regex,
-    // capture group indexes of the kv group
-    pub(super) kvkey: usize,
+    kv_trigger: OnceLock<Regex>,
+    obfuscated_trigger: OnceLock<Regex>,
+    at: OnceLock<Regex>,
+    label: OnceLock<Regex>,
+    key_part: OnceLock<Regex>,
+    /// The capture group index of the key, in `kv_groups` and `kv_exact` alike.
+    kvkey: OnceLock<usize>,
 }
 
+// Python's \s on the ASCII text these run on.
+const S: &str = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
+#[rustfmt::skip]
+const KV_WORDS: [&str; 16] = [
+    "key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential", "signature", "pw",
+    "kennwort", "contrasena", "senha", "wachtwoord", "haslo", "salasana",
+];
+#[rustfmt::skip]
+const TOKEN_LITERALS: [&str; 83] = [
+    "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
+    "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
+    "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",
+    "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
+    "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
+    "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
+    "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA", "doo_v1_",
+    "dor_v1_", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-",
+    "glsoat-", "glffct-", "gloas-", "glwt-", "GR1348941", "glc_", "EAAA",
+    "FwoGZXIvYXdz", "IQoJb3JpZ2lu", "ABSK", "bedrock-api-key-", "AGE-SECRET-KEY-1",
+    "ZXlK", "LS0tLS1CRUdJTi", "Q~", "sig=", "jdbc:oracle:", "==", "SharedAccessKey=",
+];
+
+impl Compiled {
+    /// What follows a kv key in an ASCII text, anchored after it.
+    pub(super) fn kv_rest(&self) -> &MetaRegex {
+        self.kv_rest.get_or_init(|| {
+            MetaRegex::builder()
+                .syntax(syntax::Config::new().unicode(false).utf8(false))
+                .configure(MetaRegex::config().utf8_empty(false))
+                .build(&re2_to_rust(&kv_rest(r#"[^\s"'`<>,;]{4,}"#)))
+                .expect("kv pattern compiles")
+        })
+    }
+
+    /// The number pattern's whole DFA for ASCII texts (``ascii``) or for others.
+    pub(super) fn number_dfa(&self, ascii: bool) -> &DenseDfa {
+        if ascii {
+            self.number_ascii
+                .get_or_init(|| anchored_dfa(&ascii_pattern(&self.number_pattern), true))
+        } else {
+            self.number_unicode.get_or_init(|| anchored_dfa(&self.number_pattern, false))
+        }
+    }
+
+    /// The kv pattern as it is.
+    pub(super) fn kv_exact(&self) -> &MetaRegex {
+        self.kv_exact.get_or_init(|| MetaRegex::new(&self.kv_source).expect("kv pattern compiles"))
+    }
+
+    /// The capture group index of the key.
+    pub(super) fn kvkey(&self) -> usize {
+        *self.kvkey.get_or_init(|| {
+            self.kv_groups
+                .get(true)
+                .group_info()
+                .to_index(regex_automata::PatternID::ZERO, "kvkey")
+                .expect("named group")
+        })
+    }
+
+    /// The tokens group's trigger for texts that are not ASCII.
+    pub(super) fn tokens_trigger(&self) -> &aho_corasick::AhoCorasick {
+        self.tokens_trigger.get_or_init(|| {
+            aho_corasick::AhoCorasick::new(TOKEN_LITERALS).expect("trigger literals")
+        })
+    }
+
+    /// The kv group's trigger for texts that are not ASCII.
+    pub(super) fn kv_trigger(&self) -> &Regex {
+        self.kv_trigger.get_or_init(|| compile(&format!("(?i:{})", KV_WORDS.join("|"))))
+    }
+
+    /// The obfuscated group's trigger for texts that are not ASCII.
+    pub(super) fn obfuscated_trigger(&self) -> &Regex {
+        self.obfuscated_trigger
+            .get_or_init(|| compile(r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)"))
+    }
+
+    /// The "at" of an obfuscated e-mail address.
+    pub(super) fn at(&self) -> &Regex {
+        self.at.get_or_init(|| {
+            Regex::new(&format!(r"(?i){S}*(?:\[at\]|\(at\)|\{{at\}}|<at>|{S}at{S}|{S}@{S}){S}*"))
+                .unwrap()
+        })
+    }
+
+    /// A "dot" and the label after it, of an obfuscated e-mail address.
+    pub(super) fn label(&self) -> &Regex {
+        self.label.get_or_init(|| {
+            Regex::new(&format!(
+                r"(?i)({S}*(?:\[dot\]|\(dot\)|\{{dot\}}|<dot>|{S}dot{S}|\.){S}*|)([A-Za-z0-9-]+)"
+            ))
+            .unwrap()
+        })
+    }
+
+    /// A key name's part that names a secret.
+    pub(super) fn key_part(&self) -> &Regex {
+        self.key_part.get_or_init(|| {
+            Regex::new(concat!(
+                r"^(?:(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing",
+                r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass",
+                r"|passphrase|credentials?|auth|authorization|bearer|signature|pw|passwort",
+                r"|kennwort|contrasena|senha|wachtwoord|haslo|salasana)s?",
+                r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|pw|passphrase)s?)$"
+            ))
+            .unwrap()
+        })
+    }
+}
+
+/// The groups' patterns and triggers, shared by every engine. What only some texts need is
+/// built the first time one does.
 pub(super) fn compiled() -> &'static Compiled {
     static COMPILED: OnceLock<Compiled> = OnceLock::new();
     COMPILED.get_or_init(|| {
@@ -108,75 +250,49 @@ pub(super) fn compiled() -> &'static Compiled {
         let kv_source = re2_to_rust(&sources[1].1);
         assert!(kv_source.ends_with("{4,512})"));
         let kv_groups = Pair::new(&format!("{}{{4,}})", &kv_source[..kv_source.len() - 8]), true);
-        let index = |name: &str| kv_groups.unicode.group_info()
-            .to_index(regex_automata::PatternID::ZERO, name)
-            .expect("named group");
         // Number runs are searched by `number_dfa` alone: that group has no pair. The
         // national identifier pattern runs without a prefilter: its first characters are
         // everywhere in the texts it runs on, where a prefilter only interrupts.
-        let pairs = sources.iter()
+        let pairs = sources
+            .iter()
             .map(|(name, p)| {
                 let p = re2_to_rust(p);
                 match *name {
                     "number" => None,
-                    "iban" | "iban_loose" | "national_id" | "ipv4" => Some(Pair::new(&p, *name != "national_id").dense(&p)),
+                    "iban" | "iban_loose" | "national_id" | "ipv4" => {
+                        Some(Pair::new(&p, *name != "national_id").with_dense())
+                    }
                     _ => Some(Pair::new(&p, true)),
                 }
             })
             .collect();
-        // Python's \s on the ASCII text these run on.
-        let s = r"[\t\n\x0B\x0C\r\x1C-\x1F ]";
-        let kv_words = ["key", "secret", "token", "pass", "pwd", "auth", "bearer", "credential",
-                        "signature", "pw", "kennwort", "contrasena", "senha", "wachtwoord",
-                        "haslo", "salasana"];
-        let token_literals = [
-            "-----BEGIN", "://", "eyJ", "sk-", "whsec_", "AKIA", "ASIA", "ABIA", "ACCA",
-            "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "APKA", "github_pat_", "glpat-", "xox",
-            "xapp-", "AIza", "ya29.", "SG.", "npm_", "pypi-", "hf_", "gsk_", "r8_",
-            "dop_v1_", "ATATT", "glsa_", "lin_api_", "AccountKey=", "hooks.slack.com",
-            "discord", "rk_live_", "rk_test_", "sk_live_", "sk_test_", "pk_live_",
-            "pk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "AC", "SK", "shpat_",
-            "shpss_", "shpca_", "shppa_", "sq0atp-", "sq0csp-", "key-", ":AA", "doo_v1_",
-            "dor_v1_", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "glcbt-",
-            "glsoat-", "glffct-", "gloas-", "glwt-", "GR1348941", "glc_", "EAAA",
-            "FwoGZXIvYXdz", "IQoJb3JpZ2lu", "ABSK", "bedrock-api-key-", "AGE-SECRET-KEY-1",
-            "ZXlK", "LS0tLS1CRUdJTi", "Q~", "sig=", "jdbc:oracle:", "==", "SharedAccessKey=",
-        ];
         let secret_trigger = format!(
-            "(?i:{})|{}", kv_words.join("|"),
-            token_literals.iter().map(|l| regex::escape(l)).collect::<Vec<_>>().join("|"));
-        let number = re2_to_rust(&sources.iter().find(|(n, _)| *n == "number").expect("number group").1);
+            "(?i:{})|{}",
+            KV_WORDS.join("|"),
+            TOKEN_LITERALS.iter().map(|l| regex::escape(l)).collect::<Vec<_>>().join("|")
+        );
+        let number = sources.iter().find(|(n, _)| *n == "number").expect("number group");
         Compiled {
-            number_dfa: (anchored_dfa(&ascii_pattern(&number), true), anchored_dfa(&number, false)),
-            tokens_trigger: aho_corasick::AhoCorasick::new(token_literals)
-                .expect("trigger literals"),
+            pairs,
+            kv_groups,
+            kv_rest: OnceLock::new(),
+            number_pattern: re2_to_rust(&number.1),
+            number_ascii: OnceLock::new(),
+            number_unicode: OnceLock::new(),
+            kv_source,
+            kv_exact: OnceLock::new(),
+            tokens_trigger: OnceLock::new(),
             secret_trigger: regex_automata::dfa::dense::Builder::new()
                 .syntax(syntax::Config::new().unicode(false).utf8(false))
                 .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
                 .build(&secret_trigger)
                 .expect("secret trigger compiles"),
-            kv_trigger: compile(&format!("(?i:{})", kv_words.join("|"))),
-            obfuscated_trigger: compile(r"(?i:\sat\s|\[at\]|\(at\)|\{at\}|<at>|\s@\s)"),
-            at: Regex::new(&format!(
-                r"(?i){s}*(?:\[at\]|\(at\)|\{{at\}}|<at>|{s}at{s}|{s}@{s}){s}*")).unwrap(),
-            label: Regex::new(&format!(
-                r"(?i)({s}*(?:\[dot\]|\(dot\)|\{{dot\}}|<dot>|{s}dot{s}|\.){s}*|)([A-Za-z0-9-]+)"))
-                .unwrap(),
-            key_part: Regex::new(concat!(
-                r"^(?:(?:api|access|secret|private|client|auth|refresh|session|bearer|master|signing",
-                r"|encryption|app|db|admin|root|user)?(?:key|secret|token|password|passwd|pwd|pass",
-                r"|passphrase|credentials?|auth|authorization|bearer|signature|pw|passwort",
-                r"|kennwort|contrasena|senha|wachtwoord|haslo|salasana)s?",
-                r"|[a-z0-9]{1,12}(?:password|passwd|secret|token|pwd|pw|passphrase)s?)$")).unwrap(),
-            kvkey: index("kvkey"),
-            kv_exact: MetaRegex::new(&kv_source).expect("kv pattern compiles"),
-            pairs,
-            kv_rest: MetaRegex::builder()
-                .syntax(syntax::Config::new().unicode(false).utf8(false))
-                .configure(MetaRegex::config().utf8_empty(false))
-                .build(&re2_to_rust(&kv_rest(r#"[^\s"'`<>,;]{4,}"#)))
-                .expect("kv pattern compiles"),
-            kv_groups,
+            kv_trigger: OnceLock::new(),
+            obfuscated_trigger: OnceLock::new(),
+            at: OnceLock::new(),
+            label: OnceLock::new(),
+            key_part: OnceLock::new(),
+            kvkey: OnceLock::new(),
         }
     })
 }

@@ -44,7 +44,7 @@ pub(super) fn email(t: &Text, m: &Found, casefold: &mut dyn FnMut(&str) -> Strin
 pub(super) fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
     let (start, _) = span(t, m);
     let value = m.text; // ASCII: the pattern matches nothing else
-    let at = c.at.find(value)?;
+    let at = c.at().find(value)?;
     if value.contains('@') && !value.contains(" @ ") {
         return None;
     }
@@ -58,7 +58,7 @@ pub(super) fn obfuscated(c: &Compiled, t: &Text, m: &Found) -> Option<Ent> {
         return None;
     }
     let mut labels: Vec<(&str, &str, usize)> = c
-        .label
+        .label()
         .captures_iter(&value[at.end()..])
         .map(|caps| {
             (

@@ -112,7 +112,7 @@ pub(super) fn kv(c: &Compiled, t: &Text, caps: &Captures, key: (usize, usize)) -
     }
     let (ks, ke) = (t.ci(key.0), t.ci(key.1));
     let key = t.sl(ks, ke);
-    if !any_key_part(key, |p| c.key_part.is_match(p)) {
+    if !any_key_part(key, |p| c.key_part().is_match(p)) {
         return None; // "monkey", "keyboard", "passport": no key word of their own
     }
     let loose = caps.get_group_by_name("kvloose");

@@ -168,10 +168,10 @@ impl Engine {
                     let input = Input::new(bytes).earliest(true);
                     matches!(c.secret_trigger.try_search_fwd(&input), Ok(Some(_)))
                 }),
-                Group::Tokens => c.tokens_trigger.is_match(s),
-                Group::Kv => c.kv_trigger.is_match(s),
+                Group::Tokens => c.tokens_trigger().is_match(s),
+                Group::Kv => c.kv_trigger().is_match(s),
                 Group::Obfuscated if ascii => at_trigger(bytes),
-                Group::Obfuscated => c.obfuscated_trigger.is_match(s),
+                Group::Obfuscated => c.obfuscated_trigger().is_match(s),
             };
             if !may_hold {
                 continue;
@@ -186,7 +186,7 @@ impl Engine {
                 let mut cut: Vec<(usize, usize)> = Vec::new();
                 let mut previous: Option<(usize, usize)> = None;
                 let mut at = 0;
-                let dfa = if ascii { &c.number_dfa.0 } else { &c.number_dfa.1 };
+                let dfa = c.number_dfa(ascii);
                 while let Some((m_start, m_end)) = number_run(dfa, bytes, at) {
                     let m = regex_automata::Match::must(0, m_start..m_end);
                     // The pattern is greedy over the run's characters: a match followed by
@@ -227,10 +227,10 @@ impl Engine {
             let pair = c.pairs[GROUPS.iter().position(|&g| g == group).unwrap()]
                 .as_ref()
                 .expect("every group but numbers has a pattern");
-            let regex = pair.get(ascii);
-            let matches: Vec<regex_automata::Match> = match &pair.dense {
-                Some(dense) if ascii => dense.find_iter(bytes).collect(),
-                _ => regex.find_iter(s).collect(),
+            let dense = if ascii { pair.dense() } else { None };
+            let matches: Vec<regex_automata::Match> = match dense {
+                Some(dense) => dense.find_iter(bytes).collect(),
+                None => pair.get(ascii).find_iter(s).collect(),
             };
             for m in matches {
                 let f = Found { start: m.start(), end: m.end(), text: &s[m.range()] };
@@ -245,14 +245,15 @@ impl Engine {
                                 })
                                 .unwrap_or(m.end() - m.start());
                         let input = Input::new(s).span(key_end..m.end()).anchored(Anchored::Yes);
-                        let mut caps = c.kv_rest.create_captures();
-                        c.kv_rest.search_captures(&input, &mut caps);
+                        let mut caps = c.kv_rest().create_captures();
+                        c.kv_rest().search_captures(&input, &mut caps);
                         if caps.get_match().map(|g| g.end()) == Some(m.end()) {
                             found.extend(kv(c, t, &caps, (m.start(), key_end)));
                         } else {
-                            let mut caps = c.kv_exact.create_captures();
-                            c.kv_exact.search_captures(&input.span(m.range()), &mut caps);
-                            let key = caps.get_group(c.kvkey).map_or((0, 0), |g| (g.start, g.end));
+                            let mut caps = c.kv_exact().create_captures();
+                            c.kv_exact().search_captures(&input.span(m.range()), &mut caps);
+                            let key =
+                                caps.get_group(c.kvkey()).map_or((0, 0), |g| (g.start, g.end));
                             found.extend(kv(c, t, &caps, key));
                         }
                     }
@@ -262,10 +263,10 @@ impl Engine {
                         let mut caps = groups.create_captures();
                         groups.search_captures(&input, &mut caps);
                         if caps.get_match().map(|g| g.end()) != Some(m.end()) {
-                            caps = c.kv_exact.create_captures();
-                            c.kv_exact.search_captures(&input, &mut caps);
+                            caps = c.kv_exact().create_captures();
+                            c.kv_exact().search_captures(&input, &mut caps);
                         }
-                        let key = caps.get_group(c.kvkey).map_or((0, 0), |g| (g.start, g.end));
+                        let key = caps.get_group(c.kvkey()).map_or((0, 0), |g| (g.start, g.end));
                         found.extend(kv(c, t, &caps, key));
                     }
                     Group::Tokens => found.extend(tokens(t, &f)),
