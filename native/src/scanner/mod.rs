@@ -163,11 +163,9 @@ impl Engine {
                             && memchr::memchr_iter(b':', bytes)
                                 .any(|i| bytes.get(i + 1) == Some(&b':')))
                 }
-                Group::Tokens | Group::Kv if ascii => *secret_hint.get_or_insert_with(|| {
-                    use regex_automata::dfa::Automaton;
-                    let input = Input::new(bytes).earliest(true);
-                    matches!(c.secret_trigger.try_search_fwd(&input), Ok(Some(_)))
-                }),
+                Group::Tokens | Group::Kv if ascii => {
+                    *secret_hint.get_or_insert_with(|| c.secret_trigger.is_match(bytes))
+                }
                 Group::Tokens => c.tokens_trigger().is_match(s),
                 Group::Kv => c.kv_trigger().is_match(s),
                 Group::Obfuscated if ascii => at_trigger(bytes),
