@@ -147,6 +147,8 @@ class _Output:
 
 _FLUSH_SECONDS = 0.2
 """How long a written record may wait in memory before it reaches the output."""
+_PROGRESS_SECONDS = 0.1
+"""How often the progress bar moves (rich redraws it ten times a second)."""
 
 
 class _CheckSink:
@@ -298,8 +300,14 @@ def check_command(
                 summary.first_lines[number] = line
             return evaluate_raw(pipeline, line, limits)
 
+        shown = [0.0]  # when the bar last moved
+
         def progress(number: int) -> None:
-            if progress_bar is not None:
+            # The bar redraws ten times a second: moving it more often is work per record
+            # that nobody sees.
+            now = time.monotonic()
+            if progress_bar is not None and now - shown[0] >= _PROGRESS_SECONDS:
+                shown[0] = now
                 progress_bar.update(task_id, completed=number)
 
         sink = _CheckSink(summary, out, err, progress if progress_bar is not None else None)
