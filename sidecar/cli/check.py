@@ -214,7 +214,8 @@ def _count_lines(path: str) -> int:
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines.",
+    help=f"Progress bar; on by default for files over {PROGRESS_MIN_LINES} lines when stderr "
+    "is a terminal.",
 )
 @click.option(
     "--judge",
@@ -276,7 +277,11 @@ def check_command(
     err = Console(stderr=True)
     summary = CheckSummary()
     total = _count_lines(source) if source != "-" else 0
-    show_progress = progress if progress is not None else total > PROGRESS_MIN_LINES
+    # By default only where someone can see it: a bar drawn into a pipe or a log is work
+    # per record that shows nothing.
+    show_progress = (
+        progress if progress is not None else total > PROGRESS_MIN_LINES and err.is_terminal
+    )
     out = _Output(out_path, append=append)
     if source == "-" and sys.stdin.isatty():
         err.print(

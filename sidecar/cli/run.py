@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 import click
@@ -130,7 +131,8 @@ def _first_line(settings: Settings, server: MetricsServer) -> str:
 
 def _progress(settings: Settings, asked: bool | None) -> LineProgress:
     """The progress bar of a file run: the file's lines as its total when it is read to its
-    end (--once); on when asked, else for files over PROGRESS_MIN_LINES lines."""
+    end (--once); on when asked, else for files over PROGRESS_MIN_LINES lines when stderr is
+    a terminal."""
     path = settings.input.path
     if path is None or path == "-" or asked is False:
         return LineProgress(total=None, enabled=bool(asked) and path is not None)
@@ -138,9 +140,8 @@ def _progress(settings: Settings, asked: bool | None) -> LineProgress:
         total = count_lines(path) if settings.input.once else None
     except OSError:  # the runtime's start says why it cannot be read
         total = None
-    return LineProgress(
-        total=total, enabled=bool(asked) or (total is not None and total > PROGRESS_MIN_LINES)
-    )
+    shown = total is not None and total > PROGRESS_MIN_LINES and sys.stderr.isatty()
+    return LineProgress(total=total, enabled=bool(asked) or shown)
 
 
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
@@ -262,7 +263,7 @@ def _run(
     "--progress/--no-progress",
     default=None,
     help=f"With --input: a progress bar on stderr; on by default for a file of over "
-    f"{PROGRESS_MIN_LINES} lines read to its end (--once).",
+    f"{PROGRESS_MIN_LINES} lines read to its end (--once), when stderr is a terminal.",
 )
 @click.option(
     "--wait-for-kafka",
