@@ -299,3 +299,37 @@ pub(super) fn compiled() -> &'static Compiled {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every automaton that is built on first use builds: a built-in pattern that stopped
+    /// compiling fails here, not on the first text that needs it.
+    #[test]
+    fn every_lazy_automaton_builds() {
+        let c = compiled();
+        for pair in c.pairs.iter().flatten().chain([&c.kv_groups]) {
+            pair.get(true);
+            pair.get(false);
+            pair.dense();
+        }
+        assert!(c.pairs.iter().flatten().filter(|p| p.dense().is_some()).count() == 4);
+        c.number_dfa(true);
+        c.number_dfa(false);
+        c.kv_rest();
+        c.kv_exact();
+        assert_eq!(
+            c.kvkey(),
+            c.kv_exact().group_info().to_index(regex_automata::PatternID::ZERO, "kvkey").unwrap()
+        );
+        assert!(c.tokens_trigger().is_match("an sk-live key"));
+        assert!(c.kv_trigger().is_match("PASSWORD"));
+        assert!(c.obfuscated_trigger().is_match("jane [at] example"));
+        assert!(c.at().is_match(" [at] "));
+        assert!(c.label().is_match(" dot com"));
+        assert!(c.key_part().is_match("apikey"));
+        assert!(c.secret_trigger.is_match("the Token is"));
+        assert!(!c.secret_trigger.is_match("nothing to see here"));
+    }
+}
