@@ -277,11 +277,8 @@ def check_command(
     err = Console(stderr=True)
     summary = CheckSummary()
     total = _count_lines(source) if source != "-" else 0
-    # By default only where someone can see it: a bar drawn into a pipe or a log is work
-    # per record that shows nothing.
-    show_progress = (
-        progress if progress is not None else total > PROGRESS_MIN_LINES and err.is_terminal
-    )
+    by_default = total > PROGRESS_MIN_LINES and err.is_terminal  # a pipe or a log shows no bar
+    show_progress = progress if progress is not None else by_default
     out = _Output(out_path, append=append)
     if source == "-" and sys.stdin.isatty():
         err.print(
@@ -308,9 +305,7 @@ def check_command(
         shown = [0.0]  # when the bar last moved
 
         def progress(number: int) -> None:
-            # The bar redraws ten times a second: moving it more often is work per record
-            # that nobody sees.
-            now = time.monotonic()
+            now = time.monotonic()  # the bar redraws ten times a second, no more often
             if progress_bar is not None and now - shown[0] >= _PROGRESS_SECONDS:
                 shown[0] = now
                 progress_bar.update(task_id, completed=number)
