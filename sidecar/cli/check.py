@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import click
 from rich.console import Console
@@ -34,6 +34,12 @@ from sidecar.cli._no_traces import (
     formats_reading,
     no_traces_message,
 )
+from sidecar.cli._progress import (
+    PROGRESS_MIN_LINES,
+    LineProgress,
+    count_lines,
+    shown_by_default,
+)
 from sidecar.cli._quality import QualityTally, print_summary
 from sidecar.cli._summary import JudgeTally
 from sidecar.decode import DecodeLimits
@@ -45,12 +51,8 @@ from sidecar.runtime.ordered import Outcome, evaluate_in_order
 from sidecar.runtime.records import evaluates_inline
 from sidecar.runtime.shutdown import ShutdownSignals, run_until_deadline
 
-if TYPE_CHECKING:
-    from rich.progress import Progress
-
 __all__ = ["check_command", "CheckSummary"]
 
-PROGRESS_MIN_LINES = 2000
 _CLOSE_SECONDS = 5.0
 _INTERRUPTED_CLOSE_SECONDS = 1.0
 _INTERRUPTED_SECONDS = 3.0
@@ -147,8 +149,6 @@ class _Output:
 
 _FLUSH_SECONDS = 0.2
 """How long a written record may wait in memory before it reaches the output."""
-_PROGRESS_SECONDS = 0.1
-"""How often the progress bar moves (rich redraws it ten times a second)."""
 
 
 class _CheckSink:
@@ -185,11 +185,6 @@ class _CheckSink:
 
     def flush(self) -> None:
         self.out.flush()
-
-
-def _count_lines(path: str) -> int:
-    with open(path, "rb") as handle:
-        return sum(1 for _ in handle)
 
 
 @click.command("check")
@@ -276,9 +271,12 @@ def check_command(
     pipeline = build_pipeline(settings, on_record=tally.add)
     err = Console(stderr=True)
     summary = CheckSummary()
-    total = _count_lines(source) if source != "-" else 0
-    by_default = total > PROGRESS_MIN_LINES and err.is_terminal  # a pipe or a log shows no bar
-    show_progress = progress if progress is not None else by_default
+    total = count_lines(source) if source != "-" else None
+    bar = LineProgress(
+        total=total,
+        enabled=progress if progress is not None else shown_by_default(total),
+        description="checking",
+    )
     out = _Output(out_path, append=append)
     if source == "-" and sys.stdin.isatty():
         err.print(
@@ -292,7 +290,7 @@ def check_command(
     limits = DecodeLimits.from_settings(settings)
     stop = threading.Event()
 
-    async def run(progress_bar: Progress | None, task_id: Any) -> None:
+    async def run() -> None:
         def start(number: int, line: bytes) -> Coroutine[Any, Any, Outcome]:
             # Each line is counted as it starts, which is as soon as it is read (the loop
             # starts a record at once): no generator of its own between source and loop.
@@ -302,15 +300,7 @@ def check_command(
                 summary.first_lines[number] = line
             return evaluate_raw(pipeline, line, limits)
 
-        shown = [0.0]  # when the bar last moved
-
-        def progress(number: int) -> None:
-            now = time.monotonic()  # the bar redraws ten times a second, no more often
-            if progress_bar is not None and now - shown[0] >= _PROGRESS_SECONDS:
-                shown[0] = now
-                progress_bar.update(task_id, completed=number)
-
-        sink = _CheckSink(summary, out, err, progress if progress_bar is not None else None)
+        sink = _CheckSink(summary, out, err, bar if bar.enabled else None)
         try:
             await evaluate_in_order(
                 LineSource(in_stream).records(stop),
@@ -329,24 +319,9 @@ def check_command(
 
     def evaluate() -> bool:
         """True when the evaluation ended; False when a signal abandoned it (blocked)."""
-        if not show_progress:
+        with bar.shown(err):
             return run_until_deadline(
-                lambda: asyncio.run(run(None, None)),
-                stop=stop,
-                deadline_seconds=_INTERRUPTED_SECONDS,
-            )
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-        columns = (
-            *Progress.get_default_columns()[:1],
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-        )
-        with Progress(*columns, console=err, transient=True) as bar:
-            task_id = bar.add_task("checking", total=total or None)
-            return run_until_deadline(
-                lambda: asyncio.run(run(bar, task_id)),
+                lambda: asyncio.run(run()),
                 stop=stop,
                 deadline_seconds=_INTERRUPTED_SECONDS,
             )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 from typing import Any
 
 import click
@@ -27,7 +26,12 @@ from sidecar.cli._common import (
     settings_from,
 )
 from sidecar.cli._file_outcome import file_outcome
-from sidecar.cli._progress import PROGRESS_MIN_LINES, LineProgress, count_lines
+from sidecar.cli._progress import (
+    PROGRESS_MIN_LINES,
+    LineProgress,
+    count_lines,
+    shown_by_default,
+)
 from sidecar.cli._quality import QualityTally
 from sidecar.cli._summary import JudgeTally, judge_choice
 from sidecar.config import Settings
@@ -140,8 +144,7 @@ def _progress(settings: Settings, asked: bool | None) -> LineProgress:
         total = count_lines(path) if settings.input.once else None
     except OSError:  # the runtime's start says why it cannot be read
         total = None
-    shown = total is not None and total > PROGRESS_MIN_LINES and sys.stderr.isatty()
-    return LineProgress(total=total, enabled=bool(asked) or shown)
+    return LineProgress(total=total, enabled=bool(asked) or shown_by_default(total))
 
 
 def _echo_judge(settings: Settings, tally: JudgeTally) -> None:
