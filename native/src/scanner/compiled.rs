@@ -52,13 +52,7 @@ impl Pair {
     /// The pattern for ASCII texts (``ascii``) or for any text.
     pub(super) fn get(&self, ascii: bool) -> &MetaRegex {
         if ascii {
-            self.ascii.get_or_init(|| {
-                MetaRegex::builder()
-                    .configure(self.config().utf8_empty(false))
-                    .syntax(syntax::Config::new().unicode(false).utf8(false))
-                    .build(&ascii_pattern(&self.pattern))
-                    .expect("built-in pattern compiles for ASCII texts")
-            })
+            self.ascii.get_or_init(|| ascii_regex(&ascii_pattern(&self.pattern), self.config()))
         } else {
             self.unicode.get_or_init(|| {
                 MetaRegex::builder()
@@ -82,6 +76,16 @@ impl Pair {
                 .expect("built-in pattern compiles as a DFA")
         }))
     }
+}
+
+/// A built-in pattern for ASCII texts, searched as bytes with Unicode off (its classes the
+/// ASCII ones, as RE2's are), under ``config``.
+fn ascii_regex(pattern: &str, config: regex_automata::meta::Config) -> MetaRegex {
+    MetaRegex::builder()
+        .configure(config.utf8_empty(false))
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .build(pattern)
+        .expect("built-in pattern compiles for ASCII texts")
 }
 
 /// A pattern with its non-ASCII ranges spelled for bytes (for ASCII texts, see `Pair`).
@@ -159,11 +163,7 @@ impl Compiled {
     /// What follows a kv key in an ASCII text, anchored after it.
     pub(super) fn kv_rest(&self) -> &MetaRegex {
         self.kv_rest.get_or_init(|| {
-            MetaRegex::builder()
-                .syntax(syntax::Config::new().unicode(false).utf8(false))
-                .configure(MetaRegex::config().utf8_empty(false))
-                .build(&re2_to_rust(&kv_rest(r#"[^\s"'`<>,;]{4,}"#)))
-                .expect("kv pattern compiles")
+            ascii_regex(&re2_to_rust(&kv_rest(r#"[^\s"'`<>,;]{4,}"#)), MetaRegex::config())
         })
     }
 
@@ -285,11 +285,7 @@ pub(super) fn compiled() -> &'static Compiled {
             kv_source,
             kv_exact: OnceLock::new(),
             tokens_trigger: OnceLock::new(),
-            secret_trigger: MetaRegex::builder()
-                .syntax(syntax::Config::new().unicode(false).utf8(false))
-                .configure(MetaRegex::config().utf8_empty(false))
-                .build(&secret_trigger)
-                .expect("secret trigger compiles"),
+            secret_trigger: ascii_regex(&secret_trigger, MetaRegex::config()),
             kv_trigger: OnceLock::new(),
             obfuscated_trigger: OnceLock::new(),
             at: OnceLock::new(),
